@@ -1,0 +1,217 @@
+/// Appends compact JSON to a byte buffer.
+///
+/// The writer inserts commas and colons itself; callers emit keys and values in the
+/// order they want them on the wire. Tabula always emits object keys in ascending byte
+/// order, which is what makes its encoding deterministic. Numbers that are whole and
+/// below 2^53 are written as integers; others in Swift's shortest round-trip form.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+    /// One entry per open container: whether it already holds an element.
+    private var containerHasElement: [Bool] = []
+    private var afterKey = false
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func beginObject() {
+        prepareValue()
+        bytes.append(UInt8(ascii: "{"))
+        containerHasElement.append(false)
+    }
+
+    public mutating func endObject() {
+        containerHasElement.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func beginArray() {
+        prepareValue()
+        bytes.append(UInt8(ascii: "["))
+        containerHasElement.append(false)
+    }
+
+    public mutating func endArray() {
+        containerHasElement.removeLast()
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes an object key; the next value written belongs to it.
+    public mutating func key(_ key: String) {
+        prepareValue()
+        appendQuoted(key)
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    public mutating func string(_ value: String) {
+        prepareValue()
+        appendQuoted(value)
+    }
+
+    public mutating func bool(_ value: Bool) {
+        prepareValue()
+        if value {
+            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
+        } else {
+            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
+        }
+    }
+
+    public mutating func null() {
+        prepareValue()
+        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+    }
+
+    public mutating func int(_ value: Int) {
+        prepareValue()
+        appendInteger(value)
+    }
+
+    /// Writes a finite number. Non-finite values, which JSON cannot express, are written as `null`.
+    public mutating func number(_ value: Double) {
+        prepareValue()
+        guard value.isFinite else {
+            bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            return
+        }
+        if value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 {
+            appendInteger(Int(value))
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// Writes an array with one element per item, each written by `element`.
+    public mutating func array<Items: Sequence>(_ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void) {
+        beginArray()
+        for item in items { element(&self, item) }
+        endArray()
+    }
+
+    /// Writes bytes that already are one complete JSON value (for example a cached encoding).
+    public mutating func rawValue(_ json: [UInt8]) {
+        prepareValue()
+        bytes.append(contentsOf: json)
+    }
+
+    private mutating func prepareValue() {
+        if afterKey {
+            afterKey = false
+            return
+        }
+        guard let last = containerHasElement.indices.last else { return }
+        if containerHasElement[last] {
+            bytes.append(UInt8(ascii: ","))
+        } else {
+            containerHasElement[last] = true
+        }
+    }
+
+    private mutating func appendInteger(_ value: Int) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            for position in stride(from: count - 1, through: 0, by: -1) {
+                bytes.append(buffer[position])
+            }
+        }
+    }
+
+    private mutating func appendQuoted(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for position in 0..<utf8.count {
+                let byte = utf8[position]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < position {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                }
+                appendEscape(byte)
+                runStart = position + 1
+            }
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
+        }
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON with object keys in ascending byte order.
+    public var canonicalBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.bytes
+    }
+
+    /// Compact JSON text with object keys in ascending byte order.
+    public var canonicalText: String {
+        String(decoding: canonicalBytes, as: UTF8.self)
+    }
+}
+
+extension JSONWriter {
+    /// Writes a JSON value with its object keys in ascending byte order.
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(text)
+        case .array(let elements):
+            beginArray()
+            for element in elements { write(element) }
+            endArray()
+        case .object(let object):
+            beginObject()
+            for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if let member = object[key] {
+                    self.key(key)
+                    write(member)
+                }
+            }
+            endObject()
+        }
+    }
+}

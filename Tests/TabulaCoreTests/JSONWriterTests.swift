@@ -1,0 +1,34 @@
+import Testing
+import TabulaCore
+
+@Suite struct JSONWriterTests {
+    @Test func escapesWhatJSONRequires() {
+        let value = JSONValue.string("q\"b\\n\nt\tc\u{1}é/")
+        #expect(value.canonicalText == #""q\"b\\n\nt\tc\u0001é/""#)
+    }
+
+    @Test func writesNumbersCompactly() {
+        #expect(JSONValue.number(44).canonicalText == "44")
+        #expect(JSONValue.number(-3).canonicalText == "-3")
+        #expect(JSONValue.number(-0.0).canonicalText == "0")
+        #expect(JSONValue.number(44.5).canonicalText == "44.5")
+        #expect(JSONValue.number(0.1).canonicalText == "0.1")
+        #expect(JSONValue.number(1e300).canonicalText == "1e+300")
+        #expect(JSONValue.number(9_007_199_254_740_991).canonicalText == "9007199254740991")
+    }
+
+    @Test func sortsKeysByBytes() {
+        let value: JSONValue = ["b": 1, "B": 2, "a": ["z": true, "y": nil], "é": "x"]
+        #expect(value.canonicalText == #"{"B":2,"a":{"y":null,"z":true},"b":1,"é":"x"}"#)
+    }
+
+    @Test func roundTripsThroughTheParser() throws {
+        let value: JSONValue = ["list": [1, 2.25, "three", false, nil, [:], []], "text": "Corner Café \u{1F600}"]
+        #expect(try JSONParser().parse(value.canonicalBytes) == value)
+    }
+
+    @Test func prettyPrintsForPeople() {
+        let value: JSONValue = ["b": [1, 2], "a": [:]]
+        #expect(value.prettyText() == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")
+    }
+}
