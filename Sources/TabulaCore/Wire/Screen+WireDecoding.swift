@@ -1,0 +1,122 @@
+extension Screen {
+    /// Decodes a screen from JSON bytes in the wire model and checks its identity rules.
+    public init(jsonBytes: [UInt8]) throws(WireFormatError) {
+        try self.init(json: try JSONValue.parseWire(jsonBytes))
+    }
+
+    /// Decodes a screen from a JSON value in the wire model and checks its identity rules.
+    public init(json: JSONValue) throws(WireFormatError) {
+        var reader = try WireObjectReader(json, path: "$")
+        let id = try reader.string("id")
+        let title = try reader.string("title")
+        let revision = try reader.optional("revision").map { value throws(WireFormatError) in
+            try WireObjectReader.nonNegativeInt(value, path: "$.revision")
+        } ?? 0
+        let style = try reader.enumeration("style", as: TableStyle.self)
+        var sections: [Section] = []
+        for (index, element) in try reader.array("sections").enumerated() {
+            sections.append(try Section(json: element, path: "$.sections[\(index)]"))
+        }
+        try reader.rejectUnread()
+        self.init(id: id, title: title, revision: revision, style: style, sections: sections)
+        try validate()
+    }
+}
+
+extension Section {
+    /// Decodes a section in the wire model; `path` names it in errors.
+    public init(json: JSONValue, path: String) throws(WireFormatError) {
+        var reader = try WireObjectReader(json, path: path)
+        let id = try reader.string("id")
+        let header = try reader.optional("header").map { value throws(WireFormatError) in
+            try HeaderFooter(json: value, path: path + ".header")
+        }
+        let footer = try reader.optional("footer").map { value throws(WireFormatError) in
+            try HeaderFooter(json: value, path: path + ".footer")
+        }
+        var rows: [Row] = []
+        for (index, element) in try reader.array("rows").enumerated() {
+            rows.append(try Row(json: element, path: "\(path).rows[\(index)]"))
+        }
+        try reader.rejectUnread()
+        self.init(id: id, header: header, footer: footer, rows: rows)
+    }
+}
+
+extension HeaderFooter {
+    /// Decodes a header or footer model; `path` names it in errors.
+    public init(json: JSONValue, path: String) throws(WireFormatError) {
+        var reader = try WireObjectReader(json, path: path)
+        let kind = try reader.string("kind")
+        switch kind {
+        case "titleHeader": self = .titleHeader(title: try reader.string("title"))
+        case "textFooter": self = .textFooter(text: try reader.string("text"))
+        default:
+            var fields: [String: FieldValue] = [:]
+            for (key, value) in reader.unread {
+                fields[key] = try WireObjectReader.fieldValue(value, path: reader.memberPath(key))
+            }
+            self = .custom(kind: kind, fields: fields)
+            return
+        }
+        try reader.rejectUnread()
+    }
+}
+
+extension Row {
+    /// Decodes a row in the wire model; `path` names it in errors.
+    ///
+    /// `selectable` and `deletable` default to `false` when absent; the encoder always writes them.
+    public init(json: JSONValue, path: String) throws(WireFormatError) {
+        var reader = try WireObjectReader(json, path: path)
+        let id = try reader.string("id")
+        let kind = try reader.string("kind")
+        let selectable = try reader.optionalBool("selectable") ?? false
+        let deletable = try reader.optionalBool("deletable") ?? false
+        let accessory = try reader.enumeration("accessory", as: Accessory.self)
+        let height = try Self.dimension(&reader, "height")
+        let estimatedHeight = try Self.dimension(&reader, "estimatedHeight")
+        let content = try Self.content(kind: kind, reader: &reader)
+        self.init(
+            id: id, content: content, selectable: selectable, deletable: deletable,
+            accessory: accessory, height: height, estimatedHeight: estimatedHeight)
+    }
+
+    private static func dimension(_ reader: inout WireObjectReader, _ key: String) throws(WireFormatError) -> Double? {
+        guard let value = try reader.optionalNumber(key) else { return nil }
+        guard value >= 0 else { throw WireFormatError(path: reader.memberPath(key), problem: .negativeNumber) }
+        return value
+    }
+
+    private static func content(kind: String, reader: inout WireObjectReader) throws(WireFormatError) -> RowContent {
+        let content: RowContent
+        switch kind {
+        case "basic":
+            content = .basic(title: try reader.string("title"))
+        case "subtitle":
+            content = .subtitle(
+                title: try reader.string("title"), subtitle: try reader.string("subtitle"),
+                image: try reader.optionalString("image"))
+        case "leftRightTitles":
+            content = .leftRightTitles(leftTitle: try reader.string("leftTitle"), rightTitle: try reader.string("rightTitle"))
+        case "titleSwitch":
+            content = .titleSwitch(title: try reader.string("title"), isOn: try reader.bool("isOn"))
+        case "checkmark":
+            content = .checkmark(title: try reader.string("title"), isChecked: try reader.bool("isChecked"))
+        case "empty":
+            content = .empty
+        case "button":
+            content = .button(
+                title: try reader.string("title"),
+                style: try reader.enumeration("style", as: ButtonStyle.self) ?? .default)
+        default:
+            var fields: [String: FieldValue] = [:]
+            for (key, value) in reader.unread {
+                fields[key] = try WireObjectReader.fieldValue(value, path: reader.memberPath(key))
+            }
+            return .custom(kind: kind, fields: fields)
+        }
+        try reader.rejectUnread()
+        return content
+    }
+}

@@ -1,0 +1,84 @@
+extension Screen {
+    /// The screen in the wire model: compact JSON, keys in ascending byte order, the same
+    /// bytes for the same screen every time.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 128 + rowCount * 96)
+        writer.write(self)
+        return writer.bytes
+    }
+}
+
+extension JSONWriter {
+    public mutating func write(_ screen: Screen) {
+        beginObject()
+        key("id"); string(screen.id)
+        key("revision"); int(screen.revision)
+        key("sections")
+        beginArray()
+        for section in screen.sections { write(section) }
+        endArray()
+        if let style = screen.style {
+            key("style"); string(style.rawValue)
+        }
+        key("title"); string(screen.title)
+        endObject()
+    }
+
+    public mutating func write(_ section: Section) {
+        beginObject()
+        if let footer = section.footer {
+            key("footer"); write(footer)
+        }
+        if let header = section.header {
+            key("header"); write(header)
+        }
+        key("id"); string(section.id)
+        key("rows")
+        beginArray()
+        for row in section.rows { write(row) }
+        endArray()
+        endObject()
+    }
+
+    public mutating func write(_ model: HeaderFooter) {
+        writeSortedObject(common: [("kind", .string(model.kind))], fields: model.fields)
+    }
+
+    public mutating func write(_ row: Row) {
+        // Common keys, already in ascending byte order; merged with the kind's sorted fields.
+        var common: [(name: String, value: FieldValue)] = []
+        common.reserveCapacity(7)
+        if let accessory = row.accessory { common.append(("accessory", .string(accessory.rawValue))) }
+        common.append(("deletable", .bool(row.deletable)))
+        if let estimatedHeight = row.estimatedHeight { common.append(("estimatedHeight", .number(estimatedHeight))) }
+        if let height = row.height { common.append(("height", .number(height))) }
+        common.append(("id", .string(row.id)))
+        common.append(("kind", .string(row.kind)))
+        common.append(("selectable", .bool(row.selectable)))
+        writeSortedObject(common: common, fields: row.content.fields)
+    }
+
+    /// Writes one object from two key-sorted lists, merging them so all keys stay sorted.
+    private mutating func writeSortedObject(
+        common: [(name: String, value: FieldValue)], fields: [(name: String, value: FieldValue)]
+    ) {
+        beginObject()
+        var commonIndex = 0
+        var fieldIndex = 0
+        while commonIndex < common.count || fieldIndex < fields.count {
+            let takeCommon: Bool
+            if commonIndex == common.count {
+                takeCommon = false
+            } else if fieldIndex == fields.count {
+                takeCommon = true
+            } else {
+                takeCommon = common[commonIndex].name.utf8.lexicographicallyPrecedes(fields[fieldIndex].name.utf8)
+            }
+            let member = takeCommon ? common[commonIndex] : fields[fieldIndex]
+            if takeCommon { commonIndex += 1 } else { fieldIndex += 1 }
+            key(member.name)
+            write(member.value)
+        }
+        endObject()
+    }
+}
