@@ -1,0 +1,142 @@
+/// Computes the change set that turns `old` into `new`.
+///
+/// Sections and rows are matched by `id` (rows across the whole screen), never by
+/// position. Kept items that keep their relative order are not reported as moved: only
+/// those outside a longest increasing subsequence of kept items are, plus rows that change
+/// section. Runs in O(n log n) in the number of rows and sections, linear in practice
+/// (hash matching, then a longest increasing subsequence with an ascending fast path).
+///
+/// The result follows the index rules documented on ``ChangeSet``; `diff(a, a)` is empty
+/// and `diff(a, b).apply(to: a) == b` for screens with equal revisions (the revision is
+/// not content: it travels beside the change set).
+public func diff(old: Screen, new: Screen) -> ChangeSet {
+    var changes = ChangeSet()
+    if old.title != new.title { changes.title = new.title }
+    if old.style != new.style { changes.style = StyleChange(new.style) }
+
+    let sectionMatch = IdentityMatch(old: old.sections.map(\.id), new: new.sections.map(\.id))
+    diffSections(old: old, new: new, match: sectionMatch, into: &changes.sections)
+    diffRows(old: old, new: new, sectionMatch: sectionMatch, into: &changes.rows)
+    return changes
+}
+
+private func diffSections(old: Screen, new: Screen, match: IdentityMatch, into changes: inout ChangeSet.SectionChanges) {
+    for (oldIndex, newIndex) in match.oldToNew.enumerated() where newIndex < 0 {
+        changes.deleted.append(oldIndex)
+    }
+    var keptNewIndexes: [Int] = []
+    var keptOldIndexes: [Int] = []
+    for (newIndex, oldIndex) in match.newToOld.enumerated() {
+        if oldIndex < 0 {
+            changes.inserted.append(SectionInsertion(index: newIndex, section: new.sections[newIndex]))
+        } else {
+            keptNewIndexes.append(newIndex)
+            keptOldIndexes.append(oldIndex)
+        }
+    }
+    let inOrder = longestIncreasingSubsequenceMask(keptOldIndexes)
+    for position in keptNewIndexes.indices {
+        let oldIndex = keptOldIndexes[position]
+        let newIndex = keptNewIndexes[position]
+        if !inOrder[position] {
+            changes.moved.append(SectionMove(from: oldIndex, to: newIndex))
+        }
+        let oldSection = old.sections[oldIndex]
+        let newSection = new.sections[newIndex]
+        if oldSection.header != newSection.header || oldSection.footer != newSection.footer {
+            changes.updated.append(
+                SectionUpdate(from: oldIndex, to: newIndex, header: newSection.header, footer: newSection.footer))
+        }
+    }
+}
+
+/// Rows of both screens flattened, with each row's section and index within it.
+private struct FlatRows {
+    var ids: [String] = []
+    var section: [Int] = []
+    var row: [Int] = []
+    /// Index of each section's first row in the flat arrays.
+    var sectionStart: [Int] = []
+
+    init(_ screen: Screen) {
+        let count = screen.rowCount
+        ids.reserveCapacity(count)
+        section.reserveCapacity(count)
+        row.reserveCapacity(count)
+        for (sectionIndex, section) in screen.sections.enumerated() {
+            sectionStart.append(ids.count)
+            for (rowIndex, row) in section.rows.enumerated() {
+                ids.append(row.id)
+                self.section.append(sectionIndex)
+                self.row.append(rowIndex)
+            }
+        }
+    }
+}
+
+private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, into changes: inout ChangeSet.RowChanges) {
+    let oldRows = FlatRows(old)
+    let newRows = FlatRows(new)
+    let match = IdentityMatch(old: oldRows.ids, new: newRows.ids)
+    var oldRowKept = [Bool](repeating: false, count: oldRows.ids.count)
+
+    // Scratch buffers reused for every section.
+    var keptFlatIndexes: [Int] = []
+    var sameSectionOldRows: [Int] = []
+    var sameSectionPositions: [Int] = []
+
+    for (newSectionIndex, newSection) in new.sections.enumerated() {
+        // An inserted section carries its rows; they are not listed on their own.
+        guard sectionMatch.newToOld[newSectionIndex] >= 0 else { continue }
+        let firstFlat = newRows.sectionStart[newSectionIndex]
+        keptFlatIndexes.removeAll(keepingCapacity: true)
+        sameSectionOldRows.removeAll(keepingCapacity: true)
+        sameSectionPositions.removeAll(keepingCapacity: true)
+
+        for rowIndex in newSection.rows.indices {
+            let oldFlat = match.newToOld[firstFlat + rowIndex]
+            // A row whose old section was deleted travels with it: it is inserted here.
+            if oldFlat >= 0 && sectionMatch.oldToNew[oldRows.section[oldFlat]] >= 0 {
+                oldRowKept[oldFlat] = true
+                keptFlatIndexes.append(oldFlat)
+                if sectionMatch.oldToNew[oldRows.section[oldFlat]] == newSectionIndex {
+                    sameSectionOldRows.append(oldRows.row[oldFlat])
+                    sameSectionPositions.append(rowIndex)
+                }
+            } else {
+                keptFlatIndexes.append(-1)
+            }
+        }
+
+        var movedWithinSection = [Bool](repeating: false, count: newSection.rows.count)
+        let inOrder = longestIncreasingSubsequenceMask(sameSectionOldRows)
+        for (position, rowIndex) in sameSectionPositions.enumerated() where !inOrder[position] {
+            movedWithinSection[rowIndex] = true
+        }
+
+        for (rowIndex, newRow) in newSection.rows.enumerated() {
+            let to = RowPath(section: newSectionIndex, row: rowIndex)
+            let oldFlat = keptFlatIndexes[rowIndex]
+            guard oldFlat >= 0 else {
+                changes.inserted.append(RowInsertion(path: to, row: newRow))
+                continue
+            }
+            let from = RowPath(section: oldRows.section[oldFlat], row: oldRows.row[oldFlat])
+            let changedSection = sectionMatch.oldToNew[from.section] != newSectionIndex
+            if changedSection || movedWithinSection[rowIndex] {
+                changes.moved.append(RowMove(from: from, to: to))
+            }
+            if old.sections[from.section].rows[from.row] != newRow {
+                changes.updated.append(RowUpdate(from: from, to: to, row: newRow))
+            }
+        }
+    }
+
+    // Rows of kept old sections that found no place in a kept new section.
+    for (oldSectionIndex, section) in old.sections.enumerated() where sectionMatch.oldToNew[oldSectionIndex] >= 0 {
+        let firstFlat = oldRows.sectionStart[oldSectionIndex]
+        for rowIndex in section.rows.indices where !oldRowKept[firstFlat + rowIndex] {
+            changes.deleted.append(RowPath(section: oldSectionIndex, row: rowIndex))
+        }
+    }
+}

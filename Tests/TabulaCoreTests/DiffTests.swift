@@ -1,0 +1,181 @@
+import Testing
+import TabulaCore
+
+func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row: row) }
+
+@Suite struct DiffTests {
+    /// Diffs, checks the change set applies, and returns it.
+    func changes(_ old: Screen, _ new: Screen) throws -> ChangeSet {
+        let changes = diff(old: old, new: new)
+        #expect(try changes.applyChecked(to: old) == new)
+        return changes
+    }
+
+    @Test func identicalScreensGiveAnEmptyChangeSet() throws {
+        let sample = screen([section("a", ["1", "2"]), section("b", ["3"])])
+        let changes = try changes(sample, sample)
+        #expect(changes.isEmpty)
+        #expect(text(changes.jsonBytes)
+            == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
+    }
+
+    @Test func rowInsertionUsesNewIndexes() throws {
+        let changes = try changes(screen([section("a", ["1", "3"])]), screen([section("a", ["0", "1", "2", "3"])]))
+        #expect(changes.rows.inserted.map(\.path) == [path(0, 0), path(0, 2)])
+        #expect(changes.rows.inserted.map(\.row.id) == ["0", "2"])
+        #expect(changes.rows.deleted.isEmpty && changes.rows.moved.isEmpty && changes.rows.updated.isEmpty)
+    }
+
+    @Test func rowDeletionUsesOldIndexes() throws {
+        let changes = try changes(screen([section("a", ["1", "2", "3"])]), screen([section("a", ["2"])]))
+        #expect(changes.rows.deleted == [path(0, 0), path(0, 2)])
+        #expect(changes.rows.inserted.isEmpty && changes.rows.moved.isEmpty)
+    }
+
+    @Test func rowMoveWithinSectionIsMinimal() throws {
+        // Only "5" left its place; every other row kept its relative order.
+        let changes = try changes(
+            screen([section("a", ["1", "2", "3", "4", "5"])]), screen([section("a", ["5", "1", "2", "3", "4"])]))
+        #expect(changes.rows.moved == [RowMove(from: path(0, 4), to: path(0, 0))])
+        #expect(changes.rows.deleted.isEmpty && changes.rows.inserted.isEmpty)
+    }
+
+    @Test func rowsShiftedByInsertionsAreNotMoves() throws {
+        let changes = try changes(
+            screen([section("a", ["1", "2", "3"])]), screen([section("a", ["new", "1", "2", "other", "3"])]))
+        #expect(changes.rows.moved.isEmpty)
+        #expect(changes.rows.inserted.map(\.path) == [path(0, 0), path(0, 3)])
+    }
+
+    @Test func rowMoveAcrossSectionsUsesOldAndNewPaths() throws {
+        let changes = try changes(
+            screen([section("a", ["1", "2"]), section("b", ["3"])]), screen([section("a", ["1"]), section("b", ["2", "3"])]))
+        #expect(changes.rows.moved == [RowMove(from: path(0, 1), to: path(1, 0))])
+        #expect(changes.rows.deleted.isEmpty && changes.rows.inserted.isEmpty)
+    }
+
+    @Test func rowUpdateCarriesTheNewModelAndBothPaths() throws {
+        var new = screen([section("a", ["0", "1", "2"])])
+        new.sections[0].rows[2] = Row(id: "2", content: .titleSwitch(title: "Two", isOn: true))
+        let changes = try changes(screen([section("a", ["1", "2"])]), new)
+        #expect(changes.rows.updated == [RowUpdate(from: path(0, 1), to: path(0, 2), row: new.sections[0].rows[2])])
+        #expect(changes.rows.moved.isEmpty)
+    }
+
+    @Test func rowCanBeMovedAndUpdated() throws {
+        let new = screen([Section(id: "a", rows: [basicRow("2"), basicRow("1", "changed")])])
+        let changes = try changes(screen([section("a", ["1", "2"])]), new)
+        #expect(changes.rows.moved.count == 1)
+        #expect(changes.rows.updated == [RowUpdate(from: path(0, 0), to: path(0, 1), row: basicRow("1", "changed"))])
+    }
+
+    @Test func flagsAndLayoutChangesAreUpdates() throws {
+        var new = screen([section("a", ["1", "2", "3"])])
+        new.sections[0].rows[0].selectable = true
+        new.sections[0].rows[1].accessory = .checkmark
+        new.sections[0].rows[2].height = 60
+        let changes = try changes(screen([section("a", ["1", "2", "3"])]), new)
+        #expect(changes.rows.updated.map(\.to) == [path(0, 0), path(0, 1), path(0, 2)])
+    }
+
+    @Test func sectionInsertionCarriesItsRows() throws {
+        let new = screen([section("a", ["1"]), section("b", ["2", "3"])])
+        let changes = try changes(screen([section("a", ["1"])]), new)
+        #expect(changes.sections.inserted == [SectionInsertion(index: 1, section: new.sections[1])])
+        #expect(changes.rows.isEmpty)
+    }
+
+    @Test func sectionDeletionTakesItsRows() throws {
+        let changes = try changes(screen([section("a", ["1"]), section("b", ["2", "3"])]), screen([section("b", ["2", "3"])]))
+        #expect(changes.sections.deleted == [0])
+        #expect(changes.rows.isEmpty)
+        #expect(changes.sections.moved.isEmpty)
+    }
+
+    @Test func sectionMoveIsMinimal() throws {
+        let changes = try changes(
+            screen([section("a", []), section("b", []), section("c", []), section("d", [])]),
+            screen([section("b", []), section("c", []), section("d", []), section("a", [])]))
+        #expect(changes.sections.moved == [SectionMove(from: 0, to: 3)])
+    }
+
+    @Test func rowsInAMovedSectionStayPut() throws {
+        let changes = try changes(
+            screen([section("a", ["1", "2"]), section("b", ["3"])]), screen([section("b", ["3"]), section("a", ["1", "2"])]))
+        #expect(changes.sections.moved.count == 1)
+        #expect(changes.rows.isEmpty)
+    }
+
+    @Test func headerAndFooterChangesAreSectionUpdates() throws {
+        var new = screen([section("a", ["1"], header: "New"), section("b", ["2"])])
+        new.sections[1].footer = .textFooter(text: "Footnote")
+        let changes = try changes(screen([section("a", ["1"], header: "Old"), section("b", ["2"])]), new)
+        #expect(changes.sections.updated == [
+            SectionUpdate(from: 0, to: 0, header: .titleHeader(title: "New"), footer: nil),
+            SectionUpdate(from: 1, to: 1, header: nil, footer: .textFooter(text: "Footnote")),
+        ])
+        #expect(text(changes.jsonBytes).contains(#"{"footer":null,"from":0,"header":{"kind":"titleHeader","title":"New"},"to":0}"#))
+    }
+
+    @Test func rowOfADeletedSectionIsInsertedWhereItGoes() throws {
+        let changes = try changes(screen([section("a", ["1"]), section("b", ["2"])]), screen([section("b", ["2", "1"])]))
+        #expect(changes.sections.deleted == [0])
+        #expect(changes.rows.inserted.map(\.row.id) == ["1"])
+        #expect(changes.rows.moved.isEmpty)
+    }
+
+    @Test func rowOfAnInsertedSectionTravelsWithIt() throws {
+        let new = screen([section("a", ["1"]), section("c", ["2"])])
+        let changes = try changes(screen([section("a", ["1", "2"])]), new)
+        #expect(changes.rows.deleted == [path(0, 1)])
+        #expect(changes.sections.inserted == [SectionInsertion(index: 1, section: new.sections[1])])
+        #expect(changes.rows.moved.isEmpty && changes.rows.inserted.isEmpty)
+    }
+
+    @Test func titleAndStyleChangesAreReported() throws {
+        var old = screen([section("a", ["1"])], title: "Before")
+        old.style = .grouped
+        var new = screen([section("a", ["1"])], title: "After")
+        new.style = nil
+        let changes = try changes(old, new)
+        #expect(changes.title == "After")
+        #expect(changes.style == StyleChange(nil))
+        #expect(text(changes.jsonBytes).hasSuffix(#""style":null,"title":"After"}"#))
+    }
+
+    @Test func duplicateIDsStillGiveAChangeSetThatApplies() throws {
+        let old = screen([section("a", ["x", "x", "y"]), section("a", ["z"])])
+        let new = screen([section("a", ["y", "x"]), section("b", ["x", "z", "z"])])
+        _ = try changes(old, new)
+    }
+
+    @Test func emptyScreens() throws {
+        #expect(try changes(screen([]), screen([])).isEmpty)
+        let full = screen([section("a", ["1"])])
+        #expect(try changes(screen([]), full).sections.inserted.count == 1)
+        #expect(try changes(full, screen([])).sections.deleted == [0])
+    }
+}
+
+@Suite struct ApplyTests {
+    @Test func aChangeSetForAnotherScreenIsRejectedWithAReason() {
+        let base = screen([section("a", ["1"])])
+        var changes = ChangeSet()
+        changes.rows.deleted = [path(0, 5)]
+        #expect(throws: ChangeSetError("deleted row [0, 5] is not in the screen")) { try changes.applyChecked(to: base) }
+        #expect(changes.apply(to: base) == base)
+
+        var pastEnd = ChangeSet()
+        pastEnd.rows.inserted = [RowInsertion(path: path(0, 3), row: basicRow("9"))]
+        #expect(throws: ChangeSetError.self) { try pastEnd.applyChecked(to: base) }
+
+        var missingSection = ChangeSet()
+        missingSection.sections.moved = [SectionMove(from: 2, to: 0)]
+        #expect(throws: ChangeSetError.self) { try missingSection.applyChecked(to: base) }
+
+        var rowsOfDeleted = ChangeSet()
+        rowsOfDeleted.sections.deleted = [0]
+        rowsOfDeleted.rows.deleted = [path(0, 0)]
+        #expect(throws: ChangeSetError.self) { try rowsOfDeleted.applyChecked(to: base) }
+    }
+}
