@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Tabula: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tabula",
+        abstract: "Serves table screens as JSON and answers events with change sets.",
+        subcommands: [DiffCommand.self]
+    )
+}
