@@ -1,0 +1,149 @@
+/// A compiled, type-checked expression over session state (and, inside `forEach`, the
+/// current item).
+///
+/// The language: literals (`true`, `false`, numbers, `'text'`), state keys, `item.field`
+/// inside `forEach`, `list.count`, `!`, unary `-`, `&&`, `||`, `==`, `!=`, `<`, `<=`, `>`,
+/// `>=`, `c ? a : b` and parentheses. Types are checked when the expression is compiled,
+/// so evaluation cannot fail.
+public struct Expression: Hashable, Sendable, CustomStringConvertible {
+    /// The expression as written.
+    public let source: String
+    /// The type of the expression's value.
+    public let type: ScalarType
+    let node: ExpressionNode
+
+    init(source: String, type: ScalarType, node: ExpressionNode) {
+        self.source = source
+        self.type = type
+        self.node = node
+    }
+
+    /// A constant expression.
+    public init(constant value: FieldValue) {
+        source = value.json.canonicalText
+        type = value.scalarType
+        node = .literal(value)
+    }
+
+    /// Compiles `source` against the names in `scope`.
+    public static func compile(_ source: String, scope: ExpressionScope) throws(ExpressionError) -> Expression {
+        var parser = try ExpressionParser(source: source, scope: scope)
+        let typed = try parser.parseAll()
+        return Expression(source: source, type: typed.type, node: typed.node)
+    }
+
+    /// The expression's value; total: a key the state lacks evaluates to its type's zero.
+    public func evaluate(_ context: EvaluationContext) -> FieldValue {
+        node.evaluate(context)
+    }
+
+    /// The value of a bool expression (`false` for any other type).
+    public func isTrue(_ context: EvaluationContext) -> Bool {
+        if case .bool(let flag) = evaluate(context) { return flag }
+        return false
+    }
+
+    /// Whether the expression is a constant (it reads no state and no item).
+    public var isConstant: Bool {
+        if case .literal = node { return true }
+        return false
+    }
+
+    public var description: String { source }
+}
+
+/// The names an expression may use.
+public struct ExpressionScope: Sendable {
+    public var state: [String: StateType]
+    /// Inside `forEach`: the list being repeated and its record schema.
+    public var item: (list: String, schema: RecordSchema)?
+
+    public init(state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil) {
+        self.state = state
+        self.item = item
+    }
+}
+
+/// What an expression is evaluated against.
+public struct EvaluationContext: Sendable {
+    public var state: SessionState
+    public var item: Record?
+
+    public init(state: SessionState, item: Record? = nil) {
+        self.state = state
+        self.item = item
+    }
+}
+
+enum ComparisonOperator: String, Hashable, Sendable {
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+
+    func holds<Value: Comparable>(_ left: Value, _ right: Value) -> Bool {
+        switch self {
+        case .less: left < right
+        case .lessOrEqual: left <= right
+        case .greater: left > right
+        case .greaterOrEqual: left >= right
+        }
+    }
+}
+
+indirect enum ExpressionNode: Hashable, Sendable {
+    case literal(FieldValue)
+    case stateKey(String, ScalarType)
+    case count(String)
+    case itemField(String, ScalarType)
+    case not(ExpressionNode)
+    case negate(ExpressionNode)
+    case and(ExpressionNode, ExpressionNode)
+    case or(ExpressionNode, ExpressionNode)
+    case equal(ExpressionNode, ExpressionNode, negated: Bool)
+    case compare(ComparisonOperator, ExpressionNode, ExpressionNode)
+    case conditional(ExpressionNode, ExpressionNode, ExpressionNode)
+
+    func evaluate(_ context: EvaluationContext) -> FieldValue {
+        switch self {
+        case .literal(let value):
+            return value
+        case .stateKey(let key, let type):
+            guard let value = context.state.scalar(key), value.scalarType == type else { return type.zero }
+            return value
+        case .count(let key):
+            return .number(Double(context.state.records(key).count))
+        case .itemField(let field, let type):
+            guard let value = context.item?.value(of: field), value.scalarType == type else { return type.zero }
+            return value
+        case .not(let operand):
+            return .bool(!operand.bool(context))
+        case .negate(let operand):
+            return .number(-operand.number(context))
+        case .and(let left, let right):
+            return .bool(left.bool(context) && right.bool(context))
+        case .or(let left, let right):
+            return .bool(left.bool(context) || right.bool(context))
+        case .equal(let left, let right, let negated):
+            return .bool((left.evaluate(context) == right.evaluate(context)) != negated)
+        case .compare(let comparison, let left, let right):
+            switch (left.evaluate(context), right.evaluate(context)) {
+            case (.number(let a), .number(let b)): return .bool(comparison.holds(a, b))
+            case (.string(let a), .string(let b)): return .bool(comparison.holds(a, b))
+            default: return .bool(false)
+            }
+        case .conditional(let condition, let then, let otherwise):
+            return condition.bool(context) ? then.evaluate(context) : otherwise.evaluate(context)
+        }
+    }
+
+    private func bool(_ context: EvaluationContext) -> Bool {
+        if case .bool(let flag) = evaluate(context) { return flag }
+        return false
+    }
+
+    private func number(_ context: EvaluationContext) -> Double {
+        if case .number(let value) = evaluate(context) { return value }
+        return 0
+    }
+}

@@ -1,0 +1,235 @@
+/// Parses and type-checks an expression in one pass (recursive descent, lowest precedence
+/// first: `?:`, `||`, `&&`, `==`/`!=`, comparisons, unary `!`/`-`, primaries).
+struct ExpressionParser {
+    struct Typed {
+        var node: ExpressionNode
+        var type: ScalarType
+        var offset: Int
+    }
+
+    private let tokens: [ExpressionToken]
+    private let scope: ExpressionScope
+    private var position = 0
+    /// Parentheses and operators nest; bound them so hostile input cannot exhaust the stack.
+    private var depth = 0
+    private static let maxDepth = 64
+
+    init(source: String, scope: ExpressionScope) throws(ExpressionError) {
+        tokens = try ExpressionLexer.tokens(source)
+        self.scope = scope
+    }
+
+    mutating func parseAll() throws(ExpressionError) -> Typed {
+        if current.kind == .end { throw ExpressionError("the expression is empty", at: 0) }
+        let result = try conditional()
+        guard current.kind == .end else { throw ExpressionError("unexpected \(describe(current))", at: current.offset) }
+        return result
+    }
+
+    private var current: ExpressionToken { tokens[min(position, tokens.count - 1)] }
+
+    private func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+
+    private mutating func advance() -> ExpressionToken {
+        let token = current
+        if position < tokens.count - 1 { position += 1 }
+        return token
+    }
+
+    private func describe(_ token: ExpressionToken) -> String {
+        switch token.kind {
+        case .identifier(let name): "name '\(name)'"
+        case .number(let value): "number \(FieldValue.number(value).json.canonicalText)"
+        case .string(let text): "string '\(text)'"
+        case .symbol(let symbol): "'\(symbol)'"
+        case .end: "end of expression"
+        }
+    }
+
+    private mutating func nest() throws(ExpressionError) {
+        depth += 1
+        if depth > Self.maxDepth {
+            throw ExpressionError("the expression nests deeper than \(Self.maxDepth) levels", at: current.offset)
+        }
+    }
+
+    private func expect(_ type: ScalarType, _ operand: Typed, for operation: String) throws(ExpressionError) {
+        guard operand.type == type else {
+            throw ExpressionError("'\(operation)' needs \(type.rawValue) operands, but this is \(operand.type.rawValue)", at: operand.offset, kind: .typeMismatch)
+        }
+    }
+
+    private mutating func conditional() throws(ExpressionError) -> Typed {
+        try nest()
+        defer { depth -= 1 }
+        let condition = try or()
+        guard isSymbol("?") else { return condition }
+        _ = advance()
+        guard condition.type == .bool else {
+            throw ExpressionError("the condition before '?' must be bool, but it is \(condition.type.rawValue)", at: condition.offset, kind: .typeMismatch)
+        }
+        let then = try conditional()
+        guard isSymbol(":") else {
+            throw ExpressionError("expected ':' in conditional expression, found \(describe(current))", at: current.offset)
+        }
+        _ = advance()
+        let otherwise = try conditional()
+        guard then.type == otherwise.type else {
+            throw ExpressionError(
+                "both branches of '?:' must have the same type; this one is \(otherwise.type.rawValue), the other \(then.type.rawValue)",
+                at: otherwise.offset, kind: .typeMismatch)
+        }
+        return Typed(node: .conditional(condition.node, then.node, otherwise.node), type: then.type, offset: condition.offset)
+    }
+
+    private mutating func or() throws(ExpressionError) -> Typed {
+        var left = try and()
+        while isSymbol("||") {
+            _ = advance()
+            let right = try and()
+            try expect(.bool, left, for: "||")
+            try expect(.bool, right, for: "||")
+            left = Typed(node: .or(left.node, right.node), type: .bool, offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func and() throws(ExpressionError) -> Typed {
+        var left = try equality()
+        while isSymbol("&&") {
+            _ = advance()
+            let right = try equality()
+            try expect(.bool, left, for: "&&")
+            try expect(.bool, right, for: "&&")
+            left = Typed(node: .and(left.node, right.node), type: .bool, offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func equality() throws(ExpressionError) -> Typed {
+        var left = try comparison()
+        while isSymbol("==") || isSymbol("!=") {
+            let negated = isSymbol("!=")
+            _ = advance()
+            let right = try comparison()
+            guard left.type == right.type else {
+                throw ExpressionError(
+                    "cannot compare \(left.type.rawValue) with \(right.type.rawValue) using '\(negated ? "!=" : "==")'", at: right.offset, kind: .typeMismatch)
+            }
+            left = Typed(node: .equal(left.node, right.node, negated: negated), type: .bool, offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func comparison() throws(ExpressionError) -> Typed {
+        var left = try unary()
+        while case .symbol(let symbol) = current.kind, let comparison = ComparisonOperator(rawValue: symbol) {
+            _ = advance()
+            let right = try unary()
+            guard left.type == right.type, left.type != .bool else {
+                throw ExpressionError(
+                    "'\(symbol)' compares two numbers or two strings, not \(left.type.rawValue) and \(right.type.rawValue)",
+                    at: left.type == .bool ? left.offset : right.offset, kind: .typeMismatch)
+            }
+            left = Typed(node: .compare(comparison, left.node, right.node), type: .bool, offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func unary() throws(ExpressionError) -> Typed {
+        if isSymbol("!") || isSymbol("-") {
+            let symbol = advance()
+            try nest()
+            defer { depth -= 1 }
+            let operand = try unary()
+            if symbol.kind == .symbol("!") {
+                try expect(.bool, operand, for: "!")
+                return Typed(node: .not(operand.node), type: .bool, offset: symbol.offset)
+            }
+            try expect(.number, operand, for: "-")
+            if case .literal(.number(let value)) = operand.node {
+                return Typed(node: .literal(.number(-value)), type: .number, offset: symbol.offset)
+            }
+            return Typed(node: .negate(operand.node), type: .number, offset: symbol.offset)
+        }
+        return try primary()
+    }
+
+    private mutating func primary() throws(ExpressionError) -> Typed {
+        let token = advance()
+        switch token.kind {
+        case .number(let value):
+            return Typed(node: .literal(.number(value)), type: .number, offset: token.offset)
+        case .string(let text):
+            return Typed(node: .literal(.string(text)), type: .string, offset: token.offset)
+        case .symbol("("):
+            let inner = try conditional()
+            guard isSymbol(")") else {
+                throw ExpressionError("expected ')' to close the '(' at column \(token.offset + 1), found \(describe(current))", at: current.offset)
+            }
+            _ = advance()
+            return Typed(node: inner.node, type: inner.type, offset: token.offset)
+        case .identifier(let name):
+            return try path(first: name, offset: token.offset)
+        case .end:
+            throw ExpressionError("the expression ends too early; a value is missing", at: token.offset)
+        default:
+            throw ExpressionError("expected a value, found \(describe(token))", at: token.offset)
+        }
+    }
+
+    private mutating func path(first name: String, offset: Int) throws(ExpressionError) -> Typed {
+        var components = [name]
+        while isSymbol(".") {
+            _ = advance()
+            guard case .identifier(let member) = current.kind else {
+                throw ExpressionError("expected a name after '.', found \(describe(current))", at: current.offset)
+            }
+            _ = advance()
+            components.append(member)
+        }
+        switch (components.count, name) {
+        case (1, "true"): return Typed(node: .literal(.bool(true)), type: .bool, offset: offset)
+        case (1, "false"): return Typed(node: .literal(.bool(false)), type: .bool, offset: offset)
+        case (_, "item"): return try itemPath(components, offset: offset)
+        default: return try statePath(components, offset: offset)
+        }
+    }
+
+    private func itemPath(_ components: [String], offset: Int) throws(ExpressionError) -> Typed {
+        guard let item = scope.item else {
+            throw ExpressionError("'item' is only defined in a row with \"forEach\"", at: offset, kind: .typeMismatch)
+        }
+        guard components.count == 2 else {
+            throw ExpressionError(
+                components.count == 1 ? "'item' is a record; use one of its fields, such as item.id" : "'\(components.joined(separator: "."))' goes too deep; records have scalar fields only",
+                at: offset, kind: .typeMismatch)
+        }
+        let field = components[1]
+        guard let type = item.schema.type(of: field) else {
+            let known = (["id"] + item.schema.fields.keys.sorted()).joined(separator: ", ")
+            throw ExpressionError("the items of '\(item.list)' have no field '\(field)'; they have: \(known)", at: offset, kind: .typeMismatch)
+        }
+        return Typed(node: .itemField(field, type), type: type, offset: offset)
+    }
+
+    private func statePath(_ components: [String], offset: Int) throws(ExpressionError) -> Typed {
+        let key = components[0]
+        guard let type = scope.state[key] else {
+            let known = scope.state.keys.sorted().joined(separator: ", ")
+            throw ExpressionError("unknown state key '\(key)'; declared keys: \(known.isEmpty ? "none" : known)", at: offset, kind: .unknownStateKey)
+        }
+        switch (type, components.count) {
+        case (.scalar(let scalar), 1):
+            return Typed(node: .stateKey(key, scalar), type: scalar, offset: offset)
+        case (.list, 2) where components[1] == "count":
+            return Typed(node: .count(key), type: .number, offset: offset)
+        case (.list, 1):
+            throw ExpressionError("'\(key)' is a list; use \(key).count, or repeat a row over it with \"forEach\"", at: offset, kind: .typeMismatch)
+        case (.list, _):
+            throw ExpressionError("a list has only 'count'; '\(components.joined(separator: "."))' is not defined", at: offset, kind: .typeMismatch)
+        case (.scalar(let scalar), _):
+            throw ExpressionError("'\(key)' is a \(scalar.rawValue) and has no members", at: offset, kind: .typeMismatch)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+/// A string with `{{ expression }}` parts, such as `"{{networks.count}} known networks"`.
+///
+/// Every part is compiled when the template is; evaluation writes strings as they are,
+/// whole numbers without a fraction, and bools as `true` or `false`. A `{{` always opens
+/// an expression; the first `}}` after it closes it.
+public struct Template: Hashable, Sendable, CustomStringConvertible {
+    enum Part: Hashable, Sendable {
+        case text(String)
+        case expression(Expression)
+    }
+
+    public let source: String
+    let parts: [Part]
+
+    /// A template with no expressions.
+    public init(constant text: String) {
+        source = text
+        parts = [.text(text)]
+    }
+
+    /// Compiles a template; an error's offset counts Unicode scalars from the template's start.
+    public static func compile(_ source: String, scope: ExpressionScope) throws(ExpressionError) -> Template {
+        let scalars = Array(source.unicodeScalars)
+        var parts: [Part] = []
+        var text = ""
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == "{", index + 1 < scalars.count, scalars[index + 1] == "{" {
+                guard let close = Self.closing(scalars, from: index + 2) else {
+                    throw ExpressionError("'{{' is not closed by '}}'", at: index)
+                }
+                if !text.isEmpty { parts.append(.text(text)) }
+                text = ""
+                var inner = ""
+                inner.unicodeScalars.append(contentsOf: scalars[(index + 2)..<close])
+                do {
+                    parts.append(.expression(try Expression.compile(inner, scope: scope)))
+                } catch {
+                    throw ExpressionError(error.message, at: error.offset + index + 2, kind: error.kind)
+                }
+                index = close + 2
+            } else {
+                text.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+        }
+        if !text.isEmpty || parts.isEmpty { parts.append(.text(text)) }
+        return Template(source: source, parts: parts)
+    }
+
+    private init(source: String, parts: [Part]) {
+        self.source = source
+        self.parts = parts
+    }
+
+    private static func closing(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < scalars.count {
+            if scalars[index] == "}" && scalars[index + 1] == "}" { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The template's text with every expression's value in place.
+    public func evaluate(_ context: EvaluationContext) -> String {
+        if parts.count == 1, case .text(let text) = parts[0] { return text }
+        var result = ""
+        for part in parts {
+            switch part {
+            case .text(let text): result += text
+            case .expression(let expression): result += Self.text(of: expression.evaluate(context))
+            }
+        }
+        return result
+    }
+
+    /// The template's expressions, in order.
+    public var expressions: [Expression] {
+        parts.compactMap { part in
+            if case .expression(let expression) = part { return expression }
+            return nil
+        }
+    }
+
+    /// The literal text before and after the only expression, when the template is exactly
+    /// `prefix{{expression}}suffix`; `nil` otherwise.
+    var singleExpressionAffixes: (prefix: String, expression: Expression, suffix: String)? {
+        let expressions = expressions
+        guard expressions.count == 1, let expression = expressions.first else { return nil }
+        var prefix = ""
+        var suffix = ""
+        var seenExpression = false
+        for part in parts {
+            switch part {
+            case .text(let text): if seenExpression { suffix += text } else { prefix += text }
+            case .expression: seenExpression = true
+            }
+        }
+        return (prefix, expression, suffix)
+    }
+
+    static func text(of value: FieldValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .number: value.json.canonicalText
+        }
+    }
+
+    public var description: String { source }
+}

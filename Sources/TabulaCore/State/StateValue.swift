@@ -1,0 +1,44 @@
+/// One record of a list in session state: a unique string `id` and scalar fields.
+public struct Record: Hashable, Sendable {
+    public var id: String
+    public var fields: [String: FieldValue]
+
+    public init(id: String, fields: [String: FieldValue] = [:]) {
+        self.id = id
+        self.fields = fields
+    }
+
+    /// The value of `item.name`; `id` included.
+    public func value(of field: String) -> FieldValue? {
+        field == "id" ? .string(id) : fields[field]
+    }
+}
+
+/// The value of a state key.
+public enum StateValue: Hashable, Sendable {
+    case scalar(FieldValue)
+    case list([Record])
+
+    public var scalar: FieldValue? {
+        if case .scalar(let value) = self { return value }
+        return nil
+    }
+
+    public var records: [Record]? {
+        if case .list(let records) = self { return records }
+        return nil
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .scalar(let value): value.json
+        case .list(let records):
+            .array(records.map { record in
+                var object = JSONObject()
+                object["id"] = .string(record.id)
+                for (name, value) in record.fields { object[name] = value.json }
+                return .object(object)
+            })
+        }
+    }
+}
