@@ -1,0 +1,83 @@
+/// All screen definitions a service serves, checked together: screen ids are unique,
+/// `navigate` targets exist, and state keys and custom kinds declared by several screens
+/// agree. State is per session and shared by all screens of the catalogue.
+public struct Catalogue: Sendable {
+    /// The screens, ordered by id.
+    public let screens: [ScreenDefinition]
+    public let schema: StateSchema
+    private let indexByID: [String: Int]
+
+    /// Loads definitions from files (read by the caller), reporting every problem of every
+    /// file at once.
+    public static func load(_ files: [DefinitionFile]) throws(DefinitionErrors) -> Catalogue {
+        var problems: [DefinitionProblem] = []
+        var screens: [ScreenDefinition] = []
+        var schema = StateSchema()
+        var kindsByName: [String: (declaration: KindDeclaration, file: String)] = [:]
+        var stateOwners: [String: String] = [:]
+        var screenFiles: [String: String] = [:]
+        var navigations: [(target: String, path: String, file: String)] = []
+
+        for file in files.sorted(by: { $0.name < $1.name }) {
+            let json: JSONValue
+            do {
+                json = try JSONParser().parse(file.bytes)
+            } catch {
+                problems.append(DefinitionProblem(kind: .invalidJSON, file: file.name, path: "$", message: "not valid JSON: \(error)"))
+                continue
+            }
+            var reader = DefinitionReader(file: file.name)
+            let screen = reader.readScreen(json)
+            var log = reader.log
+            for (key, declaration) in reader.state {
+                if let existing = schema.add(key, declaration) {
+                    log.add(.conflictingDeclaration, at: "$.state.\(key)",
+                            "state key \"\(key)\" is declared by \(stateOwners[key] ?? "another screen") as \(existing.type) with default \(existing.defaultValue.json.canonicalText); screens that share a key must declare the same type and default")
+                } else if stateOwners[key] == nil {
+                    stateOwners[key] = file.name
+                }
+            }
+            for (name, declaration) in reader.kinds.sorted(by: { $0.key < $1.key }) {
+                if let existing = kindsByName[name], existing.declaration != declaration {
+                    log.add(.conflictingDeclaration, at: "$.kinds.\(name)",
+                            "kind \"\(name)\" is declared with other fields by \(existing.file); a kind is one reuse identifier, so declare it the same everywhere")
+                } else if kindsByName[name] == nil {
+                    kindsByName[name] = (declaration, file.name)
+                }
+            }
+            if let screen {
+                if let first = screenFiles[screen.id] {
+                    log.add(.duplicateScreenID, at: "$.id", "screen id \"\(screen.id)\" is already used by \(first)")
+                } else {
+                    screenFiles[screen.id] = file.name
+                    screens.append(screen)
+                }
+            }
+            navigations += reader.navigations.map { ($0.target, $0.path, file.name) }
+            problems += log.problems
+        }
+        for navigation in navigations where screenFiles[navigation.target] == nil {
+            let known = screenFiles.keys.sorted().joined(separator: ", ")
+            problems.append(DefinitionProblem(
+                kind: .unknownScreen, file: navigation.file, path: navigation.path,
+                message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
+        }
+        guard problems.isEmpty else { throw DefinitionErrors(problems) }
+        return Catalogue(screens: screens, schema: schema)
+    }
+
+    init(screens: [ScreenDefinition], schema: StateSchema) {
+        self.screens = screens.sorted { $0.id < $1.id }
+        self.schema = schema
+        var index: [String: Int] = [:]
+        for (position, screen) in self.screens.enumerated() { index[screen.id] = position }
+        indexByID = index
+    }
+
+    public func screen(id: String) -> ScreenDefinition? {
+        indexByID[id].map { screens[$0] }
+    }
+
+    /// A new session's state: every key at its default, revision 0.
+    public var initialState: SessionState { schema.initialState }
+}

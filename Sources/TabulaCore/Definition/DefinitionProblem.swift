@@ -1,0 +1,67 @@
+/// One problem in a screen definition: the file, the JSON path, for expressions the
+/// column within the string, and what to fix.
+public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        case invalidJSON
+        /// A member is missing, unknown, or of the wrong JSON type, or a value is not allowed.
+        case structure
+        case duplicateScreenID
+        case duplicateSectionID
+        /// Two rows have, or a `forEach` row could produce, the same id.
+        case duplicateRowID
+        case unknownStateKey
+        case typeMismatch
+        case expressionSyntax
+        case unknownScreen
+        case switchOnNonBool
+        case removeOutsideForEach
+        case unknownKind
+        /// A state default that is not a valid value (for example a list item without `id`).
+        case invalidStateDefault
+        /// Two screens declare the same state key or custom kind differently.
+        case conflictingDeclaration
+    }
+
+    public var kind: Kind
+    public var file: String
+    public var path: String
+    /// One-based column within an expression or template string, when the problem is in one.
+    public var column: Int?
+    public var message: String
+
+    public init(kind: Kind, file: String, path: String, column: Int? = nil, message: String) {
+        self.kind = kind
+        self.file = file
+        self.path = path
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        "\(file): \(path)\(column.map { ": column \($0)" } ?? ""): \(message)"
+    }
+}
+
+/// Every problem found in a set of definitions; loading reports them all at once.
+public struct DefinitionErrors: Error, Hashable, Sendable, CustomStringConvertible {
+    public var problems: [DefinitionProblem]
+
+    public init(_ problems: [DefinitionProblem]) {
+        self.problems = problems
+    }
+
+    public var description: String {
+        problems.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// A definition file's name and contents; the core does no I/O, its callers read files.
+public struct DefinitionFile: Sendable {
+    public var name: String
+    public var bytes: [UInt8]
+
+    public init(name: String, bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
+}

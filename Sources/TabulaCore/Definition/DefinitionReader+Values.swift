@@ -1,0 +1,155 @@
+extension DefinitionReader {
+    /// A field value: for a string field a template; for a bool or number field a literal
+    /// or an expression string of that type.
+    mutating func source(_ value: JSONValue, type: ScalarType, path: String, scope: ExpressionScope) -> FieldSource? {
+        if type == .string {
+            return template(value, path: path, scope: scope).map(FieldSource.template)
+        }
+        return expression(value, type: type, path: path, scope: scope).map(FieldSource.expression)
+    }
+
+    mutating func template(_ value: JSONValue, path: String, scope: ExpressionScope) -> Template? {
+        guard case .string(let text) = value else {
+            log.add(.typeMismatch, at: path, "expected a string (a template), found \(value.typeName)")
+            return nil
+        }
+        do {
+            return try Template.compile(text, scope: scope)
+        } catch {
+            log.add(error, at: path)
+            return nil
+        }
+    }
+
+    mutating func expression(_ value: JSONValue, type: ScalarType, path: String, scope: ExpressionScope) -> Expression? {
+        switch (value, type) {
+        case (.bool(let flag), .bool): return Expression(constant: .bool(flag))
+        case (.number(let number), .number): return Expression(constant: .number(number))
+        case (.string(let text), _):
+            do {
+                let compiled = try Expression.compile(text, scope: scope)
+                guard compiled.type == type else {
+                    log.add(.typeMismatch, at: path, column: 1, "expected a \(type.rawValue) expression, but \"\(text)\" is a \(compiled.type.rawValue)")
+                    return nil
+                }
+                return compiled
+            } catch {
+                log.add(error, at: path)
+                return nil
+            }
+        default:
+            log.add(.typeMismatch, at: path, "expected a \(type.rawValue) or an expression string, found \(value.typeName)")
+            return nil
+        }
+    }
+
+    mutating func readState(_ json: JSONValue, path: String) {
+        guard case .object(let object) = json else {
+            log.wrongType(at: path, expected: "an object of state keys and their defaults", found: json)
+            return
+        }
+        for (key, value) in object.pairs {
+            let keyPath = "\(path).\(key)"
+            guard Self.isIdentifier(key), !["item", "true", "false"].contains(key) else {
+                log.add(.structure, at: keyPath, "state key \"\(key)\" must be a name usable in expressions (letters, digits, '_'; not item, true or false)")
+                continue
+            }
+            if let declaration = stateDeclaration(value, path: keyPath) {
+                state.append((key, declaration))
+                stateTypes[key] = declaration.type
+            }
+        }
+    }
+
+    /// A state key's declaration: a default (`true`, `3`, `"text"`, `[records]`) whose type
+    /// is the key's type, or `{"type": ..., "default": ..., "item": {field: type}}`.
+    private mutating func stateDeclaration(_ value: JSONValue, path: String) -> StateDeclaration? {
+        var problems: [(String, String)] = []
+        let report: (String, String) -> Void = { problems.append(($0, $1)) }
+        defer { for (problemPath, message) in problems { log.add(.invalidStateDefault, at: problemPath, message) } }
+        switch value {
+        case .bool, .number, .string:
+            guard let scalar = StateType.scalar(value) else { return nil }
+            return StateDeclaration(type: .scalar(scalar.scalarType), defaultValue: .scalar(scalar))
+        case .array(let elements):
+            // An invalid default is reported, but the key stays declared with its type so
+            // that rows using it do not add misleading "unknown key" problems.
+            let type = StateType.list(StateType.inferredSchema(elements))
+            return StateDeclaration(type: type, defaultValue: type.decode(value, path: path, report: report) ?? .list([]))
+        case .object:
+            return explicitDeclaration(value, path: path, report: report)
+        case .null:
+            report(path, "a state key needs a default (true, a number, a string or a list of records)")
+            return nil
+        }
+    }
+
+    private mutating func explicitDeclaration(
+        _ value: JSONValue, path: String, report: (String, String) -> Void
+    ) -> StateDeclaration? {
+        guard var object = DefinitionObject(value, path: path, log: &log) else { return nil }
+        let typeName = object.requireString("type", log: &log)
+        let itemValue = object.take("item")
+        let defaultValue = object.take("default")
+        object.reportUnread(log: &log)
+        guard let typeName else { return nil }
+        let type: StateType
+        if let scalar = ScalarType(rawValue: typeName) {
+            type = .scalar(scalar)
+            if itemValue != nil { report(path + ".item", "only lists have \"item\"") }
+        } else if typeName == "list" {
+            guard let schema = recordSchema(itemValue ?? .object(JSONObject()), path: path + ".item") else { return nil }
+            type = .list(schema)
+        } else {
+            log.add(.structure, at: path + ".type", "\"\(typeName)\" is not a state type; use \"bool\", \"number\", \"string\" or \"list\"")
+            return nil
+        }
+        guard let defaultValue else {
+            let zero: StateValue = if case .scalar(let scalar) = type { .scalar(scalar.zero) } else { .list([]) }
+            return StateDeclaration(type: type, defaultValue: zero)
+        }
+        let fallback: StateValue = if case .scalar(let scalar) = type { .scalar(scalar.zero) } else { .list([]) }
+        return StateDeclaration(type: type, defaultValue: type.decode(defaultValue, path: path + ".default", report: report) ?? fallback)
+    }
+
+    /// `{field: "string" | "number" | "bool"}`, as custom kinds and list items declare fields.
+    mutating func recordSchema(_ value: JSONValue, path: String) -> RecordSchema? {
+        guard case .object(let object) = value else {
+            log.wrongType(at: path, expected: "an object of field names and types", found: value)
+            return nil
+        }
+        var fields: [String: ScalarType] = [:]
+        for (name, typeValue) in object.pairs {
+            guard Self.isIdentifier(name) else {
+                log.add(.structure, at: "\(path).\(name)", "field name \"\(name)\" must be letters, digits and '_'")
+                continue
+            }
+            guard case .string(let typeName) = typeValue, let type = ScalarType(rawValue: typeName) else {
+                log.add(.structure, at: "\(path).\(name)", "a field's type is \"string\", \"number\" or \"bool\"")
+                continue
+            }
+            fields[name] = type
+        }
+        return RecordSchema(fields: fields)
+    }
+
+    mutating func readKinds(_ json: JSONValue, path: String) {
+        guard case .object(let object) = json else {
+            log.wrongType(at: path, expected: "an object of kind names and their fields", found: json)
+            return
+        }
+        for (name, value) in object.pairs {
+            let kindPath = "\(path).\(name)"
+            if RowContent.builtInKinds.contains(name) || HeaderFooter.builtInKinds.contains(name) {
+                log.add(.structure, at: kindPath, "\"\(name)\" is a built-in kind; give the custom kind another name")
+                continue
+            }
+            guard let schema = recordSchema(value, path: kindPath) else { continue }
+            if let reserved = schema.fields.keys.sorted().first(where: Row.reservedKeys.contains) {
+                log.add(.structure, at: "\(kindPath).\(reserved)", "\"\(reserved)\" is a key every row carries; name the field differently")
+                continue
+            }
+            kinds[name] = KindDeclaration(name: name, fields: schema.fields)
+        }
+    }
+}

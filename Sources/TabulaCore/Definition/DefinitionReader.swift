@@ -1,0 +1,121 @@
+/// Reads one definition file into a ``ScreenDefinition``, collecting every problem instead
+/// of stopping at the first. The `DefinitionReader+*.swift` files read its parts.
+struct DefinitionReader {
+    var log: ProblemLog
+    /// The state keys this screen declares (expressions may use only these).
+    var state: [(key: String, declaration: StateDeclaration)] = []
+    var stateTypes: [String: StateType] = [:]
+    var kinds: [String: KindDeclaration] = [:]
+    /// `navigate` targets with their paths, checked once every screen is known.
+    var navigations: [(target: String, path: String)] = []
+
+    init(file: String) {
+        log = ProblemLog(file: file)
+    }
+
+    var stateScope: ExpressionScope { ExpressionScope(state: stateTypes) }
+
+    /// Names usable as state keys and field names: they appear in expressions.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+    }
+
+    /// Screen and section ids appear in URLs and paths; keep them to a safe alphabet.
+    static func isSafeID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 200
+            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+    }
+
+    mutating func readScreen(_ json: JSONValue) -> ScreenDefinition? {
+        guard var object = DefinitionObject(json, path: "$", log: &log) else { return nil }
+        let id = object.requireString("id", log: &log)
+        if let id, !Self.isSafeID(id) {
+            log.add(.structure, at: "$.id", "screen id \"\(id)\" appears in URLs; use letters, digits, '-', '_' and '.' (at most 200)")
+        }
+        if let declarations = object.take("state") { readState(declarations, path: "$.state") }
+        if let kindDeclarations = object.take("kinds") { readKinds(kindDeclarations, path: "$.kinds") }
+        let title = object.require("title", log: &log).flatMap { template($0, path: "$.title", scope: stateScope) }
+        let style = object.optionalEnumeration("style", as: TableStyle.self, log: &log)
+        let sections = readArray(object.require("sections", log: &log), path: "$.sections", of: "sections") {
+            $0.readSection($1, path: $2)
+        }
+        object.reportUnread(log: &log)
+        checkIdentity(sections)
+        guard let id, let title else { return nil }
+        return ScreenDefinition(
+            id: id, file: log.file, title: title, style: style, state: state, kinds: kinds, sections: sections)
+    }
+
+    private mutating func readSection(_ json: JSONValue, path: String) -> SectionDefinition? {
+        guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
+        let id = object.requireString("id", log: &log)
+        if let id, !Self.isSafeID(id) {
+            log.add(.structure, at: path + ".id", "section id \"\(id)\" must be letters, digits, '-', '_' and '.' (at most 200)")
+        }
+        let header = object.take("header").flatMap { headerFooter($0, path: path + ".header") }
+        let footer = object.take("footer").flatMap { headerFooter($0, path: path + ".footer") }
+        let visibleWhen = object.take("visibleWhen").flatMap { expression($0, type: .bool, path: path + ".visibleWhen", scope: stateScope) }
+        var keepWhenEmpty = false
+        if let value = object.take("keepWhenEmpty") {
+            if case .bool(let flag) = value { keepWhenEmpty = flag } else {
+                log.wrongType(at: path + ".keepWhenEmpty", expected: "true or false", found: value)
+            }
+        }
+        let rows = readArray(object.require("rows", log: &log), path: path + ".rows", of: "rows") {
+            $0.readRow($1, path: $2)
+        }
+        object.reportUnread(log: &log)
+        guard let id else { return nil }
+        return SectionDefinition(
+            id: id, header: header, footer: footer, visibleWhen: visibleWhen, keepWhenEmpty: keepWhenEmpty, rows: rows)
+    }
+
+    private mutating func headerFooter(_ json: JSONValue, path: String) -> HeaderFooterDefinition? {
+        guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
+        guard let kind = object.requireString("kind", log: &log) else { return nil }
+        let fieldTypes: [(name: String, type: ScalarType, required: Bool)]
+        switch kind {
+        case "titleHeader": fieldTypes = [("title", .string, true)]
+        case "textFooter": fieldTypes = [("text", .string, true)]
+        default:
+            guard let declaration = kinds[kind] else {
+                log.add(.unknownKind, at: path + ".kind",
+                        "unknown kind \"\(kind)\"; headers and footers are titleHeader, textFooter or a kind declared under \"kinds\"")
+                return nil
+            }
+            fieldTypes = declaration.fields.keys.sorted().compactMap { name in declaration.fields[name].map { (name, $0, true) } }
+        }
+        let fields = readFields(&object, fieldTypes, scope: stateScope)
+        object.reportUnread(log: &log)
+        return HeaderFooterDefinition(kind: kind, fields: fields)
+    }
+
+    /// Reads each element of an array with `read(reader, element, elementPath)`.
+    private mutating func readArray<Element>(
+        _ value: JSONValue?, path: String, of what: String,
+        _ read: (inout DefinitionReader, JSONValue, String) -> Element?
+    ) -> [Element] {
+        guard let value else { return [] }
+        guard case .array(let elements) = value else {
+            log.wrongType(at: path, expected: "an array of \(what)", found: value)
+            return []
+        }
+        return elements.enumerated().compactMap { index, element in read(&self, element, "\(path)[\(index)]") }
+    }
+
+    /// Reads a kind's fields from an object: each required one must be present.
+    mutating func readFields(
+        _ object: inout DefinitionObject, _ fieldTypes: [(name: String, type: ScalarType, required: Bool)],
+        scope: ExpressionScope
+    ) -> [String: FieldSource] {
+        var fields: [String: FieldSource] = [:]
+        for (name, type, required) in fieldTypes {
+            let value = required ? object.require(name, log: &log) : object.take(name)
+            if let value, let source = source(value, type: type, path: object.memberPath(name), scope: scope) {
+                fields[name] = source
+            }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,61 @@
+/// A row of a screen definition; with `forEach` it stands for one row per list item.
+public struct RowDefinition: Sendable {
+    /// The row's id; inside `forEach` a template of the form `prefix{{item.id}}suffix`.
+    public let id: Template
+    /// The list key the row repeats over, if any.
+    public let forEach: String?
+    public let kind: String
+    /// The kind's fields (for `button`, `style` is a constant template).
+    public let fields: [String: FieldSource]
+    public let visibleWhen: Expression?
+    public let accessory: Accessory?
+    public let height: Expression?
+    public let estimatedHeight: Expression?
+    public let onSelect: [Action]?
+    public let onSwitch: SwitchAction?
+    public let onDelete: [Action]?
+    /// Where the row is declared (`$.sections[0].rows[2]`), for messages.
+    public let path: String
+
+    public init(
+        id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
+        visibleWhen: Expression?, accessory: Accessory?, height: Expression?, estimatedHeight: Expression?,
+        onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?, path: String
+    ) {
+        self.id = id
+        self.forEach = forEach
+        self.kind = kind
+        self.fields = fields
+        self.visibleWhen = visibleWhen
+        self.accessory = accessory
+        self.height = height
+        self.estimatedHeight = estimatedHeight
+        self.onSelect = onSelect
+        self.onSwitch = onSwitch
+        self.onDelete = onDelete
+        self.path = path
+    }
+}
+
+/// What selecting (or deleting) a row does.
+public enum Action: Sendable {
+    /// Flips a bool key.
+    case toggle(String)
+    /// Sets scalar keys; string values are templates, bool and number values expressions.
+    case set([(key: String, value: FieldSource)])
+    /// Asks the client to show another screen (an effect, not a state change).
+    case navigate(String)
+    /// Asks the client to open a URL (an effect, not a state change).
+    case open(Template)
+    /// Removes the current `forEach` item from its list.
+    case remove(String)
+}
+
+/// What a row's switch does: store its new value in a bool key.
+public struct SwitchAction: Hashable, Sendable {
+    public let key: String
+
+    public init(key: String) {
+        self.key = key
+    }
+}

@@ -1,0 +1,95 @@
+/// A screen as its definition file declares it: typed state, sections and rows with
+/// expressions and templates over that state, and the actions rows perform.
+public struct ScreenDefinition: Sendable {
+    public let id: String
+    /// The file the definition was loaded from, for messages.
+    public let file: String
+    public let title: Template
+    public let style: TableStyle?
+    /// The state keys this screen declares, in declared order.
+    public let state: [(key: String, declaration: StateDeclaration)]
+    /// Custom kinds this screen declares, by name.
+    public let kinds: [String: KindDeclaration]
+    public let sections: [SectionDefinition]
+
+    public init(
+        id: String, file: String, title: Template, style: TableStyle?,
+        state: [(key: String, declaration: StateDeclaration)], kinds: [String: KindDeclaration],
+        sections: [SectionDefinition]
+    ) {
+        self.id = id
+        self.file = file
+        self.title = title
+        self.style = style
+        self.state = state
+        self.kinds = kinds
+        self.sections = sections
+    }
+
+    /// The session state every key of this screen starts with.
+    public var initialState: SessionState {
+        var values: [String: StateValue] = [:]
+        for (key, declaration) in state { values[key] = declaration.defaultValue }
+        return SessionState(values: values)
+    }
+}
+
+/// A section of a screen definition.
+public struct SectionDefinition: Sendable {
+    public let id: String
+    public let header: HeaderFooterDefinition?
+    public let footer: HeaderFooterDefinition?
+    /// Hides the whole section when false.
+    public let visibleWhen: Expression?
+    /// Keeps the section on screen when none of its rows is visible.
+    public let keepWhenEmpty: Bool
+    public let rows: [RowDefinition]
+
+    public init(
+        id: String, header: HeaderFooterDefinition?, footer: HeaderFooterDefinition?,
+        visibleWhen: Expression?, keepWhenEmpty: Bool, rows: [RowDefinition]
+    ) {
+        self.id = id
+        self.header = header
+        self.footer = footer
+        self.visibleWhen = visibleWhen
+        self.keepWhenEmpty = keepWhenEmpty
+        self.rows = rows
+    }
+}
+
+/// A value that a field takes at render time: a template for strings, an expression for
+/// bools and numbers (a literal compiles to a constant expression).
+public enum FieldSource: Sendable {
+    case template(Template)
+    case expression(Expression)
+
+    public func evaluate(_ context: EvaluationContext) -> FieldValue {
+        switch self {
+        case .template(let template): .string(template.evaluate(context))
+        case .expression(let expression): expression.evaluate(context)
+        }
+    }
+}
+
+/// A header or footer model in a definition: its kind and its fields' sources.
+public struct HeaderFooterDefinition: Sendable {
+    public let kind: String
+    public let fields: [String: FieldSource]
+
+    public init(kind: String, fields: [String: FieldSource]) {
+        self.kind = kind
+        self.fields = fields
+    }
+}
+
+/// A custom kind a definition declares: its name and typed fields (all required).
+public struct KindDeclaration: Hashable, Sendable {
+    public let name: String
+    public let fields: [String: ScalarType]
+
+    public init(name: String, fields: [String: ScalarType]) {
+        self.name = name
+        self.fields = fields
+    }
+}

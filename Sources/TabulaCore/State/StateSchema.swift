@@ -1,0 +1,64 @@
+/// The state keys of a catalogue: every key any screen declares, with its type and default.
+public struct StateSchema: Hashable, Sendable {
+    /// Keys in the order they were first declared.
+    public private(set) var keys: [String] = []
+    public private(set) var declarations: [String: StateDeclaration] = [:]
+
+    public init() {}
+
+    /// Adds a declaration; returns the existing one instead when the key is already
+    /// declared differently (and changes nothing).
+    mutating func add(_ key: String, _ declaration: StateDeclaration) -> StateDeclaration? {
+        if let existing = declarations[key] {
+            return existing == declaration ? nil : existing
+        }
+        keys.append(key)
+        declarations[key] = declaration
+        return nil
+    }
+
+    public var types: [String: StateType] {
+        declarations.mapValues(\.type)
+    }
+
+    /// Every key at its default, at revision 0.
+    public var initialState: SessionState {
+        SessionState(revision: 0, values: declarations.mapValues(\.defaultValue))
+    }
+
+    /// Reads state values from a JSON object: keys it names take the given value (checked
+    /// against their type), the others keep their default.
+    public func state(from json: JSONValue, revision: Int = 0) throws(StateDecodingError) -> SessionState {
+        guard case .object(let object) = json else {
+            throw StateDecodingError(path: "$", message: "expected an object of state keys, found \(json.typeName)")
+        }
+        var state = initialState
+        state.revision = revision
+        for (key, value) in object.pairs {
+            guard let declaration = declarations[key] else {
+                let known = keys.joined(separator: ", ")
+                throw StateDecodingError(path: "$.\(key)", message: "unknown state key; declared keys: \(known.isEmpty ? "none" : known)")
+            }
+            var firstProblem: StateDecodingError?
+            let decoded = declaration.type.decode(value, path: "$.\(key)") { path, message in
+                if firstProblem == nil { firstProblem = StateDecodingError(path: path, message: message) }
+            }
+            if let firstProblem { throw firstProblem }
+            if let decoded { state.values[key] = decoded }
+        }
+        return state
+    }
+}
+
+/// Why a JSON document is not a valid state for a schema, and where.
+public struct StateDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
