@@ -1,0 +1,35 @@
+/// One row a definition gives for a state: its definition, its `forEach` item, its id,
+/// and whether it is on screen. Events find their row among these, hidden ones included,
+/// so that "hidden" and "unknown" are told apart.
+struct RowInstance {
+    let definition: RowDefinition
+    let item: Record?
+    let id: String
+    let isVisible: Bool
+}
+
+extension ScreenDefinition {
+    /// Every row instance of every section, in screen order.
+    func rowInstances(_ state: SessionState) -> [RowInstance] {
+        var instances: [RowInstance] = []
+        for section in sections {
+            let sectionVisible = section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true
+            for row in section.rows {
+                forEachInstance(of: row, state) { item, context in
+                    let visible = sectionVisible && (row.visibleWhen?.isTrue(context) ?? true)
+                    instances.append(RowInstance(definition: row, item: item, id: row.id.evaluate(context), isVisible: visible))
+                }
+            }
+        }
+        return instances
+    }
+
+    /// Calls `body` once per instance of a row: once, or once per item of its list.
+    func forEachInstance(of row: RowDefinition, _ state: SessionState, _ body: (Record?, EvaluationContext) -> Void) {
+        if let list = row.forEach {
+            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item)) }
+        } else {
+            body(nil, EvaluationContext(state: state))
+        }
+    }
+}

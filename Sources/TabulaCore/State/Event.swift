@@ -1,0 +1,56 @@
+/// What a client reports about a row, by the row's id.
+public enum Event: Hashable, Sendable {
+    /// The row was selected (tapped).
+    case select(row: String)
+    /// The row's switch was set to `isOn`.
+    case setSwitch(row: String, isOn: Bool)
+    /// The row was deleted (swiped away).
+    case delete(row: String)
+
+    public var rowID: String {
+        switch self {
+        case .select(let row), .setSwitch(let row, _), .delete(let row): row
+        }
+    }
+
+    /// The event's kind as the API and metrics name it: selection, switch or deletion.
+    public var kindName: String {
+        switch self {
+        case .select: "selection"
+        case .setSwitch: "switch"
+        case .delete: "deletion"
+        }
+    }
+}
+
+/// Something the client should do that is not a state change.
+public enum Effect: Hashable, Sendable {
+    /// Show another screen of the catalogue.
+    case navigate(screen: String)
+    /// Open a URL.
+    case openURL(String)
+}
+
+/// Why an event cannot be applied; the session's state is unchanged.
+public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No row of the screen has this id, at this state.
+    case unknownRow(String)
+    /// The row exists but is hidden at this state.
+    case rowHidden(String)
+    /// Selection on a row without `onSelect`.
+    case rowNotSelectable(String)
+    /// A switch event on a row without `onSwitch`.
+    case rowHasNoSwitch(String)
+    /// Deletion of a row without `onDelete`.
+    case rowNotDeletable(String)
+
+    public var description: String {
+        switch self {
+        case .unknownRow(let id): "the screen has no row \"\(id)\"; fetch the screen and use one of its row ids"
+        case .rowHidden(let id): "row \"\(id)\" is hidden at the current state; fetch the screen to see which rows are shown"
+        case .rowNotSelectable(let id): "row \"\(id)\" is not selectable (its \"selectable\" is false)"
+        case .rowHasNoSwitch(let id): "row \"\(id)\" has no switch; send switch events only for rows with one"
+        case .rowNotDeletable(let id): "row \"\(id)\" cannot be deleted (its \"deletable\" is false)"
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Applies an event to a session's state: the pure heart of every event request.
+///
+/// The row is looked up by id among all the rows `definition` gives at `state`, hidden ones
+/// included, so an event on a hidden row is `rowHidden`, not `unknownRow`. Actions run in
+/// order, each seeing the state the previous one left. If the values changed, the revision
+/// goes up by exactly one; otherwise (a navigate-only selection, a switch set to its
+/// current value) the state is returned unchanged. Navigation and URLs are effects the
+/// client performs, never state.
+public func reduce(
+    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
+) throws(EventError) -> (state: SessionState, effects: [Effect]) {
+    guard let instance = definition.rowInstances(state).first(where: { $0.id == event.rowID }) else {
+        throw .unknownRow(event.rowID)
+    }
+    guard instance.isVisible else { throw .rowHidden(event.rowID) }
+    var next = state
+    var effects: [Effect] = []
+    switch event {
+    case .select:
+        guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
+        perform(actions, on: &next, item: instance.item, effects: &effects)
+    case .setSwitch(_, let isOn):
+        guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
+        next.values[action.key] = .scalar(.bool(isOn))
+    case .delete:
+        guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
+        perform(actions, on: &next, item: instance.item, effects: &effects)
+    }
+    if next.values == state.values { return (state, effects) }
+    next.revision = state.revision + 1
+    return (next, effects)
+}
+
+private func perform(_ actions: [Action], on state: inout SessionState, item: Record?, effects: inout [Effect]) {
+    for action in actions {
+        let context = EvaluationContext(state: state, item: item)
+        switch action {
+        case .toggle(let key):
+            let current = state.scalar(key) == .bool(true)
+            state.values[key] = .scalar(.bool(!current))
+        case .set(let assignments):
+            // Every value is computed from the state before this action, then stored.
+            let values = assignments.map { ($0.key, $0.value.evaluate(context)) }
+            for (key, value) in values { state.values[key] = .scalar(value) }
+        case .navigate(let screen):
+            effects.append(.navigate(screen: screen))
+        case .open(let url):
+            effects.append(.openURL(url.evaluate(context)))
+        case .remove(let list):
+            guard let item else { continue }
+            state.values[list] = .list(state.records(list).filter { $0.id != item.id })
+        }
+    }
+}
