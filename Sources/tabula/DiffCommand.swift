@@ -26,12 +26,7 @@ struct DiffCommand: ParsableCommand {
         let oldScreen = try readScreen(old)
         let newScreen = try readScreen(new)
         let changes = diff(old: oldScreen, new: newScreen)
-        if pretty {
-            let value = (try? JSONParser().parse(changes.jsonBytes)) ?? .null
-            print(value.prettyText())
-        } else {
-            print(String(decoding: changes.jsonBytes, as: UTF8.self))
-        }
+        printJSON(changes.jsonBytes, pretty: pretty)
     }
 
     private func readScreen(_ path: String) throws -> Screen {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TabulaCore
 
 /// Reads a whole file; throws a ``CommandFailure`` naming the file and the system's reason.
 func readFile(_ path: String) throws -> [UInt8] {
@@ -24,4 +25,29 @@ func readFile(_ path: String) throws -> [UInt8] {
         if count == 0 { return bytes }
         bytes.append(contentsOf: chunk[0..<count])
     }
+}
+
+/// The names of the `.json` files directly inside a directory, sorted.
+func jsonFileNames(in directory: String) throws -> [String] {
+    guard let handle = opendir(directory) else {
+        throw CommandFailure("\(directory): cannot list: \(String(cString: strerror(errno)))")
+    }
+    defer { closedir(handle) }
+    var names: [String] = []
+    while let entry = readdir(handle) {
+        let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+            String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+        }
+        if name.hasSuffix(".json") && !name.hasPrefix(".") { names.append(name) }
+    }
+    return names.sorted()
+}
+
+/// Reads every definition file of a directory.
+func readDefinitionFiles(in directory: String) throws -> [DefinitionFile] {
+    let names = try jsonFileNames(in: directory)
+    guard !names.isEmpty else {
+        throw CommandFailure("\(directory): no screen definitions (*.json files) found")
+    }
+    return try names.map { name in DefinitionFile(name: name, bytes: try readFile("\(directory)/\(name)")) }
 }

@@ -1,0 +1,54 @@
+import ArgumentParser
+import TabulaCore
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Print a screen in the wire model at the default or a given state.",
+        discussion: """
+            The state file is a JSON object of state keys and values, for example \
+            {"wifi": false}; keys it leaves out keep their defaults.
+            """
+    )
+
+    @Argument(help: "The id of the screen to render.")
+    var screen: String
+
+    @Option(help: "The directory of screen definitions.")
+    var screens: String = "Fixtures/screens"
+
+    @Option(help: "A JSON file with state values to render at.")
+    var state: String?
+
+    @Flag(help: "Indent the output for reading.")
+    var pretty = false
+
+    func run() throws {
+        let catalogue = try loadCatalogue(screens)
+        guard let definition = catalogue.screen(id: screen) else {
+            throw CommandFailure("no screen \"\(screen)\" in \(screens); known screens: \(catalogue.screens.map(\.id).joined(separator: ", "))")
+        }
+        var sessionState = catalogue.initialState
+        if let state {
+            let bytes = try readFile(state)
+            do {
+                sessionState = try catalogue.schema.state(from: try JSONParser().parse(bytes))
+            } catch let error as JSONParseError {
+                throw CommandFailure("\(state): not valid JSON: \(error)")
+            } catch {
+                throw CommandFailure("\(state): \(error)")
+            }
+        }
+        printJSON(render(definition, sessionState).jsonBytes, pretty: pretty)
+    }
+}
+
+/// Loads a catalogue, turning definition problems into one failure that lists them all.
+func loadCatalogue(_ directory: String) throws -> Catalogue {
+    let files = try readDefinitionFiles(in: directory)
+    do {
+        return try Catalogue.load(files)
+    } catch {
+        throw CommandFailure("the screen definitions in \(directory) have problems:\n\(error.description)")
+    }
+}
