@@ -1,0 +1,81 @@
+// Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon and
+// MHD_get_*_info are variadic. Only the TabulaHTTP target imports this module.
+#ifndef TABULA_MICROHTTPD_SHIM_H
+#define TABULA_MICROHTTPD_SHIM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/// Everything tabula_start_daemon passes to MHD_start_daemon.
+struct tabula_daemon_settings {
+    unsigned int flags;
+    const struct sockaddr *address;
+    MHD_AccessHandlerCallback access_handler;
+    MHD_RequestCompletedCallback request_completed;
+    MHD_LogCallback logger;
+    MHD_AcceptPolicyCallback accept_policy;
+    MHD_NotifyConnectionCallback notify_connection;
+    void *context;
+    unsigned int thread_pool_size;
+    unsigned int connection_timeout_seconds;
+    unsigned int connection_limit;
+    size_t connection_memory_limit;
+    unsigned int listen_backlog;
+};
+
+/// Leaves request paths and query arguments exactly as the client sent them: the router
+/// decodes them itself, so "%2F" or "%00" can never change a path's structure.
+static size_t tabula_keep_escapes(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    return strlen(text);
+}
+
+static inline struct MHD_Daemon *tabula_start_daemon(const struct tabula_daemon_settings *s) {
+    return MHD_start_daemon(
+        s->flags, 0, s->accept_policy, s->context, s->access_handler, s->context,
+        MHD_OPTION_EXTERNAL_LOGGER, s->logger, s->context,
+        MHD_OPTION_SOCK_ADDR, s->address,
+        MHD_OPTION_NOTIFY_COMPLETED, s->request_completed, s->context,
+        MHD_OPTION_NOTIFY_CONNECTION, s->notify_connection, s->context,
+        MHD_OPTION_UNESCAPE_CALLBACK, tabula_keep_escapes, NULL,
+        MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size,
+        MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, s->connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, s->connection_memory_limit,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog,
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+        MHD_OPTION_END);
+}
+
+/// The port the daemon listens on (useful after binding port 0), or 0.
+static inline uint16_t tabula_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// The number of open connections, or 0 when unknown.
+static inline unsigned int tabula_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
+/// The client's address, or NULL.
+static inline const struct sockaddr *tabula_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/// Formats one libmicrohttpd log message (a printf format and its va_list) into `buffer`.
+static inline int tabula_format_log(char *buffer, size_t size, const char *format, va_list arguments) {
+    return vsnprintf(buffer, size, format, arguments);
+}
+
+#endif

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CMicroHTTPD
+public import Logging
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+/// The embedded HTTP/1.1 server: libmicrohttpd with an internal polling thread per
+/// worker (`poll`, not `epoll`: 0.9.75's epoll loop stalls when exactly 128, 256 or 384
+/// connections are ready at once), suspend/resume for answers that arrive later, and the
+/// limits of ``ServerConfiguration``. The per-address limit is enforced here rather than
+/// by libmicrohttpd, which refuses silently, so that refusals reach the observer.
+public final class HTTPServer: Sendable {
+    private let core: ServerCore
+    private let retained: Unmanaged<ServerCore>
+    private let boundPort = Locked<UInt16>(0)
+
+    public init(
+        configuration: ServerConfiguration, handler: any HTTPHandler, observer: any HTTPServerObserver,
+        logger: Logger
+    ) {
+        core = ServerCore(configuration: configuration, handler: handler, observer: observer, logger: logger)
+        // libmicrohttpd holds the core as its callbacks' `cls` until the daemon stops.
+        retained = Unmanaged.passRetained(core)
+    }
+
+    deinit {
+        retained.release()
+    }
+
+    /// Binds and starts serving on the configured address.
+    public func start() throws(HTTPServerError) {
+        let configuration = core.configuration
+        guard let (initialAddress, isIPv6) = SocketAddress.make(host: configuration.host, port: configuration.port) else {
+            throw HTTPServerError(description: "cannot listen on \"\(configuration.host)\": give an IPv4 or IPv6 address such as 127.0.0.1 or 0.0.0.0")
+        }
+        var address = initialAddress
+        raiseFileLimit(for: configuration.maxConnections)
+        var flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let daemon = withUnsafePointer(to: &address) { storage in
+            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                var settings = tabula_daemon_settings(
+                    flags: flags, address: socketAddress,
+                    access_handler: MHDCallbacks.accessHandler, request_completed: MHDCallbacks.requestCompleted,
+                    logger: MHDCallbacks.logger, accept_policy: MHDCallbacks.acceptPolicy,
+                    notify_connection: MHDCallbacks.notifyConnection, context: retained.toOpaque(),
+                    thread_pool_size: UInt32(max(1, configuration.threads)),
+                    connection_timeout_seconds: UInt32(max(1, configuration.connectionTimeoutSeconds)),
+                    connection_limit: UInt32(max(1, configuration.maxConnections)),
+                    connection_memory_limit: max(4096, configuration.connectionMemoryLimit),
+                    listen_backlog: UInt32(max(1, configuration.listenBacklog)))
+                return tabula_start_daemon(&settings)
+            }
+        }
+        guard let daemon else {
+            let reason = errno == EADDRINUSE ? "the port is in use" : String(cString: strerror(errno))
+            throw HTTPServerError(description: "cannot listen on \(configuration.host):\(configuration.port): \(reason)")
+        }
+        core.state.withLock { $0.daemon = daemon }
+        boundPort.withLock { $0 = tabula_bound_port(daemon) }
+    }
+
+    /// The port the server listens on (the chosen one when configured with port 0).
+    public var port: UInt16 { boundPort.withLock { $0 } }
+
+    /// Open client connections right now.
+    public var openConnections: Int {
+        core.state.withLock { state in state.daemon.map { Int(tabula_current_connections($0)) } ?? 0 }
+    }
+
+    /// Requests between their first byte and their completion.
+    public var requestsInProgress: Int { core.state.withLock { $0.inFlight } }
+
+    /// Stops gracefully: stops accepting (new connections are refused), lets requests in
+    /// progress finish for up to the configured grace, answers still-parked ones with a
+    /// refusal, then stops. Requests that arrive meanwhile on open connections are refused
+    /// with 503 and their connection closed.
+    public func shutdown() {
+        let daemon = core.state.withLock { state -> OpaquePointer? in
+            state.accepting = false
+            return state.daemon
+        }
+        guard let daemon else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
+        waitUntil(deadline) { $0.inFlight == 0 }
+        let parked = core.state.withLock { Array($0.suspended.values) }
+        if !parked.isEmpty {
+            core.logger.warning("shutdown grace over; answering \(parked.count) waiting requests with 503")
+            for context in parked { core.deliver(core.handler.refusal(.shuttingDown), to: context) }
+            waitUntil(.now + .milliseconds(500)) { $0.suspended.isEmpty }
+        }
+        core.state.withLock { $0.stopped = true }
+        waitUntil(.now + .seconds(5)) { $0.resumesInProgress == 0 }
+        MHD_stop_daemon(daemon)
+        core.state.withLock { $0.daemon = nil }
+    }
+
+    private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: (ServerCore.State) -> Bool) {
+        while !core.state.withLock({ condition($0) }) && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+    }
+
+    /// Each connection is a file descriptor; lift the soft limit toward the hard one.
+    private func raiseFileLimit(for connections: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(connections + 64)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < wanted {
+            core.logger.warning("file descriptor limit \(limit.rlim_cur) is below --max-connections \(connections); raise `ulimit -n`")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import HTTPTypes
+
+/// Why the server refused a request before any handler saw it.
+public enum RejectionReason: String, CaseIterable, Sendable {
+    /// A body over the limit, announced by Content-Length or counted while chunked.
+    case bodyTooLarge = "body_too_large"
+    /// More than one Content-Length header (request smuggling).
+    case duplicateContentLength = "duplicate_content_length"
+    /// Content-Length together with Transfer-Encoding (request smuggling).
+    case contentLengthWithTransferEncoding = "content_length_with_transfer_encoding"
+    /// A Transfer-Encoding other than chunked.
+    case unsupportedTransferEncoding = "unsupported_transfer_encoding"
+    /// Headers that do not fit the connection's memory (431), seen in libmicrohttpd's log.
+    case headersTooLarge = "headers_too_large"
+    /// A request libmicrohttpd found malformed (for example HTTP/1.1 without Host).
+    case malformedRequest = "malformed_request"
+    /// A connection over the total or per-address limit, closed at once.
+    case connectionLimit = "connection_limit"
+    /// A request that arrived while the server was shutting down.
+    case shuttingDown = "shutting_down"
+}
+
+/// What the server reports about each finished request.
+public struct RequestSummary: Sendable {
+    public var method: String
+    public var path: String
+    public var status: Int
+    public var route: String
+    public var duration: Duration
+    public var remoteAddress: String
+}
+
+/// Receives what happens inside the server, for logs and metrics.
+public protocol HTTPServerObserver: Sendable {
+    /// A request was answered; called once per request the server answered itself or passed on.
+    func requestCompleted(_ summary: RequestSummary)
+    /// A request or connection was refused before reaching a handler.
+    func requestRejected(_ reason: RejectionReason)
+}

@@ -1,0 +1,53 @@
+internal import CMicroHTTPD
+
+/// libmicrohttpd's callbacks. They are plain C function pointers (no captures, no actor
+/// isolation: closures written in `main.swift` would be main-actor isolated and trap on
+/// libmicrohttpd's threads) that find the ``ServerCore`` through their `cls` argument.
+enum MHDCallbacks {
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, requestSlot in
+        guard let cls, let connection, let uploadSize, let requestSlot else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        if let existing = requestSlot.pointee {
+            let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+            return core.proceed(context, uploadData: uploadData, uploadSize: uploadSize)
+        }
+        let (context, result) = core.begin(
+            connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
+            version: version.map { String(cString: $0) } ?? "")
+        // The completion callback releases this reference.
+        requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
+        return result
+    }
+
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestSlot, termination in
+        guard let cls, let requestSlot, let pointer = requestSlot.pointee else { return }
+        requestSlot.pointee = nil
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+        core.complete(context, termination: termination)
+    }
+
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let cls else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        return core.admit(SocketAddress.describe(address)) ? .YES : .NO
+    }
+
+    static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+        guard let cls, let connection, event == .CONNECTION_NOTIFY_CLOSED else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.release(SocketAddress.describe(tabula_client_address(connection)))
+    }
+
+    static let logger: MHD_LogCallback = { cls, format, arguments in
+        guard let cls, let format, let arguments else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let length = buffer.withUnsafeMutableBufferPointer { pointer in
+            tabula_format_log(pointer.baseAddress, pointer.count, format, arguments)
+        }
+        guard length > 0 else { return }
+        let bytes = buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }
+        core.log(String(decoding: bytes, as: UTF8.self))
+    }
+}

@@ -1,0 +1,43 @@
+internal import CMicroHTTPD
+public import HTTPTypes
+
+/// A response built once and queued many times: libmicrohttpd reference-counts it, so
+/// sending it costs no copy and no allocation. Suited to cached screens and fixed answers.
+public final class PreparedResponse: @unchecked Sendable {
+    public let status: HTTPResponse.Status
+    public let headerFields: HTTPFields
+    public let body: [UInt8]
+    /// The `MHD_Response`; immutable after init, and libmicrohttpd locks its reference count.
+    let handle: OpaquePointer
+
+    /// Builds the response; `nil` only if libmicrohttpd cannot allocate it.
+    public init?(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: [UInt8] = []) {
+        guard let handle = MHDResponseFactory.make(headerFields: headerFields, body: body) else { return nil }
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+        self.handle = handle
+    }
+
+    deinit {
+        MHD_destroy_response(handle)
+    }
+}
+
+/// Creates `MHD_Response` objects with a copied body and the given headers.
+enum MHDResponseFactory {
+    static func make(headerFields: HTTPFields, body: [UInt8], closesConnection: Bool = false) -> OpaquePointer? {
+        let response = body.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return nil }
+        for field in headerFields {
+            _ = MHD_add_response_header(response, field.name.rawName, field.value)
+        }
+        if closesConnection {
+            _ = MHD_add_response_header(response, "Connection", "close")
+        }
+        return response
+    }
+}

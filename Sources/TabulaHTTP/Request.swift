@@ -1,0 +1,94 @@
+public import HTTPTypes
+
+/// An HTTP request as the server received it, body included.
+public struct Request: Sendable {
+    public var method: HTTPRequest.Method
+    /// The path as sent, percent-escapes left in place; see ``pathSegments()``.
+    public var rawPath: String
+    /// Query arguments as sent (escapes left in place), in order; `nil` for `?name` without `=`.
+    public var rawQuery: [(name: String, value: String?)]
+    public var headerFields: HTTPFields
+    public var body: [UInt8]
+    /// "HTTP/1.1" or "HTTP/1.0".
+    public var version: String
+    /// The client's address, such as "127.0.0.1".
+    public var remoteAddress: String
+    /// When the server started reading the request.
+    public var receivedAt: ContinuousClock.Instant
+
+    public init(
+        method: HTTPRequest.Method, rawPath: String, rawQuery: [(name: String, value: String?)] = [],
+        headerFields: HTTPFields = [:], body: [UInt8] = [], version: String = "HTTP/1.1",
+        remoteAddress: String = "", receivedAt: ContinuousClock.Instant = .now
+    ) {
+        self.method = method
+        self.rawPath = rawPath
+        self.rawQuery = rawQuery
+        self.headerFields = headerFields
+        self.body = body
+        self.version = version
+        self.remoteAddress = remoteAddress
+        self.receivedAt = receivedAt
+    }
+
+    /// The path's segments, percent-decoded one by one (so an encoded "/" stays inside its
+    /// segment); `nil` when an escape is malformed or decodes to invalid UTF-8.
+    public func pathSegments() -> [String]? {
+        guard rawPath.hasPrefix("/") else { return nil }
+        var segments: [String] = []
+        for raw in rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            guard let decoded = PercentDecoding.decode(raw) else { return nil }
+            segments.append(decoded)
+        }
+        return segments
+    }
+
+    /// The decoded value of the first query argument with this name; `.none` when absent,
+    /// `.some(nil)` when present without a value, and `.malformed` for a bad escape.
+    public func queryValue(_ name: String) -> QueryValue {
+        guard let argument = rawQuery.first(where: { PercentDecoding.decode(Substring($0.name).utf8, plusIsSpace: true) == name })
+        else { return .absent }
+        guard let raw = argument.value else { return .present(nil) }
+        guard let decoded = PercentDecoding.decode(Substring(raw).utf8, plusIsSpace: true) else { return .malformed }
+        return .present(decoded)
+    }
+
+    public enum QueryValue: Equatable, Sendable {
+        case absent
+        case present(String?)
+        case malformed
+    }
+}
+
+/// Decodes %XX escapes strictly: a malformed escape or invalid UTF-8 gives `nil`.
+enum PercentDecoding {
+    static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, plusIsSpace: Bool = false) -> String? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                let high = bytes.index(after: index)
+                guard high != bytes.endIndex else { return nil }
+                let low = bytes.index(after: high)
+                guard low != bytes.endIndex, let h = hexValue(bytes[high]), let l = hexValue(bytes[low]) else { return nil }
+                output.append(h << 4 | l)
+                index = bytes.index(after: low)
+            } else {
+                output.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index = bytes.index(after: index)
+            }
+        }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,45 @@
+public import HTTPTypes
+
+/// An HTTP response: built per request, or a ``PreparedResponse`` built once and sent
+/// many times without copying.
+public struct Response: Sendable {
+    enum Storage: Sendable {
+        case dynamic(status: HTTPResponse.Status, headerFields: HTTPFields, body: [UInt8])
+        case prepared(PreparedResponse)
+    }
+
+    let storage: Storage
+    /// Close the connection after this response.
+    public var closesConnection = false
+    /// The route pattern that produced it, for metrics and logs ("-" when none matched).
+    public var route = "-"
+
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: [UInt8] = []) {
+        storage = .dynamic(status: status, headerFields: headerFields, body: body)
+    }
+
+    public init(_ prepared: PreparedResponse) {
+        storage = .prepared(prepared)
+    }
+
+    public var status: HTTPResponse.Status {
+        switch storage {
+        case .dynamic(let status, _, _): status
+        case .prepared(let prepared): prepared.status
+        }
+    }
+
+    public var headerFields: HTTPFields {
+        switch storage {
+        case .dynamic(_, let fields, _): fields
+        case .prepared(let prepared): prepared.headerFields
+        }
+    }
+
+    public var body: [UInt8] {
+        switch storage {
+        case .dynamic(_, _, let body): body
+        case .prepared(let prepared): prepared.body
+        }
+    }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the server listens and the limits that protect it. libmicrohttpd's own defaults
+/// are unsafe for a public service (no idle timeout, no body limit), so every limit here
+/// has a finite default.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on: an IPv4 or IPv6 literal.
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (see ``HTTPServer/port``).
+    public var port: UInt16 = 8080
+    /// Worker threads, each polling its share of the connections.
+    public var threads = ServerConfiguration.processorCount
+    /// The largest request body accepted; larger ones get 413 and the connection is closed.
+    public var maxBodyBytes = 64 * 1024
+    /// Idle connections are closed after this many seconds.
+    public var connectionTimeoutSeconds = 30
+    /// Open connections in all; connections beyond it are closed at once.
+    public var maxConnections = 2048
+    /// Open connections from one client address (0: no limit). Behind a load balancer all
+    /// connections come from its address: raise this or set it to 0 there.
+    public var maxConnectionsPerIP = 512
+    /// Memory per connection for the request line and headers; requests whose headers do
+    /// not fit are refused with 431.
+    public var connectionMemoryLimit = 32 * 1024
+    /// Pending connections the kernel queues before the server accepts them.
+    public var listenBacklog = 511
+    /// How long a graceful shutdown waits for requests in progress.
+    public var shutdownGraceSeconds = 8.0
+
+    public init() {}
+
+    public static var processorCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+}
