@@ -1,0 +1,57 @@
+import HTTPTypes
+import TabulaHTTP
+
+extension Problem {
+    static func notFound(path: String) -> Problem {
+        Problem(
+            slug: "not-found", title: "Not Found", status: .notFound,
+            detail: "there is no resource at \(path); see /openapi.json for the routes this service has")
+    }
+
+    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: [HTTPRequest.Method]) -> Problem {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        var fields = HTTPFields()
+        fields[.allow] = list
+        return Problem(
+            slug: "method-not-allowed", title: "Method Not Allowed", status: .methodNotAllowed,
+            detail: "\(path) does not support \(method.rawValue); use \(list)", headerFields: fields)
+    }
+
+    static func malformedPath(_ path: String) -> Problem {
+        Problem(
+            slug: "malformed-path", title: "Malformed Path", status: .badRequest,
+            detail: "the path \(path) has an invalid percent-escape or is not UTF-8; escape reserved characters as %XX")
+    }
+
+    /// The answer for a request the HTTP layer refused before routing.
+    static func refusal(_ reason: RejectionReason, maxBodyBytes: Int) -> Problem {
+        let detail: String
+        var fields = HTTPFields()
+        switch reason {
+        case .bodyTooLarge:
+            detail = "the request body is larger than the limit of \(maxBodyBytes) bytes; send a smaller body"
+        case .duplicateContentLength:
+            detail = "the request has more than one Content-Length header; send exactly one"
+        case .contentLengthWithTransferEncoding:
+            detail = "the request has both Content-Length and Transfer-Encoding; send only one of them"
+        case .unsupportedTransferEncoding:
+            detail = "only Transfer-Encoding: chunked is supported; send the body plainly with Content-Length, or chunked"
+        case .headersTooLarge:
+            detail = "the request's headers are too large; send fewer or shorter headers"
+        case .malformedRequest:
+            detail = "the request is malformed (for example, its method is not a valid HTTP token)"
+        case .connectionLimit, .shuttingDown:
+            detail = "the service is shutting down or at its connection limit; retry shortly"
+            fields[.retryAfter] = "1"
+        }
+        return Problem(
+            slug: reason.rawValue.replacingUnderscores(), title: reason.status.reasonPhrase, status: reason.status,
+            detail: detail, headerFields: fields)
+    }
+}
+
+extension String {
+    func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? "-" : $0 })
+    }
+}

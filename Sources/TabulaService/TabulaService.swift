@@ -1,0 +1,81 @@
+public import HTTPTypes
+public import Logging
+public import TabulaHTTP
+
+/// Settings of the service around the HTTP server.
+public struct ServiceConfiguration: Sendable {
+    /// The body limit, to say in 413 problems.
+    public var maxBodyBytes = 64 * 1024
+
+    public init() {}
+}
+
+/// The imperative shell: routes requests to handlers, answers problems, and records
+/// metrics and logs. It is the server's ``HTTPHandler``.
+public final class TabulaService: HTTPHandler {
+    public let metrics: ServiceMetrics
+    public let logger: Logger
+    let configuration: ServiceConfiguration
+    private let router: Router<RouteHandler>
+    private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
+
+    public init(configuration: ServiceConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        metrics = ServiceMetrics()
+        var router = Router<RouteHandler>()
+        Self.addOperationalRoutes(to: &router, metrics: metrics, connectionCount: connectionCount)
+        self.router = router
+    }
+
+    /// Logs and metrics for the server's events.
+    public var observer: any HTTPServerObserver {
+        RequestObserver(logger: logger, metrics: metrics)
+    }
+
+    /// Every route as (method, pattern).
+    public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }
+
+    /// Lets `/metrics` report the server's open connections.
+    public func attach(_ server: HTTPServer) {
+        connectionCount.withLock { $0 = { [weak server] in server?.openConnections ?? 0 } }
+    }
+
+    public func handle(_ request: Request, responder: Responder) {
+        guard let segments = request.pathSegments() else {
+            responder.send(Problem.malformedPath(request.rawPath).response())
+            return
+        }
+        switch router.match(request.method, segments) {
+        case .matched(let handler, let parameters, let pattern):
+            handler(RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
+        case .methodNotAllowed(let allowed, let pattern):
+            responder.send(Problem.methodNotAllowed(request.method, path: request.rawPath, allowed: allowed).response(route: pattern))
+        case .notFound:
+            responder.send(Problem.notFound(path: request.rawPath).response())
+        }
+    }
+
+    public func refusal(_ reason: RejectionReason) -> Response {
+        Problem.refusal(reason, maxBodyBytes: configuration.maxBodyBytes).response(route: "-")
+    }
+
+    private static func addOperationalRoutes(
+        to router: inout Router<RouteHandler>, metrics: ServiceMetrics,
+        connectionCount: Locked<(@Sendable () -> Int)?>
+    ) {
+        router.add(.get, "/healthz", immediate { _ in
+            var fields = HTTPFields()
+            fields[.contentType] = "application/json"
+            fields[.cacheControl] = "no-store"
+            return Response(status: .ok, headerFields: fields, body: Array(#"{"status":"ok"}"#.utf8))
+        })
+        router.add(.get, "/metrics", immediate { _ in
+            let connections = connectionCount.withLock { $0?() } ?? 0
+            var fields = HTTPFields()
+            fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            fields[.cacheControl] = "no-store"
+            return Response(status: .ok, headerFields: fields, body: metrics.exposition(openConnections: connections))
+        })
+    }
+}
