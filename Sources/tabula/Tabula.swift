@@ -5,6 +5,6 @@ struct Tabula: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabula",
         abstract: "Serves table screens as JSON and answers events with change sets.",
-        subcommands: [ValidateCommand.self, RenderCommand.self, DiffCommand.self]
+        subcommands: [ServeCommand.self, ValidateCommand.self, RenderCommand.self, DiffCommand.self, HealthcheckCommand.self]
     )
 }

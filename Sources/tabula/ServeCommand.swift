@@ -1,0 +1,131 @@
+import ArgumentParser
+import Logging
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the screens of a directory over HTTP.",
+        discussion: """
+            Every option can also be set by the environment variable named in its help; an \
+            option given on the command line wins. The server stops gracefully on SIGTERM or \
+            SIGINT: it stops accepting connections, lets requests in progress finish (up to \
+            --shutdown-grace seconds) and exits 0.
+            """
+    )
+
+    @Option(help: "The address to listen on: 127.0.0.1, 0.0.0.0, ::1 ... (env TABULA_HOST, default 127.0.0.1)")
+    var host: String?
+
+    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default 8080)")
+    var port: Int?
+
+    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default Fixtures/screens)")
+    var screens: String?
+
+    @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor)")
+    var threads: Int?
+
+    @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default 65536)")
+    var maxBody: Int?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default info)")
+    var logLevel: String?
+
+    @Option(help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default 30)")
+    var connectionTimeout: Int?
+
+    @Option(help: "Open connections in all (env TABULA_MAX_CONNECTIONS, default 2048)")
+    var maxConnections: Int?
+
+    @Option(name: .customLong("max-connections-per-ip"), help: "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default 512)")
+    var maxConnectionsPerIP: Int?
+
+    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default 32768)")
+    var connectionMemoryLimit: Int?
+
+    @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default 8)")
+    var shutdownGrace: Double?
+
+    func run() throws {
+        let settings = try resolvedSettings()
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "tabula")
+        let catalogue = try loadCatalogue(settings.screens)
+
+        // Block the stop signals before libmicrohttpd starts its threads, so that only
+        // this thread receives them (in sigwait below).
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        var serviceConfiguration = ServiceConfiguration()
+        serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
+        let service = TabulaService(configuration: serviceConfiguration, logger: logger)
+        let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        service.attach(server)
+        logger.notice("listening on http://\(settings.server.host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens)")
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
+        server.shutdown()
+        logger.notice("stopped")
+    }
+
+    struct Settings {
+        var server: ServerConfiguration
+        var screens: String
+        var logLevel: Logger.Level
+    }
+
+    func resolvedSettings() throws -> Settings {
+        var server = ServerConfiguration()
+        server.host = try EnvironmentSetting.resolve(host, "TABULA_HOST", default: server.host)
+        let port = try EnvironmentSetting.resolve(self.port, "TABULA_PORT", default: Int(server.port))
+        guard let validPort = UInt16(exactly: port) else { throw ValidationError("port \(port) is not between 0 and 65535") }
+        server.port = validPort
+        server.threads = try positive(EnvironmentSetting.resolve(threads, "TABULA_THREADS", default: server.threads), "threads")
+        server.maxBodyBytes = try positive(EnvironmentSetting.resolve(maxBody, "TABULA_MAX_BODY", default: server.maxBodyBytes), "max-body")
+        server.connectionTimeoutSeconds = try positive(
+            EnvironmentSetting.resolve(connectionTimeout, "TABULA_CONNECTION_TIMEOUT", default: server.connectionTimeoutSeconds), "connection-timeout")
+        server.maxConnections = try positive(
+            EnvironmentSetting.resolve(maxConnections, "TABULA_MAX_CONNECTIONS", default: server.maxConnections), "max-connections")
+        server.maxConnectionsPerIP = try EnvironmentSetting.resolve(maxConnectionsPerIP, "TABULA_MAX_CONNECTIONS_PER_IP", default: server.maxConnectionsPerIP)
+        guard server.maxConnectionsPerIP >= 0 else { throw ValidationError("max-connections-per-ip must be 0 (no limit) or more") }
+        server.connectionMemoryLimit = try EnvironmentSetting.resolve(
+            connectionMemoryLimit, "TABULA_CONNECTION_MEMORY_LIMIT", default: server.connectionMemoryLimit)
+        guard server.connectionMemoryLimit >= 4096 else { throw ValidationError("connection-memory-limit must be at least 4096 bytes") }
+        server.shutdownGraceSeconds = try EnvironmentSetting.resolve(shutdownGrace, "TABULA_SHUTDOWN_GRACE", default: server.shutdownGraceSeconds)
+        guard server.shutdownGraceSeconds >= 0 else { throw ValidationError("shutdown-grace must not be negative") }
+        let levelName = try EnvironmentSetting.resolve(logLevel, "TABULA_LOG_LEVEL", default: "info")
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
+        }
+        let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: "Fixtures/screens")
+        return Settings(server: server, screens: screens, logLevel: level)
+    }
+
+    private func positive(_ value: Int, _ name: String) throws -> Int {
+        guard value > 0 else { throw ValidationError("\(name) must be at least 1") }
+        return value
+    }
+}
