@@ -10,6 +10,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Without its default FoundationURL trait, HTTPTypes does not link Foundation.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
@@ -19,10 +24,38 @@ let package = Package(
             // Without Foundation nothing pulls in libm, which Double rounding needs on Linux.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // libmicrohttpd (Debian libmicrohttpd-dev), with C shims for its variadic calls.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // The only target that calls libmicrohttpd: requests and responses in, a router.
+        .target(
+            name: "TabulaHTTP",
+            dependencies: [
+                "CMicroHTTPD",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Routes, problems, metrics and (later) sessions and stores around the core.
+        .target(
+            name: "TabulaService",
+            dependencies: [
+                "TabulaCore",
+                "TabulaHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "tabula",
             dependencies: [
                 "TabulaCore",
+                "TabulaService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -33,6 +66,15 @@ let package = Package(
             dependencies: ["TabulaCore", "TabulaSamples"],
             path: "Benchmarks/CoreBenchmark"
         ),
+        .executableTarget(
+            name: "tabula-http-baseline",
+            dependencies: [
+                "TabulaHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HTTPBaselineServer"
+        ),
         .testTarget(
             name: "TabulaCoreTests",
             dependencies: [
@@ -40,6 +82,24 @@ let package = Package(
                 "TabulaSamples",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // A raw-socket HTTP client and process helpers shared by the test targets.
+        .target(
+            name: "TabulaTestSupport",
+            path: "Tests/TabulaTestSupport"
+        ),
+        .testTarget(
+            name: "TabulaHTTPTests",
+            dependencies: [
+                "TabulaHTTP",
+                "TabulaTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TabulaServiceTests",
+            dependencies: ["tabula", "TabulaService", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

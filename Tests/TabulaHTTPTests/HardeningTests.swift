@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TabulaHTTP
+import TabulaTestSupport
+
+@Suite struct HardeningTests {
+    /// Sends `request`, expects `status`, and expects the server to close the connection.
+    func expectRefusal(_ request: String, status: Int, reason: RejectionReason? = nil, port: UInt16, observer: RecordingObserver) throws {
+        let connection = try RawHTTPConnection(port: port)
+        try connection.send(request)
+        let response = try connection.readResponse()
+        #expect(response.status == status, "\(request.prefix(60))")
+        #expect(response.header("Connection")?.lowercased() == "close")
+        #expect(connection.closesWithin(seconds: 2))
+        if let reason {
+            #expect(response.bodyText == reason.rawValue)
+            #expect(observer.rejections.withLock { $0.contains(reason) })
+        }
+    }
+
+    @Test func bodyOverTheLimitByContentLength() throws {
+        try withServer { _, port, observer in
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n", status: 413, reason: .bodyTooLarge, port: port, observer: observer)
+            // Exactly at the limit is fine.
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "a", count: 1024))
+            #expect(try connection.readResponse().bodyText == "1024")
+        }
+    }
+
+    @Test func chunkedBodyOverTheLimit() throws {
+        try withServer { _, port, observer in
+            let chunk = String(repeating: "b", count: 600)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n\(chunk)\r\n258\r\n\(chunk)\r\n0\r\n\r\n",
+                status: 413, reason: .bodyTooLarge, port: port, observer: observer)
+        }
+    }
+
+    @Test func endlessChunkedBodyIsCutOff() throws {
+        try withServer { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = "4000\r\n" + String(repeating: "c", count: 0x4000) + "\r\n"
+            var closed = false
+            for _ in 0..<200 {
+                do {
+                    try connection.send(chunk)
+                } catch {
+                    closed = true
+                    break
+                }
+            }
+            #expect(closed || connection.closesWithin(seconds: 2))
+        }
+    }
+
+    @Test func duplicateContentLengthIsRefused() throws {
+        try withServer { _, port, observer in
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", status: 400,
+                              reason: .duplicateContentLength, port: port, observer: observer)
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\nhello", status: 400,
+                              reason: .duplicateContentLength, port: port, observer: observer)
+        }
+    }
+
+    @Test func contentLengthWithTransferEncodingIsRefused() throws {
+        try withServer { _, port, observer in
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                              status: 400, reason: .contentLengthWithTransferEncoding, port: port, observer: observer)
+        }
+    }
+
+    @Test func transferEncodingOtherThanChunkedIsNotImplemented() throws {
+        try withServer { _, port, observer in
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc", status: 501,
+                              reason: .unsupportedTransferEncoding, port: port, observer: observer)
+            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", status: 501,
+                              reason: .unsupportedTransferEncoding, port: port, observer: observer)
+        }
+    }
+
+    @Test func http11WithoutHostIsRefused() throws {
+        try withServer { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET /hello HTTP/1.1\r\n\r\n")
+            #expect(try connection.readResponse().status == 400)
+            // HTTP/1.0 does not need Host.
+            let old = try RawHTTPConnection(port: port)
+            try old.send("GET /hello HTTP/1.0\r\n\r\n")
+            #expect(try old.readResponse().bodyText == "hello")
+        }
+    }
+
+    @Test func headersOverTheMemoryLimitGet431() throws {
+        try withServer({ $0.connectionMemoryLimit = 8192 }) { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n")
+            #expect(try connection.readResponse().status == 431)
+            let many = try RawHTTPConnection(port: port)
+            try many.send("GET /hello HTTP/1.1\r\nHost: x\r\n" + (0..<800).map { "X-H\($0): v\r\n" }.joined() + "\r\n")
+            #expect(try many.readResponse().status == 431)
+        }
+    }
+
+    @Test func idleConnectionsAreClosedAfterTheTimeout() throws {
+        try withServer({ $0.connectionTimeoutSeconds = 1 }) { _, port, _ in
+            let idle = try RawHTTPConnection(port: port)
+            #expect(idle.closesWithin(seconds: 4))
+            let afterRequest = try RawHTTPConnection(port: port)
+            try afterRequest.send(getRequest("/hello"))
+            #expect(try afterRequest.readResponse().status == 200)
+            #expect(afterRequest.closesWithin(seconds: 4))
+        }
+    }
+
+    @Test func connectionsOverThePerAddressLimitAreRefused() throws {
+        try withServer({ $0.maxConnectionsPerIP = 4; $0.threads = 1 }) { _, port, observer in
+            var held: [RawHTTPConnection] = []
+            for _ in 0..<4 {
+                let connection = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.1")
+                try connection.send(getRequest("/hello"))
+                #expect(try connection.readResponse().status == 200)
+                held.append(connection)
+            }
+            let refused = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.1")
+            #expect(refused.closesWithin(seconds: 2))
+            #expect(observer.rejections.withLock { $0.contains(.connectionLimit) })
+            // Another client address is still served meanwhile.
+            let other = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.2")
+            try other.send(getRequest("/hello"))
+            #expect(try other.readResponse().bodyText == "hello")
+            // Closing one frees a place for its address.
+            held.removeFirst()
+            usleep(200_000)
+            let again = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.1")
+            try again.send(getRequest("/hello"))
+            #expect(try again.readResponse().bodyText == "hello")
+        }
+    }
+
+    /// At its total limit libmicrohttpd stops accepting: a further connection waits in
+    /// the kernel's backlog, unserved, until a slot frees.
+    @Test func totalConnectionLimitHolds() throws {
+        try withServer({ $0.maxConnections = 3; $0.threads = 1 }) { _, port, _ in
+            var held = try (0..<3).map { _ in try RawHTTPConnection(port: port) }
+            for connection in held {
+                try connection.send(getRequest("/hello"))
+                #expect(try connection.readResponse().status == 200)
+            }
+            let waiting = try RawHTTPConnection(port: port, timeout: 1)
+            try waiting.send(getRequest("/hello"))
+            #expect(throws: RawHTTPError.self) { try waiting.readResponse() }
+            held.removeFirst()  // closes one connection: the waiting one takes its place
+            #expect(try waiting.readResponse().bodyText == "hello")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TabulaTestSupport
+
+@Suite(.serialized) struct OperationsTests {
+    @Test func metricsCountRequestsRejectionsAndConnections() throws {
+        let server = try ServerProcess()
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send(getRequest("/healthz"))
+        #expect(try connection.readResponse().status == 200)
+        try connection.send(getRequest("/nope"))
+        #expect(try connection.readResponse().status == 404)
+        try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        #expect(try connection.readResponse().status == 405)
+        let refused = try RawHTTPConnection(port: server.port)
+        try refused.send("POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
+        #expect(try refused.readResponse().status == 501)
+
+        try connection.send(getRequest("/metrics"))
+        let metrics = try connection.readResponse()
+        #expect(metrics.status == 200)
+        #expect(metrics.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+        let text = metrics.bodyText
+        #expect(text.contains(#"tabula_http_requests_total{route="/healthz",status="200"} 1"#))
+        #expect(text.contains(#"tabula_http_requests_total{route="-",status="404"} 1"#))
+        #expect(text.contains(#"tabula_http_requests_total{route="/healthz",status="405"} 1"#))
+        #expect(text.contains(#"tabula_http_rejected_requests_total{reason="unsupported_transfer_encoding"} 1"#))
+        #expect(text.contains(#"tabula_http_request_duration_seconds_bucket{route="/healthz",le="+Inf"}"#))
+        #expect(text.contains("tabula_http_open_connections "))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
+    @Test func oneLogLinePerRequestWithMethodPathStatusAndDuration() throws {
+        let server = try ServerProcess()
+        let connection = try RawHTTPConnection(port: server.port)
+        for path in ["/healthz", "/missing"] {
+            try connection.send(getRequest(path))
+            _ = try connection.readResponse()
+        }
+        usleep(100_000)
+        let lines = server.log.split(separator: "\n")
+        #expect(lines.filter { $0.contains("GET /healthz 200 ") && $0.hasSuffix("ms") }.count == 1)
+        #expect(lines.filter { $0.contains("GET /missing 404 ") }.count == 1)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
+    @Test func logLevelWarningSilencesRequestLines() throws {
+        let quiet = try ServerProcess(arguments: ["--log-level", "warning"])
+        let connection = try RawHTTPConnection(port: quiet.port)
+        try connection.send(getRequest("/healthz"))
+        _ = try connection.readResponse()
+        usleep(100_000)
+        #expect(!quiet.log.contains("GET /healthz"))
+    }
+
+    @Test func problemDocumentsFollowRFC9457() throws {
+        let server = try ServerProcess()
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 405)
+        #expect(response.header("Allow") == "GET, HEAD")
+        #expect(response.header("Content-Type") == "application/problem+json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(document["type"] as? String == "urn:tabula:problem:method-not-allowed")
+        #expect(document["title"] as? String == "Method Not Allowed")
+        #expect(document["status"] as? Int == 405)
+        #expect((document["detail"] as? String)?.contains("use GET, HEAD") == true)
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TabulaTestSupport
+
+@Suite(.serialized) struct ServeProcessTests {
+    @Test func sigtermLetsTheRequestInProgressFinishThenExitsZero() throws {
+        let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
+        let slow = try RawHTTPConnection(port: server.port)
+        // A slow upload: the request is in progress until its body is complete.
+        try slow.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"row\": \"")
+        usleep(200_000)
+        let signalled = Date()
+        server.signal(SIGTERM)
+        usleep(300_000)
+        #expect(throws: RawHTTPError.self) { _ = try RawHTTPConnection(port: server.port) }
+        #expect(server.process.isRunning)
+        try slow.send("wifi\"}     ")  // 9 + 11 = the 20 bytes announced
+        let response = try slow.readResponse()
+        #expect(response.status == 405)
+        #expect(server.waitForExit(seconds: 5) == 0)
+        #expect(Date().timeIntervalSince(signalled) < 5)
+        #expect(server.log.contains("received SIGTERM"))
+        #expect(server.log.contains("stopped"))
+    }
+
+    @Test func sigintStopsAnIdleServerAtOnce() throws {
+        let server = try ServerProcess()
+        let started = Date()
+        server.signal(SIGINT)
+        #expect(server.waitForExit(seconds: 3) == 0)
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
+
+    @Test func environmentVariablesConfigureTheServer() throws {
+        let server = try ServerProcess(environment: ["TABULA_MAX_BODY": "100", "TABULA_LOG_LEVEL": "info"])
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+        #expect(response.header("Content-Type") == "application/problem+json")
+        #expect(response.bodyText.contains("larger than the limit of 100 bytes"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
+    @Test func optionsWinOverTheEnvironmentAndBadValuesAreNamed() throws {
+        let bad = Process()
+        bad.executableURL = tabulaExecutable
+        bad.arguments = ["serve"]
+        bad.environment = ["TABULA_PORT": "eighty"]
+        let errors = Pipe()
+        bad.standardError = errors
+        bad.standardOutput = Pipe()
+        try bad.run()
+        bad.waitUntilExit()
+        #expect(bad.terminationStatus != 0)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains("TABULA_PORT=\"eighty\" is not a valid value"))
+
+        let server = try ServerProcess(environment: ["TABULA_PORT": "eighty"])  // --port 0 wins
+        #expect(server.port > 0)
+    }
+
+    @Test func aBadDefinitionDirectoryStopsTheStartWithEveryProblem() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(#"{"id": "a", "title": "{{x}}", "sections": [{"id": "s", "rows": [{"id": "r", "kind": "nope"}]}]}"#.utf8)
+            .write(to: directory.appendingPathComponent("a.json"))
+        #expect(throws: ServerProcessError.self) { try ServerProcess(arguments: ["--screens", directory.path]) }
+        do {
+            _ = try ServerProcess(arguments: ["--screens", directory.path])
+        } catch {
+            #expect("\(error)".contains("a.json: $.title: column 3: unknown state key 'x'"))
+            #expect("\(error)".contains("a.json: $.sections[0].rows[0].kind: unknown kind \"nope\""))
+        }
+    }
+
+    @Test func healthcheckCommandAsksTheServer() throws {
+        let server = try ServerProcess()
+        let check = Process()
+        check.executableURL = tabulaExecutable
+        check.arguments = ["healthcheck"]
+        check.environment = ["TABULA_PORT": String(server.port)]
+        check.standardOutput = Pipe()
+        try check.run()
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+
+        let down = Process()
+        down.executableURL = tabulaExecutable
+        down.arguments = ["healthcheck", "--url", "http://127.0.0.1:\(server.port)/healthz", "--timeout", "1"]
+        down.standardError = Pipe()
+        try down.run()
+        down.waitUntilExit()
+        #expect(down.terminationStatus == 1)
+    }
+}

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A failure of the raw test client.
+public struct RawHTTPError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// An HTTP/1.x response as it came off the wire.
+public struct RawHTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    /// The first header with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// One TCP connection driven byte by byte, for tests that must see what HTTP clients
+/// hide: connection reuse and closing, malformed framing, slow senders.
+public final class RawHTTPConnection {
+    public let descriptor: Int32
+    private var buffered: [UInt8] = []
+
+    /// Connects to 127.0.0.1:port (or `host`), optionally from a given source address
+    /// (any 127.x.y.z works on loopback), waiting at most `timeout` seconds per read.
+    public init(port: UInt16, host: String = "127.0.0.1", sourceAddress: String? = nil, timeout: Double = 5) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawHTTPError("socket() failed") }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        if let sourceAddress {
+            var source = Self.address(sourceAddress, port: 0)
+            let bound = withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(descriptor)
+                throw RawHTTPError("bind to \(sourceAddress) failed")
+            }
+        }
+        var target = Self.address(host, port: port)
+        let connected = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(descriptor)
+            throw RawHTTPError("connect to \(host):\(port) failed: \(reason)")
+        }
+    }
+
+    deinit { Glibc.close(descriptor) }
+
+    private static func address(_ host: String, port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, host, &address.sin_addr)
+        return address
+    }
+
+    public func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw RawHTTPError("send failed: \(String(cString: strerror(errno)))") }
+            offset += sent
+        }
+    }
+
+    /// Reads more bytes; `false` when the peer closed the connection.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count == 0 { return false }
+        guard count > 0 else {
+            if errno == ECONNRESET { return false }
+            throw RawHTTPError("recv failed or timed out: \(String(cString: strerror(errno)))")
+        }
+        buffered.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    /// Reads one response (Content-Length, chunked, or until close).
+    public func readResponse(forHEAD: Bool = false) throws -> RawHTTPResponse {
+        var headerEnd: Int?
+        while headerEnd == nil {
+            headerEnd = Self.find([13, 10, 13, 10], in: buffered)
+            if headerEnd == nil {
+                guard try fill() else { throw RawHTTPError("connection closed before a response (\(buffered.count) bytes)") }
+            }
+        }
+        guard let end = headerEnd else { throw RawHTTPError("no header end") }
+        let head = String(decoding: buffered[0..<end], as: UTF8.self)
+        buffered.removeFirst(end + 4)
+        var lines = head.crlfLines()
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw RawHTTPError("bad status line: \(statusLine)") }
+        let headers: [(name: String, value: String)] = lines.compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces())
+        }
+        var response = RawHTTPResponse(status: status, headers: headers, body: [])
+        if forHEAD || status == 204 || status == 304 || (100..<200).contains(status) { return response }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            while buffered.count < length {
+                guard try fill() else { throw RawHTTPError("connection closed inside the body") }
+            }
+            response.body = Array(buffered[0..<length])
+            buffered.removeFirst(length)
+        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            response.body = try readChunkedBody()
+        } else {
+            while try fill() {}
+            response.body = buffered
+            buffered = []
+        }
+        return response
+    }
+
+    private func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            var lineEnd = Self.find([13, 10], in: buffered)
+            while lineEnd == nil {
+                guard try fill() else { throw RawHTTPError("closed inside a chunk") }
+                lineEnd = Self.find([13, 10], in: buffered)
+            }
+            guard let end = lineEnd, let size = Int(String(decoding: buffered[0..<end], as: UTF8.self), radix: 16) else {
+                throw RawHTTPError("bad chunk size")
+            }
+            buffered.removeFirst(end + 2)
+            while buffered.count < size + 2 {
+                guard try fill() else { throw RawHTTPError("closed inside a chunk") }
+            }
+            if size == 0 {
+                buffered.removeFirst(2)
+                return body
+            }
+            body.append(contentsOf: buffered[0..<size])
+            buffered.removeFirst(size + 2)
+        }
+    }
+
+    /// Whether the peer closes the connection within `seconds` (reading and discarding).
+    public func closesWithin(seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pollDescriptor, 1, 50)
+            if ready > 0 {
+                var byte = [UInt8](repeating: 0, count: 4096)
+                let count = byte.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if count == 0 || (count < 0 && errno == ECONNRESET) { return true }
+            }
+        }
+        return false
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<start + needle.count]) == needle { return start }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func crlfLines() -> [String] {
+        var result: [String] = []
+        var current = ""
+        var iterator = unicodeScalars.makeIterator()
+        while let scalar = iterator.next() {
+            if scalar == "\r" { continue }
+            if scalar == "\n" {
+                result.append(current)
+                current = ""
+            } else {
+                current.unicodeScalars.append(scalar)
+            }
+        }
+        result.append(current)
+        return result
+    }
+
+    func trimmingSpaces() -> String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}
+
+/// A GET request line and the usual headers, for keep-alive tests.
+public func getRequest(_ path: String, headers: [String] = []) -> String {
+    "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+}
