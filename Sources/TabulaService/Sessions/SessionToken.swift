@@ -1,0 +1,46 @@
+/// Session tokens: 192 random bits from the system's cryptographic source (`getrandom` on
+/// Linux, through `SystemRandomNumberGenerator`), written in URL-safe base64 without
+/// padding: 32 characters of `A–Z a–z 0–9 - _`.
+enum SessionToken {
+    static let length = 32
+
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        for _ in 0..<3 {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return base64URL(bytes)
+    }
+
+    /// Whether a string has the shape of a token (so garbage never reaches the store).
+    static func isWellFormed(_ token: String) -> Bool {
+        token.utf8.count == length && token.utf8.allSatisfy { alphabet.contains($0) }
+    }
+
+    /// A short, non-secret prefix for logs.
+    static func logPrefix(_ token: String) -> String {
+        String(token.prefix(8))
+    }
+
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        var index = 0
+        while index + 2 < bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { output.append(alphabet[Int((value >> UInt32(shift)) & 63)]) }
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining > 0 {
+            var value = UInt32(bytes[index]) << 16
+            if remaining == 2 { value |= UInt32(bytes[index + 1]) << 8 }
+            let characters = remaining == 1 ? 2 : 3
+            for position in 0..<characters { output.append(alphabet[Int((value >> UInt32(18 - position * 6)) & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -1,0 +1,133 @@
+public import TabulaCore
+import TabulaHTTP
+
+/// Sessions in memory, for tests and `--store memory`: nothing survives a restart. Each
+/// session has its own lock, so events on one session are serialized and sessions do not
+/// wait for each other. It keeps the last `keepRevisions` states and log entries and the
+/// answers of event ids younger than the idempotency TTL.
+public final class MemorySessionStore: SessionStore {
+    let settings: StoreSettings
+    private let sessions = Locked<[String: MemorySession]>([:])
+    private let now: @Sendable () -> Milliseconds
+
+    public init(settings: StoreSettings = StoreSettings(), now: @escaping @Sendable () -> Milliseconds = unixMilliseconds) {
+        self.settings = settings
+        self.now = now
+    }
+
+    public func createSession(
+        token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        let session = MemorySession(state: initialState, time: now())
+        let created = sessions.withLock { sessions -> Bool in
+            guard sessions[token] == nil else { return false }
+            sessions[token] = session
+            return true
+        }
+        completion(created ? .success(()) : .failure(StoreError("session token collision")))
+    }
+
+    public func read<Value: Sendable>(
+        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
+        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    ) {
+        guard let session = lookup(token) else { return completion(.success(nil)) }
+        let value = session.lock.withLock { data in body(MemorySessionView(data: data)) }
+        completion(.success(value))
+    }
+
+    public func write<Value: Sendable>(
+        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
+        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    ) {
+        guard let session = lookup(token) else { return completion(.success(nil)) }
+        let time = now()
+        let value = session.lock.withLock { data -> Value in
+            var writing = SessionWriting(reading: MemorySessionView(data: data))
+            let value = body(&writing)
+            if let commit = writing.commit { data.apply(commit, settings: settings, time: time) }
+            data.lastUsed = time
+            return value
+        }
+        completion(.success(value))
+    }
+
+    public func sessionCount() -> Int {
+        sessions.withLock { $0.count }
+    }
+
+    /// The log entries still kept for a session (the last `keepRevisions`), oldest first.
+    public func eventLog(session token: String) -> [EventRecord] {
+        lookup(token)?.lock.withLock { $0.log } ?? []
+    }
+
+    /// Removes sessions idle longer than the session TTL; returns how many.
+    @discardableResult
+    public func removeIdleSessions() -> Int {
+        let cutoff = now() - Milliseconds(settings.sessionTTLSeconds) * 1000
+        return sessions.withLock { sessions in
+            let idle = sessions.filter { $0.value.lock.withLock { $0.lastUsed } < cutoff }.map(\.key)
+            for token in idle { sessions[token] = nil }
+            return idle.count
+        }
+    }
+
+    private func lookup(_ token: String) -> MemorySession? {
+        sessions.withLock { $0[token] }
+    }
+}
+
+/// One session in memory: its data behind its own lock.
+final class MemorySession: Sendable {
+    let lock: Locked<MemorySessionData>
+
+    init(state: SessionState, time: Milliseconds) {
+        lock = Locked(MemorySessionData(states: [state], lastUsed: time))
+    }
+}
+
+struct MemorySessionData: Sendable {
+    /// Consecutive revisions, oldest first; the last is the current state.
+    var states: [SessionState]
+    var log: [EventRecord] = []
+    var answers: [String: StoredAnswer] = [:]
+    var lastUsed: Milliseconds
+
+    init(states: [SessionState], lastUsed: Milliseconds) {
+        self.states = states
+        self.lastUsed = lastUsed
+    }
+
+    mutating func apply(_ commit: SessionWriting.Commit, settings: StoreSettings, time: Milliseconds) {
+        guard let current = states.last else { return }
+        if commit.state.revision == current.revision + 1 {
+            states.append(commit.state)
+            log.append(commit.event)
+            if states.count > settings.keepRevisions + 1 { states.removeFirst(states.count - settings.keepRevisions - 1) }
+            if log.count > settings.keepRevisions { log.removeFirst(log.count - settings.keepRevisions) }
+        }
+        if let answer = commit.answer, let eventID = commit.event.eventID {
+            answers[eventID] = answer
+            let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+            if answers.count % 64 == 0 { answers = answers.filter { $0.value.time >= cutoff } }
+        }
+    }
+}
+
+/// A read view over a session's data, valid while its lock is held.
+struct MemorySessionView: SessionReading {
+    let data: MemorySessionData
+
+    var current: SessionState { data.states[data.states.count - 1] }
+
+    func state(at revision: Int) -> RevisionLookup {
+        let oldest = data.states[0].revision
+        if revision > current.revision { return .future(current: current.revision) }
+        if revision < oldest { return .tooOld(oldestKept: oldest) }
+        return .found(data.states[revision - oldest])
+    }
+
+    func storedAnswer(eventID: String) -> StoredAnswer? {
+        data.answers[eventID]
+    }
+}

@@ -1,0 +1,19 @@
+/// Retention settings every store honours.
+public struct StoreSettings: Sendable {
+    /// Revisions kept rebuildable per session (older ones get 409).
+    public var keepRevisions = 100
+    /// How long an `eventId`'s answer is kept for retries, in seconds.
+    public var idempotencyTTLSeconds = 24 * 60 * 60
+    /// Sessions idle longer than this are removed, in seconds.
+    public var sessionTTLSeconds = 30 * 24 * 60 * 60
+
+    public init() {}
+}
+
+/// Milliseconds since 1970, the stores' clock.
+public typealias Milliseconds = Int64
+
+/// The current time in milliseconds since 1970.
+public func unixMilliseconds() -> Milliseconds {
+    WallClock.nowMilliseconds()
+}
