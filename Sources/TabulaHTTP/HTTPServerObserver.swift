@@ -28,6 +28,8 @@ public struct RequestSummary: Sendable {
     public var route: String
     public var duration: Duration
     public var remoteAddress: String
+    /// The response's ``Response/logContext``.
+    public var logContext: String?
 }
 
 /// Receives what happens inside the server, for logs and metrics.

@@ -27,6 +27,7 @@ final class RequestContext: @unchecked Sendable {
         var queued = false
         var statusSent = 0
         var route = "-"
+        var logContext: String?
     }
 
     let delivery = Locked(Delivery())

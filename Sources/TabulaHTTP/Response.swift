@@ -13,6 +13,8 @@ public struct Response: Sendable {
     public var closesConnection = false
     /// The route pattern that produced it, for metrics and logs ("-" when none matched).
     public var route = "-"
+    /// Extra context for the request's log line, such as a short session prefix.
+    public var logContext: String?
 
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: [UInt8] = []) {
         storage = .dynamic(status: status, headerFields: headerFields, body: body)

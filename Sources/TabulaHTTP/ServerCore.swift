@@ -189,6 +189,7 @@ final class ServerCore: @unchecked Sendable {
             delivery.queued = true
             delivery.statusSent = response.status.code
             delivery.route = response.route
+            delivery.logContext = response.logContext
         }
         switch response.storage {
         case .prepared(let prepared) where !closes:
@@ -217,7 +218,8 @@ final class ServerCore: @unchecked Sendable {
         }
         observer.requestCompleted(RequestSummary(
             method: context.method, path: context.rawURL, status: delivery.statusSent, route: delivery.route,
-            duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.remoteAddress))
+            duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.remoteAddress,
+            logContext: delivery.logContext))
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are

@@ -1,11 +1,14 @@
 public import HTTPTypes
 public import Logging
 public import TabulaHTTP
+public import TabulaCore
 
 /// Settings of the service around the HTTP server.
 public struct ServiceConfiguration: Sendable {
     /// The body limit, to say in 413 problems.
     public var maxBodyBytes = 64 * 1024
+    /// Rendered screens kept for sessions (each a few kilobytes).
+    public var screenCacheEntries = 50_000
 
     public init() {}
 }
@@ -19,13 +22,29 @@ public final class TabulaService: HTTPHandler {
     private let router: Router<RouteHandler>
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
 
-    public init(configuration: ServiceConfiguration, logger: Logger) {
+    public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        metrics = ServiceMetrics()
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
+        let api = APIContext(catalogue: catalogue, store: store, metrics: metrics, logger: logger, cacheEntries: configuration.screenCacheEntries)
         var router = Router<RouteHandler>()
-        Self.addOperationalRoutes(to: &router, metrics: metrics, connectionCount: connectionCount)
+        Self.addOperationalRoutes(to: &router, metrics: metrics, store: store, connectionCount: connectionCount)
+        Self.addAPIRoutes(to: &router, api)
+        router.add(.get, "/openapi.json", immediate { _ in
+            Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes)
+        })
         self.router = router
+    }
+
+    private static func addAPIRoutes(to router: inout Router<RouteHandler>, _ api: APIContext) {
+        router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
+        router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
+        router.add(.get, "/v1/screens/{id}") { api.getScreen($0, $1) }
+        router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
+        router.add(.post, "/v1/screens/{id}/selection") { api.handleEvent(.selection, $0, $1) }
+        router.add(.post, "/v1/screens/{id}/switch") { api.handleEvent(.switch, $0, $1) }
+        router.add(.post, "/v1/screens/{id}/deletion") { api.handleEvent(.deletion, $0, $1) }
     }
 
     /// Logs and metrics for the server's events.
@@ -61,7 +80,7 @@ public final class TabulaService: HTTPHandler {
     }
 
     private static func addOperationalRoutes(
-        to router: inout Router<RouteHandler>, metrics: ServiceMetrics,
+        to router: inout Router<RouteHandler>, metrics: ServiceMetrics, store: any SessionStore,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
         router.add(.get, "/healthz", immediate { _ in
@@ -75,7 +94,9 @@ public final class TabulaService: HTTPHandler {
             var fields = HTTPFields()
             fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             fields[.cacheControl] = "no-store"
-            return Response(status: .ok, headerFields: fields, body: metrics.exposition(openConnections: connections))
+            return Response(
+                status: .ok, headerFields: fields,
+                body: metrics.exposition(openConnections: connections, sessions: store.sessionCount()))
         })
     }
 }

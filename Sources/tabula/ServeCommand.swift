@@ -74,7 +74,8 @@ struct ServeCommand: ParsableCommand {
 
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
-        let service = TabulaService(configuration: serviceConfiguration, logger: logger)
+        let store = MemorySessionStore()
+        let service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
         do {
             try server.start()

@@ -11,9 +11,9 @@ struct RequestObserver: HTTPServerObserver {
         guard logger.logLevel <= .info else { return }
         let (seconds, attoseconds) = summary.duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        logger.info("\(summary.method) \(summary.path) \(summary.status) \(Self.milliseconds(microseconds))ms", metadata: [
-            "client": "\(summary.remoteAddress)",
-        ])
+        var metadata: Logger.Metadata = ["client": "\(summary.remoteAddress)"]
+        if let session = summary.logContext { metadata["session"] = "\(session)" }
+        logger.info("\(summary.method) \(summary.path) \(summary.status) \(Self.milliseconds(microseconds))ms", metadata: metadata)
     }
 
     func requestRejected(_ reason: RejectionReason) {

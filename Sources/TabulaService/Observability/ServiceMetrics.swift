@@ -10,6 +10,8 @@ public final class ServiceMetrics: Sendable {
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
     private let timers = Locked<[String: CoreMetrics.Timer]>([:])
     private let openConnections: CoreMetrics.Gauge
+    private let sessions: CoreMetrics.Gauge
+    private let changeSetSizes: CoreMetrics.Recorder
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -19,8 +21,11 @@ public final class ServiceMetrics: Sendable {
             .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2),
         ]
+        factory.defaultValueHistogramBuckets = [0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 10000]
         self.factory = factory
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
+        sessions = CoreMetrics.Gauge(label: "tabula_sessions", factory: factory)
+        changeSetSizes = CoreMetrics.Recorder(label: "tabula_change_set_items", factory: factory)
     }
 
     /// Counts a finished request by route pattern and status, and records its latency.
@@ -41,6 +46,13 @@ public final class ServiceMetrics: Sendable {
         counter("tabula_http_rejected_requests_total", ["reason": reason]).increment()
     }
 
+    /// Counts an event by kind and outcome (changed, unchanged, replayed, rejected) and
+    /// records how many sections and rows its change set touched.
+    func recordEvent(kind: String, outcome: String, changeCount: Int? = nil) {
+        counter("tabula_events_total", ["kind": kind, "outcome": outcome]).increment()
+        if let changeCount { changeSetSizes.record(changeCount) }
+    }
+
     /// A counter by name and labels, created once and then reused.
     func counter(_ name: String, _ labels: KeyValuePairs<String, String>) -> CoreMetrics.Counter {
         let key = name + labels.map { "|\($0.key)=\($0.value)" }.joined()
@@ -53,8 +65,9 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with gauges read at this moment.
-    func exposition(openConnections connections: Int) -> [UInt8] {
+    func exposition(openConnections connections: Int, sessions sessionCount: Int) -> [UInt8] {
         openConnections.record(connections)
+        sessions.record(sessionCount)
         return registry.emitToBuffer()
     }
 }

@@ -1,0 +1,73 @@
+import HTTPTypes
+import Logging
+import TabulaCore
+import TabulaHTTP
+
+/// What the API routes share: the catalogue, the store, the screen cache, metrics, logs.
+final class APIContext: Sendable {
+    let catalogue: Catalogue
+    let store: any SessionStore
+    let cache: ScreenCache
+    let metrics: ServiceMetrics
+    let logger: Logger
+    /// `GET /v1/screens`, built once.
+    let screenList: PreparedResponse?
+
+    static let sessionHeader = HTTPField.Name.session
+
+    init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int) {
+        self.catalogue = catalogue
+        self.store = store
+        self.metrics = metrics
+        self.logger = logger
+        cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("screens")
+        writer.array(catalogue.screens) { writer, screen in
+            writer.beginObject()
+            writer.key("id"); writer.string(screen.id)
+            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: catalogue.initialState)))
+            writer.endObject()
+        }
+        writer.endObject()
+        screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: writer.bytes)
+    }
+
+    func definition(_ id: String) throws(Problem) -> ScreenDefinition {
+        guard let definition = catalogue.screen(id: id) else {
+            throw Problem.unknownScreen(id, known: catalogue.screens.map(\.id))
+        }
+        return definition
+    }
+
+    /// The session token of a request: `nil` without an X-Session header; a 401 or 400
+    /// problem for a malformed one.
+    func sessionToken(_ request: Request) throws(Problem) -> String? {
+        let values = request.headerFields[values: Self.sessionHeader]
+        guard let token = values.first else { return nil }
+        guard values.count == 1 else { throw Problem.invalidBody("send one X-Session header, not \(values.count)") }
+        guard SessionToken.isWellFormed(token) else { throw Problem.unknownSession }
+        return token
+    }
+}
+
+/// Helpers for JSON answers.
+enum JSONResponse {
+    static func headers(cacheControl: String = "no-store") -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[.cacheControl] = cacheControl
+        return fields
+    }
+
+    static func make(_ status: HTTPResponse.Status = .ok, _ body: [UInt8]) -> Response {
+        Response(status: status, headerFields: headers(), body: body)
+    }
+}
+
+extension HTTPField.Name {
+    /// `X-Session`: the session token. A literal of valid token characters, so the
+    /// failable initializer cannot fail; the fallback only satisfies the type checker.
+    static let session = HTTPField.Name("X-Session") ?? .authorization
+}

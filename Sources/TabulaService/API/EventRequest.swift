@@ -1,0 +1,100 @@
+import TabulaCore
+
+/// The body of `POST /v1/screens/{id}/selection`, `/switch` or `/deletion`.
+struct EventRequest: Sendable, Equatable {
+    enum Kind: String, Sendable {
+        case selection, `switch`, deletion
+    }
+
+    enum Target: Sendable, Equatable {
+        case row(String)
+        case indexPath(RowPath)
+    }
+
+    var kind: Kind
+    var target: Target
+    var isOn: Bool?
+    var revision: Int?
+    var eventID: String?
+
+    static let maxEventIDLength = 200
+    static let maxRowIDLength = 1024
+
+    /// Decodes and checks a body; every problem is a 400 that says which field to fix.
+    static func decode(_ body: [UInt8], kind: Kind) throws(Problem) -> EventRequest {
+        let json: JSONValue
+        do {
+            json = try JSONParser(maxDepth: 16).parse(body)
+        } catch {
+            throw Problem.malformedJSON(error)
+        }
+        guard case .object(let object) = json else {
+            throw Problem.invalidBody("the body must be a JSON object, not \(json.typeName)")
+        }
+        let allowed = kind == .switch ? ["row", "indexPath", "isOn", "revision", "eventId"] : ["row", "indexPath", "revision", "eventId"]
+        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+            let hint = unknown == "isOn" ? "; only switch events carry isOn" : ""
+            throw Problem.invalidBody("unknown field \"\(unknown)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
+        }
+        let target: Target
+        switch (object["row"], object["indexPath"]) {
+        case (.some(let row), nil):
+            guard case .string(let id) = row, !id.isEmpty, id.utf8.count <= maxRowIDLength else {
+                throw Problem.invalidBody("\"row\" must be a row id: a non-empty string of at most \(maxRowIDLength) bytes")
+            }
+            target = .row(id)
+        case (nil, .some(let indexPath)):
+            target = .indexPath(try Self.indexPath(indexPath))
+        case (.some, .some):
+            throw Problem.invalidBody("send either \"row\" or \"indexPath\", not both")
+        case (nil, nil):
+            throw Problem.invalidBody("say which row: send \"row\" (its id) or \"indexPath\" ({\"section\": S, \"row\": R})")
+        }
+        var request = EventRequest(kind: kind, target: target)
+        if kind == .switch {
+            guard let value = object["isOn"] else { throw Problem.invalidBody("a switch event needs \"isOn\": true or false") }
+            guard case .bool(let isOn) = value else { throw Problem.invalidBody("\"isOn\" must be true or false, not \(value.typeName)") }
+            request.isOn = isOn
+        }
+        if let value = object["revision"] {
+            guard case .number(let number) = value, let revision = Int(exactly: number), revision >= 0 else {
+                throw Problem.invalidBody("\"revision\" must be a whole number of at least 0 (the revision the client shows)")
+            }
+            request.revision = revision
+        }
+        if let value = object["eventId"] {
+            guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength else {
+                throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes")
+            }
+            request.eventID = id
+        }
+        if case .indexPath = target, request.revision == nil {
+            throw Problem.invalidBody("an \"indexPath\" is resolved against the screen at the client's revision, so send \"revision\" too")
+        }
+        return request
+    }
+
+    private static func indexPath(_ value: JSONValue) throws(Problem) -> RowPath {
+        guard case .object(let object) = value, Set(object.keys) == ["section", "row"],
+            case .number(let section)? = object["section"], case .number(let row)? = object["row"],
+            let sectionIndex = Int(exactly: section), let rowIndex = Int(exactly: row), sectionIndex >= 0, rowIndex >= 0
+        else {
+            throw Problem.invalidBody("\"indexPath\" must be {\"section\": S, \"row\": R} with whole numbers of at least 0")
+        }
+        return RowPath(section: sectionIndex, row: rowIndex)
+    }
+
+    /// Identifies the request for idempotency: the same id with another event is an error.
+    func fingerprint(screen: String) -> [UInt8] {
+        var object = JSONObject()
+        object["screen"] = .string(screen)
+        object["kind"] = .string(kind.rawValue)
+        switch target {
+        case .row(let id): object["row"] = .string(id)
+        case .indexPath(let path): object["indexPath"] = ["section": .number(Double(path.section)), "row": .number(Double(path.row))]
+        }
+        if let isOn { object["isOn"] = .bool(isOn) }
+        if let revision { object["revision"] = .number(Double(revision)) }
+        return JSONValue.object(object).canonicalBytes
+    }
+}

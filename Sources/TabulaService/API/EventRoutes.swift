@@ -1,0 +1,157 @@
+import HTTPTypes
+import TabulaCore
+import TabulaHTTP
+
+/// `POST /v1/screens/{id}/selection`, `/switch` and `/deletion`.
+extension APIContext {
+    func handleEvent(_ kind: EventRequest.Kind, _ context: RouteContext, _ responder: Responder) {
+        let definition: ScreenDefinition
+        let token: String
+        let request: EventRequest
+        do throws(Problem) {
+            definition = try self.definition(context.parameters["id"] ?? "")
+            guard context.request.rawQuery.isEmpty else {
+                throw Problem.invalidQuery("event routes take no query string; send everything in the JSON body")
+            }
+            try Self.requireJSON(context.request)
+            guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
+            token = sessionToken
+            request = try EventRequest.decode(context.request.body, kind: kind)
+        } catch {
+            metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+            return send(error.response(), context, responder)
+        }
+        let processor = EventProcessor(
+            definition: definition, request: request, time: unixMilliseconds(),
+            cachedScreen: { [cache] revision in cache.cached(session: token, screen: definition.id, revision: revision) })
+        store.write(session: token, { processor.run(&$0) }) { [self] result in
+            let outcome: EventOutcome
+            switch result {
+            case .failure(let error): outcome = .problem(.storeUnavailable(error))
+            case .success(nil): outcome = .problem(.unknownSession)
+            case .success(let value?): outcome = value
+            }
+            switch outcome {
+            case .answer(let body, let changed, let changeCount):
+                metrics.recordEvent(kind: kind.rawValue, outcome: changed ? "changed" : "unchanged", changeCount: changeCount)
+                send(JSONResponse.make(.ok, body), context, responder, token)
+            case .replayed(let stored):
+                metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
+                send(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body), context, responder, token)
+            case .problem(let problem):
+                metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+                send(problem.response(), context, responder, token)
+            }
+        }
+    }
+
+    /// Event bodies must be declared as JSON (parameters such as charset are fine).
+    static func requireJSON(_ request: Request) throws(Problem) {
+        let contentType = request.headerFields[.contentType]
+        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters() }
+        guard mediaType?.lowercased() == "application/json" else { throw Problem.unsupportedMediaType(contentType) }
+    }
+}
+
+extension Substring {
+    func trimmingCharacters() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// What an event transaction decided.
+enum EventOutcome: Sendable {
+    case answer(body: [UInt8], changed: Bool, changeCount: Int)
+    case replayed(StoredAnswer)
+    case problem(Problem)
+}
+
+/// One event's trip through the pure core, run inside the session's write transaction:
+/// replay a known event id, or resolve the row at the client's revision, reduce the current
+/// state, diff the screen at the client's revision against the new one, and commit.
+struct EventProcessor: Sendable {
+    let definition: ScreenDefinition
+    let request: EventRequest
+    let time: Milliseconds
+    /// A screen already rendered at a revision, to skip rendering it again.
+    let cachedScreen: @Sendable (Int) -> Screen?
+
+    func run(_ writing: inout SessionWriting) -> EventOutcome {
+        let fingerprint = request.fingerprint(screen: definition.id)
+        if let id = request.eventID, let stored = writing.reading.storedAnswer(eventID: id) {
+            return stored.fingerprint == fingerprint ? .replayed(stored) : .problem(.eventIDReused(id))
+        }
+        let current = writing.current
+        let fromRevision = request.revision ?? current.revision
+        let oldState: SessionState
+        switch writing.reading.state(at: fromRevision) {
+        case .found(let state): oldState = state
+        case .future(let revision): return .problem(.futureRevision(fromRevision, current: revision))
+        case .tooOld(let oldest): return .problem(.staleRevision(fromRevision, oldestKept: oldest, current: current.revision))
+        }
+        let oldScreen = cachedScreen(fromRevision) ?? render(definition, oldState)
+        let rowID: String
+        switch request.target {
+        case .row(let id):
+            rowID = id
+        case .indexPath(let path):
+            guard let row = oldScreen.row(at: path) else {
+                return .problem(.unknownRow(
+                    "the screen at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
+            }
+            rowID = row.id
+        }
+        let event: Event
+        switch request.kind {
+        case .selection: event = .select(row: rowID)
+        case .switch: event = .setSwitch(row: rowID, isOn: request.isOn ?? false)
+        case .deletion: event = .delete(row: rowID)
+        }
+        let next: SessionState
+        let effects: [Effect]
+        do throws(EventError) {
+            (next, effects) = try reduce(current, event, definition)
+        } catch {
+            return .problem(.eventNotApplicable(error))
+        }
+        let newScreen = next == oldState ? oldScreen : (next == current ? cachedScreen(current.revision) : nil) ?? render(definition, next)
+        let changes = diff(old: oldScreen, new: newScreen)
+        let body = Self.answer(definition.id, from: fromRevision, to: next.revision, changes: changes, effects: effects)
+        let changed = next.revision != current.revision
+        if changed || request.eventID != nil {
+            writing.commit(
+                next, event: EventRecord(eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event), revision: next.revision, time: time),
+                answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
+        }
+        return .answer(body: body, changed: changed, changeCount: changes.itemCount)
+    }
+
+    /// The event as applied (row by id, so the log replays without screens at old revisions).
+    private func payload(_ event: Event) -> [UInt8] {
+        var object = JSONObject()
+        object["screen"] = .string(definition.id)
+        object["row"] = .string(event.rowID)
+        if case .setSwitch(_, let isOn) = event { object["isOn"] = .bool(isOn) }
+        return JSONValue.object(object).canonicalBytes
+    }
+
+    static func answer(_ screen: String, from: Int, to: Int, changes: ChangeSet, effects: [Effect]) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512)
+        writer.beginObject()
+        writer.key("changes"); writer.write(changes)
+        writer.key("effects"); writer.array(effects) { $0.write($1) }
+        writer.key("fromRevision"); writer.int(from)
+        writer.key("screen"); writer.string(screen)
+        writer.key("toRevision"); writer.int(to)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension ChangeSet {
+    /// How many sections and rows the change set touches, for metrics.
+    var itemCount: Int {
+        sections.deleted.count + sections.inserted.count + sections.moved.count + sections.updated.count
+            + rows.deleted.count + rows.inserted.count + rows.moved.count + rows.updated.count
+    }
+}

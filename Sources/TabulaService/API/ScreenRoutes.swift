@@ -1,0 +1,123 @@
+import HTTPTypes
+import TabulaCore
+import TabulaHTTP
+
+/// `GET /v1/screens`, `GET /v1/screens/{id}` and `GET /v1/screens/{id}/changes?since=N`.
+extension APIContext {
+    func listScreens(_ context: RouteContext, _ responder: Responder) {
+        guard let list = screenList else {
+            return send(JSONResponse.make(.internalServerError, []), context, responder)
+        }
+        send(Response(list), context, responder)
+    }
+
+    func getScreen(_ context: RouteContext, _ responder: Responder) {
+        let definition: ScreenDefinition
+        let token: String?
+        do throws(Problem) {
+            definition = try self.definition(context.parameters["id"] ?? "")
+            token = try sessionToken(context.request)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        guard let token else {
+            let rendered = cache.defaultScreen(definition, catalogue.initialState)
+            return send(answer(rendered, context.request), context, responder)
+        }
+        store.read(session: token, { $0.current }) { [self] result in
+            switch result {
+            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
+            case .success(nil): send(Problem.unknownSession.response(), context, responder, token)
+            case .success(let state?):
+                send(answer(cache.screen(session: token, definition, state), context.request), context, responder, token)
+            }
+        }
+    }
+
+    /// The rendered screen, or 304 when the client already has these bytes.
+    private func answer(_ rendered: RenderedScreen, _ request: Request) -> Response {
+        if let tags = request.headerFields[.ifNoneMatch], ETag.matches(tags, rendered.etag) {
+            var fields = HTTPFields()
+            fields[.eTag] = rendered.etag
+            fields[.cacheControl] = "no-cache"
+            fields[.vary] = "X-Session"
+            return Response(status: .notModified, headerFields: fields)
+        }
+        if let prepared = rendered.response { return Response(prepared) }
+        var fields = JSONResponse.headers(cacheControl: "no-cache")
+        fields[.eTag] = rendered.etag
+        return Response(status: .ok, headerFields: fields, body: rendered.bytes)
+    }
+
+    func getChanges(_ context: RouteContext, _ responder: Responder) {
+        let definition: ScreenDefinition
+        let token: String?
+        let since: Int
+        do throws(Problem) {
+            definition = try self.definition(context.parameters["id"] ?? "")
+            since = try Self.since(context.request)
+            token = try sessionToken(context.request)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        guard let token else {
+            let initial = catalogue.initialState
+            guard since == 0 else {
+                return send(Problem.futureRevision(since, current: 0).response(), context, responder)
+            }
+            let screen = cache.defaultScreen(definition, initial).screen
+            return send(JSONResponse.make(.ok, Self.changesBody(definition.id, since, 0, diff(old: screen, new: screen))), context, responder)
+        }
+        store.read(session: token, { view in (view.current, view.state(at: since)) }) { [self] result in
+            switch result {
+            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
+            case .success(nil): send(Problem.unknownSession.response(), context, responder, token)
+            case .success(let (current, lookup)?):
+                switch lookup {
+                case .future(let revision):
+                    send(Problem.futureRevision(since, current: revision).response(), context, responder, token)
+                case .tooOld(let oldest):
+                    send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
+                case .found(let old):
+                    let newScreen = cache.screen(session: token, definition, current).screen
+                    let changes = diff(old: render(definition, old), new: newScreen)
+                    send(JSONResponse.make(.ok, Self.changesBody(definition.id, since, current.revision, changes)), context, responder, token)
+                }
+            }
+        }
+    }
+
+    /// `since`: required, a whole number of at least 0.
+    static func since(_ request: Request) throws(Problem) -> Int {
+        switch request.queryValue("since") {
+        case .absent:
+            throw Problem.invalidQuery("add ?since=N, the revision the client shows (0 for a fresh client)")
+        case .malformed, .present(nil):
+            throw Problem.invalidQuery("since must be a whole number of at least 0")
+        case .present(let text?):
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Int(text) else {
+                throw Problem.invalidQuery("since must be a whole number of at least 0, not \"\(text.prefix(40))\"")
+            }
+            return value
+        }
+    }
+
+    static func changesBody(_ screen: String, _ from: Int, _ to: Int, _ changes: ChangeSet) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("changes"); writer.write(changes)
+        writer.key("fromRevision"); writer.int(from)
+        writer.key("screen"); writer.string(screen)
+        writer.key("toRevision"); writer.int(to)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// Sends a response labelled with the route and, when known, a short session prefix.
+    func send(_ response: Response, _ context: RouteContext, _ responder: Responder, _ token: String? = nil) {
+        var labelled = response
+        labelled.route = context.pattern
+        if let token { labelled.logContext = SessionToken.logPrefix(token) }
+        responder.send(labelled)
+    }
+}

@@ -1,0 +1,72 @@
+import TabulaCore
+
+extension Problem {
+    static func malformedJSON(_ error: JSONParseError) -> Problem {
+        Problem(slug: "malformed-json", title: "Malformed JSON", status: .badRequest,
+                detail: "the body is not valid JSON: \(error)")
+    }
+
+    static func invalidBody(_ detail: String) -> Problem {
+        Problem(slug: "invalid-body", title: "Invalid Request Body", status: .badRequest, detail: detail)
+    }
+
+    static func invalidQuery(_ detail: String) -> Problem {
+        Problem(slug: "invalid-query", title: "Invalid Query", status: .badRequest, detail: detail)
+    }
+
+    static func unsupportedMediaType(_ contentType: String?) -> Problem {
+        Problem(slug: "unsupported-media-type", title: "Unsupported Media Type", status: .unsupportedMediaType,
+                detail: "send the body as JSON with \"Content-Type: application/json\"\(contentType.map { " (got \"\($0)\")" } ?? " (the header is missing)")")
+    }
+
+    static let missingSession = Problem(
+        slug: "missing-session", title: "Missing Session", status: .unauthorized,
+        detail: "events need a session: create one with POST /v1/sessions and send its token in the X-Session header",
+        headerFields: [.wwwAuthenticate: "X-Session"])
+
+    static let unknownSession = Problem(
+        slug: "unknown-session", title: "Unknown Session", status: .unauthorized,
+        detail: "the X-Session token is not a session of this service (or it expired); create one with POST /v1/sessions",
+        headerFields: [.wwwAuthenticate: "X-Session"])
+
+    static func unknownScreen(_ id: String, known: [String]) -> Problem {
+        Problem(slug: "unknown-screen", title: "Unknown Screen", status: .notFound,
+                detail: "there is no screen \"\(id)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
+    }
+
+    static func unknownRow(_ detail: String) -> Problem {
+        Problem(slug: "unknown-row", title: "Unknown Row", status: .notFound, detail: detail)
+    }
+
+    static func staleRevision(_ revision: Int, oldestKept: Int, current: Int) -> Problem {
+        Problem(slug: "stale-revision", title: "Stale Revision", status: .conflict,
+                detail: "revision \(revision) can no longer be rebuilt (the oldest kept is \(oldestKept)); fetch the screen again with GET and continue from its revision",
+                extensions: ["currentRevision": .number(Double(current))])
+    }
+
+    static func futureRevision(_ revision: Int, current: Int) -> Problem {
+        Problem(slug: "future-revision", title: "Future Revision", status: .conflict,
+                detail: "revision \(revision) is ahead of the session's revision \(current); fetch the screen again with GET",
+                extensions: ["currentRevision": .number(Double(current))])
+    }
+
+    static func eventNotApplicable(_ error: EventError) -> Problem {
+        switch error {
+        case .unknownRow:
+            return unknownRow(error.description)
+        case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable:
+            return Problem(slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
+                           detail: error.description)
+        }
+    }
+
+    static func eventIDReused(_ id: String) -> Problem {
+        Problem(slug: "event-id-reused", title: "Event Id Reused", status: .unprocessableContent,
+                detail: "eventId \"\(id)\" was already used for a different event in this session; use a new id for a new event")
+    }
+
+    static func storeUnavailable(_ error: StoreError) -> Problem {
+        Problem(slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
+                detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
+    }
+}
