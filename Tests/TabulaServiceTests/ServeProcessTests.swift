@@ -8,18 +8,23 @@ import TabulaTestSupport
 @Suite(.serialized) struct ServeProcessTests {
     @Test func sigtermLetsTheRequestInProgressFinishThenExitsZero() throws {
         let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
+        let setup = try RawHTTPConnection(port: server.port)
+        try setup.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        let token = try #require(try JSONSerialization.jsonObject(with: Data(try setup.readResponse().body)) as? [String: String])["session"]
+        let body = #"{"row": "wifi", "isOn": false}"#
         let slow = try RawHTTPConnection(port: server.port)
-        // A slow upload: the request is in progress until its body is complete.
-        try slow.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"row\": \"")
+        // A slow upload: the event is in progress until its body is complete.
+        try slow.send("POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token ?? "")\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(body.prefix(10)))
         usleep(200_000)
         let signalled = Date()
         server.signal(SIGTERM)
         usleep(300_000)
         #expect(throws: RawHTTPError.self) { _ = try RawHTTPConnection(port: server.port) }
         #expect(server.process.isRunning)
-        try slow.send("wifi\"}     ")  // 9 + 11 = the 20 bytes announced
+        try slow.send(String(body.dropFirst(10)))
         let response = try slow.readResponse()
-        #expect(response.status == 405)
+        #expect(response.status == 200)
+        #expect(response.bodyText.contains(#""toRevision":1"#))
         #expect(server.waitForExit(seconds: 5) == 0)
         #expect(Date().timeIntervalSince(signalled) < 5)
         #expect(server.log.contains("received SIGTERM"))

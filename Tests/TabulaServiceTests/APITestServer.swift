@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+import TabulaTestSupport
+
+/// `tabula`'s service on a real libmicrohttpd server, on a free loopback port, in process.
+final class APITestServer {
+    let server: HTTPServer
+    let service: TabulaService
+    let store: any SessionStore
+    var port: UInt16 { server.port }
+
+    init(catalogue: Catalogue? = nil, store: (any SessionStore)? = nil, maxBody: Int = 64 * 1024) throws {
+        let catalogue = try catalogue ?? Self.fixtures()
+        let store = store ?? MemorySessionStore()
+        self.store = store
+        var serviceConfiguration = ServiceConfiguration()
+        serviceConfiguration.maxBodyBytes = maxBody
+        var logger = Logger(label: "api-test")
+        logger.logLevel = .warning
+        service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.threads = 2
+        configuration.maxBodyBytes = maxBody
+        server = HTTPServer(configuration: configuration, handler: service, observer: service.observer, logger: logger)
+        try server.start()
+        service.attach(server)
+    }
+
+    deinit { server.shutdown() }
+
+    static func fixtures() throws -> Catalogue {
+        let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        return try Catalogue.load(try names.map {
+            DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
+        })
+    }
+
+    /// Sends one request on a new connection and reads the answer.
+    func send(
+        _ method: String, _ path: String, session: String? = nil, headers: [String] = [], json: String? = nil,
+        contentType: String? = "application/json"
+    ) throws -> RawHTTPResponse {
+        let connection = try RawHTTPConnection(port: port)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        if let session { head += "X-Session: \(session)\r\n" }
+        for header in headers { head += header + "\r\n" }
+        if let json {
+            if let contentType { head += "Content-Type: \(contentType)\r\n" }
+            head += "Content-Length: \(json.utf8.count)\r\n\r\n" + json
+        } else {
+            head += "\r\n"
+        }
+        try connection.send(head)
+        return try connection.readResponse(forHEAD: method == "HEAD")
+    }
+
+    func newSession() throws -> String {
+        let response = try send("POST", "/v1/sessions")
+        guard response.status == 201, let token = try JSONParser().parse(response.body).objectValue?["session"]?.stringValue else {
+            throw ServerProcessError("no session: \(response.status) \(response.bodyText)")
+        }
+        return token
+    }
+
+    func revision(_ session: String, screen: String = "settings") throws -> Int {
+        let response = try send("GET", "/v1/screens/\(screen)", session: session)
+        return try JSONParser().parse(response.body).objectValue?["revision"]?.intValue ?? -1
+    }
+}
+
+extension RawHTTPResponse {
+    var json: JSONValue { (try? JSONParser().parse(body)) ?? .null }
+
+    /// The problem document's `type` slug (after `urn:tabula:problem:`).
+    var problemSlug: String? {
+        json.objectValue?["type"]?.stringValue.map { String($0.dropFirst("urn:tabula:problem:".count)) }
+    }
+}
