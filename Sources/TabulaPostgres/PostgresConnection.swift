@@ -1,0 +1,197 @@
+internal import CLibPQ
+
+/// Why PostgreSQL refused, with its SQLSTATE when the server sent one.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    /// The five-character SQLSTATE, such as "23505" for a unique violation.
+    public var sqlState: String?
+
+    public init(message: String, sqlState: String? = nil) {
+        self.message = message
+        self.sqlState = sqlState
+    }
+
+    public var description: String { sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message }
+
+    /// A unique or serialization conflict: the transaction should be retried.
+    public var isConflict: Bool { ["23505", "40001", "40P01"].contains(sqlState ?? "") }
+}
+
+/// A parameter or result value. Parameters and results travel in binary format.
+public enum PostgresValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case bytes([UInt8])
+
+    public var integer: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    public var text: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    public var bytes: [UInt8]? {
+        switch self {
+        case .bytes(let value): value
+        case .text(let value): Array(value.utf8)
+        default: nil
+        }
+    }
+}
+
+/// The rows a statement returned and how many rows it changed.
+public struct PostgresResult: Sendable {
+    public var rows: [[PostgresValue]]
+    public var affectedRows: Int
+}
+
+/// One libpq connection, used by one thread at a time. Every call has a bound: the
+/// connection URL gets a connect timeout and TCP keepalives, and the session a statement
+/// timeout, so a database that goes away makes calls fail instead of hang.
+public final class PostgresConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    private let url: String
+
+    /// Connects; `statementTimeoutMilliseconds` bounds every statement on the server.
+    public init(url: String, statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
+        self.url = Self.withTimeouts(url)
+        try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Adds connect and TCP timeouts unless the URL sets them itself.
+    static func withTimeouts(_ url: String) -> String {
+        let defaults = [
+            "connect_timeout=3", "keepalives=1", "keepalives_idle=5", "keepalives_interval=2", "keepalives_count=2",
+            "tcp_user_timeout=5000",
+        ].filter { !url.contains($0.prefix { $0 != "=" } + "=") }
+        guard !defaults.isEmpty else { return url }
+        return url + (url.contains("?") ? "&" : "?") + defaults.joined(separator: "&")
+    }
+
+    private func connect(statementTimeoutMilliseconds: Int) throws(PostgresError) {
+        if let handle { PQfinish(handle) }
+        handle = PQconnectdb(url)
+        guard let handle, PQstatus(handle) == CONNECTION_OK else {
+            let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            throw PostgresError(message: "cannot connect: \(message.trimmingNewlines())")
+        }
+        _ = try execute("SET statement_timeout = \(statementTimeoutMilliseconds)")
+        _ = try execute("SET idle_in_transaction_session_timeout = \(statementTimeoutMilliseconds * 2)")
+    }
+
+    /// Whether the connection is usable (libpq's own view; a dead server shows on the next call).
+    public var isOpen: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Reconnects after a failure.
+    public func reconnect(statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
+        try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+    }
+
+    /// Runs one statement with `$1…` parameters, in binary format both ways.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        guard let handle else { throw PostgresError(message: "not connected") }
+        var types: [UInt32] = []
+        var formats: [Int32] = []
+        var lengths: [Int32] = []
+        var buffers: [[UInt8]?] = []
+        for parameter in parameters {
+            formats.append(1)
+            switch parameter {
+            case .null:
+                types.append(0)
+                buffers.append(nil)
+            case .integer(let value):
+                types.append(20)  // int8
+                buffers.append(withUnsafeBytes(of: value.bigEndian) { Array($0) })
+            case .text(let value):
+                types.append(25)  // text
+                buffers.append(Array(value.utf8))
+            case .bytes(let value):
+                types.append(17)  // bytea
+                buffers.append(value)
+            }
+            lengths.append(Int32(buffers.last??.count ?? 0))
+        }
+        let result = Self.withPointers(buffers) { pointers in
+            PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+        }
+        guard let result else { throw PostgresError(message: String(cString: PQerrorMessage(handle)).trimmingNewlines()) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PostgresResult(rows: Self.rows(result), affectedRows: Int(String(cString: PQcmdTuples(result))) ?? 0)
+        default:
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = String(cString: PQresultErrorMessage(result)).trimmingNewlines()
+            throw PostgresError(message: message.isEmpty ? String(cString: PQerrorMessage(handle)).trimmingNewlines() : message, sqlState: sqlState)
+        }
+    }
+
+    private static func withPointers<Result>(_ buffers: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> Result) -> Result {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var allocations: [UnsafeMutablePointer<CChar>] = []
+        defer { allocations.forEach { $0.deallocate() } }
+        for buffer in buffers {
+            guard let buffer else {
+                pointers.append(nil)
+                continue
+            }
+            let memory = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, buffer.count))
+            buffer.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { UnsafeMutableRawPointer(memory).copyMemory(from: base, byteCount: buffer.count) }
+            }
+            allocations.append(memory)
+            pointers.append(UnsafePointer(memory))
+        }
+        return body(pointers)
+    }
+
+    private static func rows(_ result: OpaquePointer) -> [[PostgresValue]] {
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        guard rowCount > 0 else { return [] }
+        return (0..<rowCount).map { row in
+            (0..<columnCount).map { column in value(result, row, column) }
+        }
+    }
+
+    private static func value(_ result: OpaquePointer, _ row: Int32, _ column: Int32) -> PostgresValue {
+        guard PQgetisnull(result, row, column) == 0, let pointer = PQgetvalue(result, row, column) else { return .null }
+        let length = Int(PQgetlength(result, row, column))
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        switch PQftype(result, column) {
+        case 20 where length == 8:  // int8
+            return .integer(bytes.reduce(0) { $0 << 8 | Int64($1) })
+        case 23 where length == 4:  // int4
+            return .integer(Int64(Int32(bitPattern: bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })))
+        case 21 where length == 2:  // int2
+            return .integer(Int64(Int16(bitPattern: bytes.reduce(UInt16(0)) { $0 << 8 | UInt16($1) })))
+        case 16 where length == 1:  // bool
+            return .integer(Int64(bytes[0]))
+        case 17:  // bytea
+            return .bytes(Array(bytes))
+        default:
+            return .text(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}
+
+extension String {
+    func trimmingNewlines() -> String {
+        var text = self
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        return text
+    }
+}
