@@ -50,6 +50,29 @@ public struct StateSchema: Hashable, Sendable {
     }
 }
 
+extension StateSchema {
+    /// Restores state that a store saved, possibly under earlier definitions: keys no
+    /// longer declared are dropped, values whose type no longer fits and keys declared
+    /// since take their defaults. Never fails, so a changed catalogue cannot lock a session out.
+    public func restoredState(from json: JSONValue, revision: Int) -> SessionState {
+        var state = initialState
+        state.revision = revision
+        guard case .object(let object) = json else { return state }
+        for (key, value) in object.pairs {
+            guard let declaration = declarations[key] else { continue }
+            if let decoded = declaration.type.decode(value, path: "$", report: { _, _ in }) {
+                state.values[key] = decoded
+            }
+        }
+        return state
+    }
+}
+
+extension SessionState {
+    /// The values as canonical JSON bytes, as stores save them (the revision is kept apart).
+    public var valuesBytes: [UInt8] { valuesJSON.canonicalBytes }
+}
+
 /// Why a JSON document is not a valid state for a schema, and where.
 public struct StateDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String

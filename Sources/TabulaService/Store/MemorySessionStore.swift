@@ -32,7 +32,12 @@ public final class MemorySessionStore: SessionStore {
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
     ) {
         guard let session = lookup(token) else { return completion(.success(nil)) }
-        let value = session.lock.withLock { data in body(MemorySessionView(data: data)) }
+        let cutoff = now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+        let time = now()
+        let value = session.lock.withLock { data in
+            data.lastUsed = time
+            return body(MemorySessionView(data: data, answerCutoff: cutoff))
+        }
         completion(.success(value))
     }
 
@@ -42,8 +47,9 @@ public final class MemorySessionStore: SessionStore {
     ) {
         guard let session = lookup(token) else { return completion(.success(nil)) }
         let time = now()
+        let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let value = session.lock.withLock { data -> Value in
-            var writing = SessionWriting(reading: MemorySessionView(data: data))
+            var writing = SessionWriting(reading: MemorySessionView(data: data, answerCutoff: cutoff), time: time)
             let value = body(&writing)
             if let commit = writing.commit { data.apply(commit, settings: settings, time: time) }
             data.lastUsed = time
@@ -56,20 +62,32 @@ public final class MemorySessionStore: SessionStore {
         sessions.withLock { $0.count }
     }
 
+    public var name: String { "memory" }
+
+    public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        completion(.success(()))
+    }
+
+    public func close() {}
+
     /// The log entries still kept for a session (the last `keepRevisions`), oldest first.
     public func eventLog(session token: String) -> [EventRecord] {
         lookup(token)?.lock.withLock { $0.log } ?? []
     }
 
-    /// Removes sessions idle longer than the session TTL; returns how many.
-    @discardableResult
-    public func removeIdleSessions() -> Int {
-        let cutoff = now() - Milliseconds(settings.sessionTTLSeconds) * 1000
-        return sessions.withLock { sessions in
-            let idle = sessions.filter { $0.value.lock.withLock { $0.lastUsed } < cutoff }.map(\.key)
+    public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
+        let time = now()
+        let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
+        let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+        let removed = sessions.withLock { sessions in
+            let idle = sessions.filter { $0.value.lock.withLock { $0.lastUsed } < sessionCutoff }.map(\.key)
             for token in idle { sessions[token] = nil }
+            for session in sessions.values {
+                session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
+            }
             return idle.count
         }
+        completion(.success(removed))
     }
 
     private func lookup(_ token: String) -> MemorySession? {
@@ -117,6 +135,7 @@ struct MemorySessionData: Sendable {
 /// A read view over a session's data, valid while its lock is held.
 struct MemorySessionView: SessionReading {
     let data: MemorySessionData
+    let answerCutoff: Milliseconds
 
     var current: SessionState { data.states[data.states.count - 1] }
 
@@ -128,6 +147,7 @@ struct MemorySessionView: SessionReading {
     }
 
     func storedAnswer(eventID: String) -> StoredAnswer? {
-        data.answers[eventID]
+        guard let answer = data.answers[eventID], answer.time >= answerCutoff else { return nil }
+        return answer
     }
 }

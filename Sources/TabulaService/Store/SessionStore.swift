@@ -28,6 +28,20 @@ public protocol SessionStore: Sendable {
 
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
+
+    /// "memory", "sqlite" or "postgres".
+    var name: String { get }
+
+    /// Succeeds when the store can serve requests (for `/healthz`).
+    func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+
+    /// One retention pass: removes `eventId` answers older than the idempotency TTL and
+    /// sessions idle longer than the session TTL (with their log and answers); reports how
+    /// many sessions it removed. Stores also run it every minute on their own.
+    func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void)
+
+    /// Finishes queued work and releases the store; called after the server stopped.
+    func close()
 }
 
 /// What a transaction can read of a session.
@@ -42,6 +56,9 @@ public protocol SessionReading: Sendable {
 /// A write transaction's view: what it reads, plus what it commits.
 public struct SessionWriting: Sendable {
     public let reading: any SessionReading
+    /// The transaction's time by the store's clock (milliseconds since 1970), for the log
+    /// entry and the answer it commits.
+    public let time: Milliseconds
     /// Set by ``commit(_:event:answer:)``.
     public private(set) var commit: Commit?
 
@@ -51,8 +68,9 @@ public struct SessionWriting: Sendable {
         public var answer: StoredAnswer?
     }
 
-    public init(reading: any SessionReading) {
+    public init(reading: any SessionReading, time: Milliseconds) {
         self.reading = reading
+        self.time = time
     }
 
     public var current: SessionState { reading.current }

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A FIFO of jobs for worker threads: producers never block (unless the queue is full,
+/// when `push` refuses), consumers wait for work and may take it in batches.
+final class BlockingQueue<Job>: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var jobs: [Job] = []
+    private var head = 0
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int = 100_000) {
+        self.capacity = capacity
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(&condition)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    /// Adds a job; `false` when the queue is full or closed.
+    func push(_ job: Job) -> Bool {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        guard !closed, jobs.count - head < capacity else { return false }
+        jobs.append(job)
+        pthread_cond_signal(&condition)
+        return true
+    }
+
+    /// Waits for at least one job (or up to `timeout` seconds) and takes up to `maximum`.
+    /// Returns `nil` once the queue is closed and drained.
+    func take(maximum: Int, timeout: Double? = nil) -> [Job]? {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while jobs.count == head && !closed {
+            if let timeout {
+                var deadline = timespec()
+                clock_gettime(CLOCK_REALTIME, &deadline)
+                let nanoseconds = Int(deadline.tv_nsec) + Int(timeout * 1_000_000_000)
+                deadline.tv_sec += nanoseconds / 1_000_000_000
+                deadline.tv_nsec = nanoseconds % 1_000_000_000
+                if pthread_cond_timedwait(&condition, &mutex, &deadline) == ETIMEDOUT { return [] }
+            } else {
+                pthread_cond_wait(&condition, &mutex)
+            }
+        }
+        guard jobs.count > head else { return nil }
+        let end = min(jobs.count, head + maximum)
+        let batch = Array(jobs[head..<end])
+        head = end
+        if head > 1024 && head * 2 > jobs.count {
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return batch
+    }
+
+    /// Jobs waiting.
+    var count: Int {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return jobs.count - head
+    }
+
+    /// Refuses new jobs; consumers drain what is queued, then get `nil`.
+    func close() {
+        pthread_mutex_lock(&mutex)
+        closed = true
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+}

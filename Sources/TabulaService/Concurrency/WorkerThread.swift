@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A joinable thread running one closure.
+final class WorkerThread: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let body: @Sendable () -> Void
+
+    private init(body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+
+    /// Starts `body` on a new thread.
+    static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
+        let worker = WorkerThread(body: body)
+        let retained = Unmanaged.passRetained(worker)
+        pthread_create(&worker.thread, nil, { argument in
+            guard let argument else { return nil }
+            let worker = Unmanaged<WorkerThread>.fromOpaque(argument).takeRetainedValue()
+            worker.body()
+            return nil
+        }, retained.toOpaque())
+        return worker
+    }
+
+    /// Waits for the thread to finish.
+    func join() {
+        pthread_join(thread, nil)
+    }
+}

@@ -1,0 +1,71 @@
+import TabulaPostgres
+
+/// The PostgreSQL schema and its versioned migrations, applied at start under an advisory
+/// lock so that instances starting together migrate once.
+enum PostgresSchema {
+    static let migrations: [String] = [
+        """
+        CREATE TABLE sessions (
+            token TEXT PRIMARY KEY,
+            revision BIGINT NOT NULL,
+            state BYTEA NOT NULL,
+            created_ms BIGINT NOT NULL,
+            last_used_ms BIGINT NOT NULL
+        );
+        CREATE INDEX sessions_by_last_use ON sessions(last_used_ms);
+        CREATE TABLE events (
+            token TEXT NOT NULL,
+            revision BIGINT NOT NULL,
+            event_id TEXT,
+            kind TEXT NOT NULL,
+            payload BYTEA NOT NULL,
+            state BYTEA NOT NULL,
+            time_ms BIGINT NOT NULL,
+            PRIMARY KEY (token, revision)
+        );
+        CREATE TABLE answers (
+            token TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            fingerprint BYTEA NOT NULL,
+            status BIGINT NOT NULL,
+            body BYTEA NOT NULL,
+            time_ms BIGINT NOT NULL,
+            PRIMARY KEY (token, event_id)
+        );
+        CREATE INDEX answers_by_time ON answers(time_ms);
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+    private static let lockKey: Int64 = 0x7461_6275_6C61  // "tabula"
+
+    static func migrate(_ connection: PostgresConnection) throws(StoreError) {
+        do {
+            try connection.execute("SELECT pg_advisory_lock($1)", [.integer(lockKey)])
+            defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.integer(lockKey)]) }
+            try connection.execute("CREATE TABLE IF NOT EXISTS tabula_schema (version BIGINT NOT NULL)")
+            let version = Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM tabula_schema").rows.first?.first?.integer ?? 0)
+            guard version <= currentVersion else {
+                throw StoreError(
+                    "the database schema is version \(version), but this tabula knows versions up to \(currentVersion); run a newer tabula")
+            }
+            for (index, migration) in migrations.enumerated() where index + 1 > version {
+                try connection.execute("BEGIN")
+                do {
+                    for statement in migration.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                        try connection.execute(String(statement))
+                    }
+                    try connection.execute("INSERT INTO tabula_schema(version) VALUES ($1)", [.integer(Int64(index + 1))])
+                    try connection.execute("COMMIT")
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("cannot migrate the database: \(error)")
+        }
+    }
+}

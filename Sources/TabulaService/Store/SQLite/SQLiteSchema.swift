@@ -1,0 +1,68 @@
+import TabulaSQLite
+
+/// The SQLite schema and its versioned migrations, applied at start.
+enum SQLiteSchema {
+    /// Migration N (1-based) brings the schema from version N-1 to N.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE sessions (
+            token TEXT PRIMARY KEY,
+            revision INTEGER NOT NULL,
+            state BLOB NOT NULL,
+            created_ms INTEGER NOT NULL,
+            last_used_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_by_last_use ON sessions(last_used_ms);
+        CREATE TABLE events (
+            token TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            event_id TEXT,
+            kind TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            state BLOB NOT NULL,
+            time_ms INTEGER NOT NULL,
+            PRIMARY KEY (token, revision)
+        ) WITHOUT ROWID;
+        CREATE TABLE answers (
+            token TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            fingerprint BLOB NOT NULL,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            time_ms INTEGER NOT NULL,
+            PRIMARY KEY (token, event_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX answers_by_time ON answers(time_ms);
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings the database to the current version; refuses a newer one.
+    static func migrate(_ database: SQLiteDatabase) throws(StoreError) {
+        do {
+            try database.execute("CREATE TABLE IF NOT EXISTS tabula_schema (version INTEGER NOT NULL)")
+            let rows = try database.prepare("SELECT MAX(version) FROM tabula_schema").rows()
+            let version = Int(rows.first?.first?.integer ?? 0)
+            guard version <= currentVersion else {
+                throw StoreError(
+                    "the database schema is version \(version), but this tabula knows versions up to \(currentVersion); run a newer tabula (or restore a backup)")
+            }
+            for (index, migration) in migrations.enumerated() where index + 1 > version {
+                try database.execute("BEGIN IMMEDIATE")
+                do {
+                    try database.execute(migration)
+                    try database.execute("INSERT INTO tabula_schema(version) VALUES (\(index + 1))")
+                    try database.execute("COMMIT")
+                } catch {
+                    try? database.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("cannot migrate the database: \(error)")
+        }
+    }
+}

@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+public import Logging
+public import TabulaCore
+import TabulaHTTP
+import TabulaSQLite
+
+/// Sessions in a SQLite database file (`DIRECTORY/tabula.sqlite`, WAL mode,
+/// `synchronous=FULL`): the default store. An event is acknowledged only after the
+/// transaction holding it commits; commits are grouped by one writer thread. One process
+/// owns the directory (it is locked), so current states are cached in memory.
+public final class SQLiteSessionStore: SessionStore {
+    public let path: String
+    private let settings: StoreSettings
+    private let logger: Logger
+    private let cache: SessionStateCache
+    private let writer: SQLiteWriter
+    private let reader: SQLiteStatements
+    private let readerLock = Locked<Void>(())
+    private let directoryLock: Locked<Int32>
+    /// Reads refresh a session's `last_used_ms` at most hourly.
+    private let touches = TouchTracker()
+    private let retention: RetentionTimer
+    private let now: @Sendable () -> Milliseconds
+
+    /// Opens or creates the store in `directory` and migrates its schema.
+    public init(
+        directory: String, schema: StateSchema, settings: StoreSettings, logger: Logger,
+        cacheEntries: Int = 100_000, retentionIntervalSeconds: Double = 60,
+        now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
+    ) throws(StoreError) {
+        self.settings = settings
+        self.logger = logger
+        self.now = now
+        path = directory + "/tabula.sqlite"
+        let lockDescriptor = try Self.lockDirectory(directory)
+        directoryLock = Locked(lockDescriptor)
+        let cache = SessionStateCache(maxEntries: cacheEntries)
+        self.cache = cache
+        do {
+            let writeConnection = try SQLiteDatabase(path: path)
+            try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000;")
+            try SQLiteSchema.migrate(writeConnection)
+            let readConnection = try SQLiteDatabase(path: path)
+            try readConnection.execute("PRAGMA busy_timeout=5000;")
+            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, schema: schema), cache: cache, logger: logger)
+            reader = try SQLiteStatements(readConnection, schema: schema)
+        } catch let error as StoreError {
+            Glibc.close(lockDescriptor)
+            throw error
+        } catch {
+            Glibc.close(lockDescriptor)
+            throw StoreError("cannot open \(directory)/tabula.sqlite: \(error)")
+        }
+        retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
+        writer.start()
+        retention.start { [weak self] in self?.removeExpired { _ in } }
+    }
+
+    /// Takes an exclusive lock on `DIRECTORY/tabula.lock`, creating the directory if needed.
+    private static func lockDirectory(_ directory: String) throws(StoreError) -> Int32 {
+        var path = ""
+        for component in directory.split(separator: "/", omittingEmptySubsequences: false) {
+            path += (path.isEmpty && !directory.hasPrefix("/") ? "" : "/") + component
+            if !component.isEmpty { mkdir(path, 0o750) }
+        }
+        let descriptor = open(directory + "/tabula.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o640)
+        guard descriptor >= 0 else {
+            throw StoreError("cannot use the data directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(descriptor)
+            throw StoreError("another tabula process is using the data directory \(directory); give each process its own --data-dir, or use --store postgres to share")
+        }
+        return descriptor
+    }
+
+    public var name: String { "sqlite" }
+
+    public func createSession(
+        token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
+    ) {
+        let time = now()
+        submit(WriteJob(
+            run: { batch throws(SQLiteError) in
+                try batch.statements.createSession(token, initialState, time: time)
+                batch.changed[token] = initialState
+                return { completion(.success(())) }
+            },
+            failed: { completion(.failure($0)) }))
+    }
+
+    public func read<Value: Sendable>(
+        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
+        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    ) {
+        let current: SessionState?
+        do {
+            current = try cache.get(token) ?? readerLock.withLock { _ throws(SQLiteError) in try reader.currentState(token) }
+        } catch {
+            return completion(.failure(StoreError("cannot read the database: \(error)")))
+        }
+        guard let current else { return completion(.success(nil)) }
+        cache.put(token, current)
+        let view = SQLiteSessionView(
+            token: token, current: current, statements: reader, lock: readerLock, answerCutoff: answerCutoff())
+        let value = body(view)
+        if let failure = view.failure {
+            return completion(.failure(StoreError("cannot read the database: \(failure)")))
+        }
+        touchIfStale(token)
+        completion(.success(value))
+    }
+
+    public func write<Value: Sendable>(
+        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
+        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    ) {
+        let keep = settings.keepRevisions
+        let cutoff = answerCutoff()
+        submit(WriteJob(
+            run: { [now] batch throws(SQLiteError) in
+                guard let current = try batch.currentState(token) else { return { completion(.success(nil)) } }
+                let view = SQLiteSessionView(token: token, current: current, statements: batch.statements, lock: nil, answerCutoff: cutoff)
+                var writing = SessionWriting(reading: view, time: now())
+                let value = body(&writing)
+                if let failure = view.failure { throw failure }
+                if let commit = writing.commit {
+                    guard try batch.statements.apply(token, commit, from: current, keepRevisions: keep) else {
+                        throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
+                    }
+                    if commit.state.revision == current.revision + 1 { batch.changed[token] = commit.state }
+                } else {
+                    let time = now()
+                    try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)
+                }
+                return { completion(.success(value)) }
+            },
+            failed: { completion(.failure($0)) }))
+    }
+
+    public func sessionCount() -> Int {
+        let rows = try? readerLock.withLock { _ throws(SQLiteError) in try reader.countSessions.rows() }
+        return Int(rows?.first?.first?.integer ?? 0)
+    }
+
+    public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        do {
+            _ = try readerLock.withLock { _ throws(SQLiteError) in try reader.countSessions.rows() }
+            completion(.success(()))
+        } catch {
+            completion(.failure(StoreError("cannot read \(path): \(error)")))
+        }
+    }
+
+    public func close() {
+        retention.stop()
+        writer.stop()
+        directoryLock.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            Glibc.close(descriptor)  // releases the flock
+            descriptor = -1
+        }
+    }
+
+    private func submit(_ job: WriteJob) {
+        guard writer.submit(job) else {
+            job.failed(StoreError("the database writer is overloaded or stopping"))
+            return
+        }
+    }
+
+    private func answerCutoff() -> Milliseconds {
+        now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+    }
+
+    /// Reads count as use: refresh `last_used_ms` at most hourly, so read-only sessions
+    /// are not mistaken for idle ones.
+    private func touchIfStale(_ token: String) {
+        let time = now()
+        guard touches.isDue(token, at: time) else { return }
+        _ = writer.submit(WriteJob(
+            run: { batch throws(SQLiteError) in
+                try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)
+                return {}
+            },
+            failed: { _ in }))
+    }
+
+    public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
+        let time = now()
+        let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+        let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
+        let logger = self.logger
+        _ = writer.submit(WriteJob(
+            run: { batch throws(SQLiteError) in
+                let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
+                for token in removed { batch.removed.insert(token) }
+                return {
+                    if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
+                    completion(.success(removed.count))
+                }
+            },
+            failed: { error in
+                logger.warning("retention failed: \(error)")
+                completion(.failure(error))
+            }))
+    }
+}

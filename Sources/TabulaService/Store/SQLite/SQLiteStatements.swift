@@ -1,0 +1,169 @@
+import TabulaCore
+import TabulaHTTP
+import TabulaSQLite
+
+/// The prepared statements of one connection, and the session operations built on them.
+final class SQLiteStatements: @unchecked Sendable {
+    let database: SQLiteDatabase
+    let schema: StateSchema
+    private let selectSession: SQLiteStatement
+    private let insertSession: SQLiteStatement
+    private let updateSession: SQLiteStatement
+    private let touchSession: SQLiteStatement
+    private let insertEvent: SQLiteStatement
+    private let selectEventState: SQLiteStatement
+    private let selectOldestRevision: SQLiteStatement
+    private let compactEvents: SQLiteStatement
+    private let selectAnswer: SQLiteStatement
+    private let insertAnswer: SQLiteStatement
+    let countSessions: SQLiteStatement
+    private let deleteExpiredAnswers: SQLiteStatement
+    private let selectIdleSessions: SQLiteStatement
+    private let deleteSessionEvents: SQLiteStatement
+    private let deleteSessionAnswers: SQLiteStatement
+    private let deleteSession: SQLiteStatement
+
+    init(_ database: SQLiteDatabase, schema: StateSchema) throws(SQLiteError) {
+        self.database = database
+        self.schema = schema
+        selectSession = try database.prepare("SELECT revision, state FROM sessions WHERE token = ?")
+        insertSession = try database.prepare(
+            "INSERT INTO sessions(token, revision, state, created_ms, last_used_ms) VALUES (?, 0, ?, ?, ?)")
+        updateSession = try database.prepare(
+            "UPDATE sessions SET revision = ?, state = ?, last_used_ms = ? WHERE token = ? AND revision = ?")
+        touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token = ? AND last_used_ms < ?")
+        insertEvent = try database.prepare(
+            "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        selectEventState = try database.prepare("SELECT state FROM events WHERE token = ? AND revision = ?")
+        selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
+        compactEvents = try database.prepare("DELETE FROM events WHERE token = ? AND revision < ?")
+        selectAnswer = try database.prepare(
+            "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = ? AND event_id = ?")
+        insertAnswer = try database.prepare(
+            "INSERT OR REPLACE INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES (?, ?, ?, ?, ?, ?)")
+        countSessions = try database.prepare("SELECT COUNT(*) FROM sessions")
+        deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
+        selectIdleSessions = try database.prepare("SELECT token FROM sessions WHERE last_used_ms < ? LIMIT ?")
+        deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
+        deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
+        deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
+    }
+
+    /// Deletes answers older than `answerCutoff` and up to `limit` sessions idle since
+    /// before `sessionCutoff`, with their log and answers; returns the removed tokens.
+    func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int) throws(SQLiteError) -> [String] {
+        try deleteExpiredAnswers.run([.integer(answerCutoff)])
+        let tokens = try selectIdleSessions.rows([.integer(sessionCutoff), .integer(Int64(limit))]).compactMap { $0.first?.text }
+        for token in tokens {
+            try deleteSessionEvents.run([.text(token)])
+            try deleteSessionAnswers.run([.text(token)])
+            try deleteSession.run([.text(token)])
+        }
+        return tokens
+    }
+
+    func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
+        guard let row = try selectSession.rows([.text(token)]).first, let revision = row[0].integer else { return nil }
+        return restore(row[1], revision: Int(revision))
+    }
+
+    func restore(_ value: SQLiteValue, revision: Int) -> SessionState {
+        let json = (try? JSONParser().parse(value.blob ?? [])) ?? .object(JSONObject())
+        return schema.restoredState(from: json, revision: revision)
+    }
+
+    func createSession(_ token: String, _ state: SessionState, time: Milliseconds) throws(SQLiteError) {
+        let bytes = state.valuesBytes
+        try insertSession.run([.text(token), .blob(bytes), .integer(time), .integer(time)])
+        try insertEvent.run([.text(token), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time)])
+    }
+
+    /// Writes a commit: the new state (compare-and-swap on the revision), its log entry with
+    /// the state it produced, compaction of entries older than `keepRevisions`, the answer.
+    /// Returns `false` when the revision moved meanwhile (nothing is written then).
+    func apply(_ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keepRevisions: Int) throws(SQLiteError) -> Bool {
+        if commit.state.revision == current.revision + 1 {
+            try updateSession.run([
+                .integer(Int64(commit.state.revision)), .blob(commit.state.valuesBytes), .integer(commit.event.time),
+                .text(token), .integer(Int64(current.revision)),
+            ])
+            guard database.changes == 1 else { return false }
+            try insertEvent.run([
+                .text(token), .integer(Int64(commit.state.revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
+                .text(commit.event.kind), .blob(commit.event.payload), .blob(commit.state.valuesBytes), .integer(commit.event.time),
+            ])
+            try compactEvents.run([.text(token), .integer(Int64(commit.state.revision - keepRevisions))])
+        }
+        if let answer = commit.answer, let eventID = commit.event.eventID {
+            try insertAnswer.run([
+                .text(token), .text(eventID), .blob(answer.fingerprint), .integer(Int64(answer.status)), .blob(answer.body),
+                .integer(answer.time),
+            ])
+        }
+        return true
+    }
+
+    func touch(_ token: String, time: Milliseconds, olderThan cutoff: Milliseconds) throws(SQLiteError) {
+        try touchSession.run([.integer(time), .text(token), .integer(cutoff)])
+    }
+
+    func state(_ token: String, at revision: Int, current: SessionState) throws(SQLiteError) -> RevisionLookup {
+        if revision == current.revision { return .found(current) }
+        if revision > current.revision { return .future(current: current.revision) }
+        if let row = try selectEventState.rows([.text(token), .integer(Int64(revision))]).first {
+            return .found(restore(row[0], revision: revision))
+        }
+        let oldest = try selectOldestRevision.rows([.text(token)]).first?.first?.integer.map(Int.init) ?? current.revision
+        return .tooOld(oldestKept: oldest)
+    }
+
+    func answer(_ token: String, eventID: String, notBefore cutoff: Milliseconds) throws(SQLiteError) -> StoredAnswer? {
+        guard let row = try selectAnswer.rows([.text(token), .text(eventID)]).first,
+            let status = row[1].integer, let time = row[3].integer, time >= cutoff
+        else { return nil }
+        return StoredAnswer(fingerprint: row[0].blob ?? [], status: Int(status), body: row[2].blob ?? [], time: time)
+    }
+}
+
+/// A transaction's view of a session in SQLite. Queries run on the connection of the
+/// thread running the transaction; a failing query is remembered so the transaction fails.
+final class SQLiteSessionView: SessionReading, @unchecked Sendable {
+    let current: SessionState
+    private let token: String
+    private let statements: SQLiteStatements
+    /// Held around each query when the connection is shared (the read connection).
+    private let lock: Locked<Void>?
+    private let answerCutoff: Milliseconds
+    private(set) var failure: SQLiteError?
+
+    init(token: String, current: SessionState, statements: SQLiteStatements, lock: Locked<Void>?, answerCutoff: Milliseconds) {
+        self.token = token
+        self.current = current
+        self.statements = statements
+        self.lock = lock
+        self.answerCutoff = answerCutoff
+    }
+
+    private func query<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+        guard let lock else { return try body() }
+        return try lock.withLock { _ throws(SQLiteError) in try body() }
+    }
+
+    func state(at revision: Int) -> RevisionLookup {
+        do {
+            return try query { () throws(SQLiteError) in try statements.state(token, at: revision, current: current) }
+        } catch {
+            failure = error
+            return .tooOld(oldestKept: current.revision)
+        }
+    }
+
+    func storedAnswer(eventID: String) -> StoredAnswer? {
+        do {
+            return try query { () throws(SQLiteError) in try statements.answer(token, eventID: eventID, notBefore: answerCutoff) }
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Logging
+import TabulaCore
+import TabulaSQLite
+
+/// One unit of work for the writer. `run` executes inside the batch's transaction and
+/// returns what to do once the batch is durable; `failed` tells the client otherwise.
+struct WriteJob: Sendable {
+    let run: @Sendable (SQLiteBatch) throws(SQLiteError) -> @Sendable () -> Void
+    let failed: @Sendable (StoreError) -> Void
+}
+
+/// The writer's transaction-scoped state: its statements, and sessions changed earlier in
+/// the same batch (later jobs must see them; the cache only learns them after the commit).
+final class SQLiteBatch: @unchecked Sendable {
+    let statements: SQLiteStatements
+    let cache: SessionStateCache
+    var changed: [String: SessionState] = [:]
+    var removed: Set<String> = []
+
+    init(statements: SQLiteStatements, cache: SessionStateCache) {
+        self.statements = statements
+        self.cache = cache
+    }
+
+    func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
+        if let state = changed[token] { return state }
+        if removed.contains(token) { return nil }
+        if let state = cache.get(token) { return state }
+        return try statements.currentState(token)
+    }
+}
+
+/// Group commit: one thread owns the write connection, takes every job waiting (up to a
+/// batch), runs each in a savepoint of one transaction, commits once with
+/// `synchronous=FULL`, and only then answers. One fsync is shared by the whole batch,
+/// which is what lets a disk that manages a few thousand commits a second carry more
+/// events than that.
+final class SQLiteWriter: @unchecked Sendable {
+    let queue = BlockingQueue<WriteJob>(capacity: 50_000)
+    private let statements: SQLiteStatements
+    private let cache: SessionStateCache
+    private let logger: Logger
+    private let maxBatch: Int
+    private var thread: WorkerThread?
+
+    init(statements: SQLiteStatements, cache: SessionStateCache, logger: Logger, maxBatch: Int = 512) {
+        self.statements = statements
+        self.cache = cache
+        self.logger = logger
+        self.maxBatch = maxBatch
+    }
+
+    func start() {
+        thread = WorkerThread.start { [self] in
+            while let jobs = queue.take(maximum: maxBatch) {
+                if !jobs.isEmpty { runBatch(jobs) }
+            }
+        }
+    }
+
+    /// Queues a job; `false` when the writer is overloaded or stopped.
+    func submit(_ job: WriteJob) -> Bool {
+        queue.push(job)
+    }
+
+    /// Finishes the queued jobs and stops the thread.
+    func stop() {
+        queue.close()
+        thread?.join()
+        thread = nil
+    }
+
+    private func runBatch(_ jobs: [WriteJob]) {
+        let database = statements.database
+        let batch = SQLiteBatch(statements: statements, cache: cache)
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch {
+            logger.error("cannot begin a transaction: \(error)")
+            let failure = StoreError("the database cannot start a transaction: \(error)")
+            for job in jobs { job.failed(failure) }
+            return
+        }
+        var committed: [@Sendable () -> Void] = []
+        var rolledBack: [(WriteJob, StoreError)] = []
+        committed.reserveCapacity(jobs.count)
+        for job in jobs {
+            let changedBefore = batch.changed
+            let removedBefore = batch.removed
+            do {
+                try database.execute("SAVEPOINT job")
+                let continuation = try job.run(batch)
+                try database.execute("RELEASE job")
+                committed.append(continuation)
+            } catch {
+                try? database.execute("ROLLBACK TO job")
+                try? database.execute("RELEASE job")
+                batch.changed = changedBefore
+                batch.removed = removedBefore
+                logger.error("a write failed and was rolled back: \(error)")
+                rolledBack.append((job, StoreError("the database refused a write: \(error)")))
+            }
+        }
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
+            let failure = StoreError("the database could not commit: \(error)")
+            for job in jobs { job.failed(failure) }
+            return
+        }
+        for token in batch.removed { cache.remove(token) }
+        for (token, state) in batch.changed { cache.put(token, state) }
+        for continuation in committed { continuation() }
+        for (job, error) in rolledBack { job.failed(error) }
+    }
+}
