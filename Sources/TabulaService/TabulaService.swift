@@ -83,12 +83,19 @@ public final class TabulaService: HTTPHandler {
         to router: inout Router<RouteHandler>, metrics: ServiceMetrics, store: any SessionStore,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
-        router.add(.get, "/healthz", immediate { _ in
-            var fields = HTTPFields()
-            fields[.contentType] = "application/json"
-            fields[.cacheControl] = "no-store"
-            return Response(status: .ok, headerFields: fields, body: Array(#"{"status":"ok"}"#.utf8))
-        })
+        router.add(.get, "/healthz") { context, responder in
+            store.checkHealth { result in
+                var response: Response
+                switch result {
+                case .success:
+                    response = JSONResponse.make(.ok, Array(#"{"status":"ok","store":"\#(store.name)"}"#.utf8))
+                case .failure(let error):
+                    response = Problem.storeUnavailable(error).response()
+                }
+                response.route = context.pattern
+                responder.send(response)
+            }
+        }
         router.add(.get, "/metrics", immediate { _ in
             let connections = connectionCount.withLock { $0?() } ?? 0
             var fields = HTTPFields()

@@ -52,6 +52,27 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default 8)")
     var shutdownGrace: Double?
 
+    @Option(help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default sqlite)")
+    var store: String?
+
+    @Option(help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default ./data)")
+    var dataDir: String?
+
+    @Option(help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
+    var databaseURL: String?
+
+    @Option(help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default 4)")
+    var databasePoolSize: Int?
+
+    @Option(help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default 100)")
+    var keepRevisions: Int?
+
+    @Option(help: "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default 24h)")
+    var idempotencyTTL: String?
+
+    @Option(help: "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default 30d)")
+    var sessionTTL: String?
+
     func run() throws {
         let settings = try resolvedSettings()
         let level = settings.logLevel
@@ -74,21 +95,23 @@ struct ServeCommand: ParsableCommand {
 
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
-        let store = MemorySessionStore()
+        let store = try openStore(settings, catalogue: catalogue, logger: logger)
         let service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
         do {
             try server.start()
         } catch {
+            store.close()
             throw CommandFailure(error.description)
         }
         service.attach(server)
-        logger.notice("listening on http://\(settings.server.host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens)")
+        logger.notice("listening on http://\(settings.server.host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
 
         var received: Int32 = 0
         sigwait(&signals, &received)
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
         server.shutdown()
+        store.close()
         logger.notice("stopped")
     }
 
@@ -96,6 +119,30 @@ struct ServeCommand: ParsableCommand {
         var server: ServerConfiguration
         var screens: String
         var logLevel: Logger.Level
+        var storeKind: String
+        var dataDirectory: String
+        var databaseURL: String?
+        var databasePoolSize: Int
+        var store: StoreSettings
+    }
+
+    func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
+        do {
+            switch settings.storeKind {
+            case "memory":
+                return MemorySessionStore(settings: settings.store)
+            case "sqlite":
+                return try SQLiteSessionStore(directory: settings.dataDirectory, schema: catalogue.schema, settings: settings.store, logger: logger)
+            default:
+                guard let url = settings.databaseURL else {
+                    throw ValidationError("--store postgres needs --database-url (or TABULA_DATABASE_URL)")
+                }
+                return try PostgresSessionStore(
+                    url: url, poolSize: settings.databasePoolSize, schema: catalogue.schema, settings: settings.store, logger: logger)
+            }
+        } catch let error as StoreError {
+            throw CommandFailure("cannot open the \(settings.storeKind) store: \(error)")
+        }
     }
 
     func resolvedSettings() throws -> Settings {
@@ -122,7 +169,29 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
         let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: "Fixtures/screens")
-        return Settings(server: server, screens: screens, logLevel: level)
+        let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: "sqlite")
+        guard ["sqlite", "postgres", "memory"].contains(storeKind) else {
+            throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
+        }
+        var storeSettings = StoreSettings()
+        storeSettings.keepRevisions = try positive(
+            EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions")
+        storeSettings.idempotencyTTLSeconds = try duration(idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: "24h")
+        storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: "30d")
+        return Settings(
+            server: server, screens: screens, logLevel: level, storeKind: storeKind,
+            dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: "./data"),
+            databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
+            databasePoolSize: try positive(EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: 4), "database-pool-size"),
+            store: storeSettings)
+    }
+
+    private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: String) throws -> Int {
+        let text = try EnvironmentSetting.resolve(option, variable, default: fallback)
+        guard let seconds = DurationText.seconds(text), seconds > 0 else {
+            throw ValidationError("\(name) \"\(text)\" is not a duration; use seconds or a number with s, m, h or d, such as 24h")
+        }
+        return seconds
     }
 
     private func positive(_ value: Int, _ name: String) throws -> Int {

@@ -22,7 +22,7 @@ extension APIContext {
             return send(error.response(), context, responder)
         }
         let processor = EventProcessor(
-            definition: definition, request: request, time: unixMilliseconds(),
+            definition: definition, request: request,
             cachedScreen: { [cache] revision in cache.cached(session: token, screen: definition.id, revision: revision) })
         store.write(session: token, { processor.run(&$0) }) { [self] result in
             let outcome: EventOutcome
@@ -72,11 +72,11 @@ enum EventOutcome: Sendable {
 struct EventProcessor: Sendable {
     let definition: ScreenDefinition
     let request: EventRequest
-    let time: Milliseconds
     /// A screen already rendered at a revision, to skip rendering it again.
     let cachedScreen: @Sendable (Int) -> Screen?
 
     func run(_ writing: inout SessionWriting) -> EventOutcome {
+        let time = writing.time
         let fingerprint = request.fingerprint(screen: definition.id)
         if let id = request.eventID, let stored = writing.reading.storedAnswer(eventID: id) {
             return stored.fingerprint == fingerprint ? .replayed(stored) : .problem(.eventIDReused(id))

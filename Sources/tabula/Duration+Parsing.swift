@@ -1,0 +1,14 @@
+/// Durations on the command line: a whole number of seconds, or with a unit: `90s`,
+/// `15m`, `24h`, `30d`.
+enum DurationText {
+    static func seconds(_ text: String) -> Int? {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let last = text.last else { return nil }
+        if let unit = units[last] {
+            guard let value = Int(text.dropLast()), value >= 0 else { return nil }
+            return value.multipliedReportingOverflow(by: unit).overflow ? nil : value * unit
+        }
+        guard let value = Int(text), value >= 0 else { return nil }
+        return value
+    }
+}
