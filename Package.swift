@@ -39,12 +39,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Routes, problems, metrics and (later) sessions and stores around the core.
+        // SQLite (Debian libsqlite3-dev) and a thin wrapper: prepared statements, no ORM.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "TabulaSQLite", dependencies: ["CSQLite"]),
+        // libpq (Debian libpq-dev) and a thin wrapper: binary parameters, bounded calls.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "TabulaPostgres", dependencies: ["CLibPQ"]),
+        // Routes, problems, metrics, sessions and stores around the core.
         .target(
             name: "TabulaService",
             dependencies: [
                 "TabulaCore",
                 "TabulaHTTP",
+                "TabulaSQLite",
+                "TabulaPostgres",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -99,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaServiceTests",
-            dependencies: ["tabula", "TabulaService", "TabulaTestSupport"]
+            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaSQLite", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

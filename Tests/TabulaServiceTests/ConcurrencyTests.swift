@@ -42,33 +42,41 @@ func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let session = try api.newSession()
         let clients = 16
         let eventsPerClient = 25
-        let revisions = Locked<[Int]>([])
-        let failures = Locked<[String]>([])
-        let port = api.port
-        concurrently(clients) { client in
-            do {
-                let connection = try RawHTTPConnection(port: port)
-                for index in 0..<eventsPerClient {
-                    let body = #"{"row": "flip", "eventId": "c\#(client)-\#(index)"}"#
-                    try connection.send("POST /v1/screens/flip/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-                    let response = try connection.readResponse()
-                    guard response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue else {
-                        failures.withLock { $0.append("\(response.status) \(response.bodyText)") }
-                        continue
-                    }
-                    revisions.withLock { $0.append(revision) }
-                }
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
-        }
-        #expect(failures.withLock { $0 } == [])
-        let acknowledged = revisions.withLock { $0 }.sorted()
+        let (revisions, failures) = selectConcurrently(
+            ports: [api.port], screen: "flip", row: "flip", session: session, clients: clients, events: eventsPerClient)
+        #expect(failures == [])
         let total = clients * eventsPerClient
-        #expect(acknowledged == Array(1...total))
+        #expect(revisions.sorted() == Array(1...total))
         #expect(try api.revision(session, screen: "flip") == total)
         // An even number of flips leaves the switch off.
         let screen = try Screen(jsonBytes: try api.send("GET", "/v1/screens/flip", session: session).body)
         #expect(screen.sections[0].rows[0].content == .titleSwitch(title: "Flip", isOn: total % 2 == 1))
     }
+}
+
+/// `clients` clients, each on its own connection (to `ports` in turn), send `events`
+/// selections of `row` on one session; returns the acknowledged revisions and failures.
+func selectConcurrently(
+    ports: [UInt16], screen: String, row: String, session: String, clients: Int, events: Int
+) -> (revisions: [Int], failures: [String]) {
+    let revisions = Locked<[Int]>([])
+    let failures = Locked<[String]>([])
+    concurrently(clients) { client in
+        do {
+            let connection = try RawHTTPConnection(port: ports[client % ports.count], timeout: 30)
+            for index in 0..<events {
+                let body = #"{"row": "\#(row)", "eventId": "c\#(client)-\#(index)"}"#
+                try connection.send("POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                let response = try connection.readResponse()
+                if response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue {
+                    revisions.withLock { $0.append(revision) }
+                } else {
+                    failures.withLock { $0.append("\(response.status) \(response.bodyText)") }
+                }
+            }
+        } catch {
+            failures.withLock { $0.append("\(error)") }
+        }
+    }
+    return (revisions.withLock { $0 }, failures.withLock { $0 })
 }

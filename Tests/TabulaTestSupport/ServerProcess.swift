@@ -24,6 +24,8 @@ public func makeTemporaryDirectory() throws -> URL {
 public final class ServerProcess: @unchecked Sendable {
     public let process = Process()
     public let logFile: URL
+    /// The SQLite data directory, unless the arguments name one.
+    public let dataDirectory: URL
     public private(set) var port: UInt16 = 0
 
     /// Starts `tabula serve --port 0 ARGUMENTS` and waits until it listens. When ARGUMENTS
@@ -31,6 +33,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// the server is awaited by connecting.
     public init(arguments: [String] = [], environment: [String: String] = [:], startTimeout: Double = 20) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-serve-\(UUID().uuidString).log")
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-data-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: logFile)
         process.executableURL = tabulaExecutable
@@ -38,7 +41,8 @@ public final class ServerProcess: @unchecked Sendable {
             && !["trace", "debug", "info", "notice"].contains(arguments[(arguments.firstIndex(of: "--log-level") ?? 0) + 1])
         let chosenPort: UInt16 = quiet ? try Self.freePort() : 0
         let level = arguments.contains("--log-level") ? [] : ["--log-level", "info"]
-        process.arguments = ["serve", "--port", String(chosenPort)] + level + arguments
+        let data = arguments.contains("--data-dir") ? [] : ["--data-dir", dataDirectory.path]
+        process.arguments = ["serve", "--port", String(chosenPort)] + level + data + arguments
         process.currentDirectoryURL = repositoryRoot
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TABULA_") }
         for (key, value) in environment { variables[key] = value }
@@ -71,6 +75,7 @@ public final class ServerProcess: @unchecked Sendable {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: logFile)
+        try? FileManager.default.removeItem(at: dataDirectory)
     }
 
     public var log: String {

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TabulaCore
+import TabulaHTTP
+import TabulaSQLite
+import TabulaTestSupport
+
+/// Three switches that every selection flips: every event changes state, and a replay of
+/// the log has something to get wrong.
+let togglesDefinition = #"""
+    {"id": "toggles", "title": "Toggles", "state": {"a": false, "b": false, "c": false},
+     "sections": [{"id": "s", "rows": [
+       {"id": "a", "kind": "titleSwitch", "title": "A", "isOn": "a", "onSelect": {"toggle": "a"}},
+       {"id": "b", "kind": "titleSwitch", "title": "B", "isOn": "b", "onSelect": [{"toggle": "b"}, {"toggle": "a"}]},
+       {"id": "c", "kind": "titleSwitch", "title": "C", "isOn": "c", "onSelect": {"toggle": "c"}}
+     ]}]}
+    """#
+
+/// A directory holding the toggles screen, and its catalogue.
+func togglesScreens() throws -> (directory: URL, catalogue: Catalogue) {
+    let directory = try makeTemporaryDirectory()
+    try Data(togglesDefinition.utf8).write(to: directory.appendingPathComponent("toggles.json"))
+    let catalogue = try Catalogue.load([DefinitionFile(name: "toggles.json", bytes: Array(togglesDefinition.utf8))])
+    return (directory, catalogue)
+}
+
+/// An acknowledged event: the client got 200 with this revision.
+struct Acknowledgement: Sendable {
+    let session: String
+    let eventID: String
+    let revision: Int
+}
+
+func createSession(port: UInt16) throws -> String {
+    let connection = try RawHTTPConnection(port: port)
+    try connection.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+    let response = try connection.readResponse()
+    guard let token = try JSONParser().parse(response.body).objectValue?["session"]?.stringValue else {
+        throw ServerProcessError("no session: \(response.status) \(response.bodyText)")
+    }
+    return token
+}
+
+func select(_ connection: RawHTTPConnection, screen: String, row: String, session: String, eventID: String) throws -> RawHTTPResponse {
+    let body = #"{"row": "\#(row)", "eventId": "\#(eventID)"}"#
+    try connection.send(
+        "POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    return try connection.readResponse()
+}
+
+@Suite(.serialized) struct DurabilityTests {
+    @Test func killedMidLoadTenTimesLosesNoAcknowledgedEvent() throws {
+        let (screens, catalogue) = try togglesScreens()
+        let data = try makeTemporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: screens)
+            try? FileManager.default.removeItem(at: data)
+        }
+        let arguments = ["--store", "sqlite", "--data-dir", data.path, "--screens", screens.path, "--keep-revisions", "1000000", "--log-level", "notice"]
+        var sessions: [String] = []
+        var acknowledged: [Acknowledgement] = []
+        for iteration in 0..<10 {
+            let server = try ServerProcess(arguments: arguments)
+            if sessions.isEmpty { sessions = try (0..<3).map { _ in try createSession(port: server.port) } }
+            let acks = Locked<[Acknowledgement]>([])
+            let port = server.port
+            let clientSessions = sessions
+            let killer = WorkerThreadHandle.start {
+                usleep(UInt32.random(in: 150_000...450_000))
+                server.signal(SIGKILL)
+            }
+            concurrently(6) { client in
+                guard let connection = try? RawHTTPConnection(port: port, timeout: 5) else { return }
+                let session = clientSessions[client % clientSessions.count]
+                for index in 0..<10_000 {
+                    let eventID = "i\(iteration)-c\(client)-\(index)"
+                    guard let response = try? select(connection, screen: "toggles", row: ["a", "b", "c"].randomElement() ?? "a", session: session, eventID: eventID),
+                        response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue
+                    else { return }
+                    acks.withLock { $0.append(Acknowledgement(session: session, eventID: eventID, revision: revision)) }
+                }
+            }
+            killer.join()
+            #expect(server.waitForExit(seconds: 5) != nil)
+            acknowledged += acks.withLock { $0 }
+            try checkLog(data.appendingPathComponent("tabula.sqlite").path, sessions: sessions, acknowledged: acknowledged, catalogue: catalogue)
+        }
+        #expect(acknowledged.count > 100, "the load was too small to mean anything: \(acknowledged.count)")
+        // The restarted service serves the state the log ends with.
+        let server = try ServerProcess(arguments: arguments)
+        let connection = try RawHTTPConnection(port: server.port)
+        for session in sessions {
+            try connection.send("GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
+            let revision = try connection.readResponse().json.objectValue?["revision"]?.intValue ?? -1
+            let highest = acknowledged.filter { $0.session == session }.map(\.revision).max() ?? 0
+            #expect(revision >= highest)
+        }
+    }
+
+    /// Every acknowledged event is in the log at its revision; revisions are gapless from
+    /// 0; replaying the log from the initial state gives every stored state.
+    func checkLog(_ path: String, sessions: [String], acknowledged: [Acknowledgement], catalogue: Catalogue) throws {
+        let database = try SQLiteDatabase(path: path)
+        let definition = try #require(catalogue.screen(id: "toggles"))
+        let events = try database.prepare("SELECT revision, event_id, payload, state FROM events WHERE token = ? ORDER BY revision")
+        let current = try database.prepare("SELECT revision, state FROM sessions WHERE token = ?")
+        for session in sessions {
+            let rows = try events.rows([.text(session)])
+            let revisions = rows.compactMap { $0[0].integer }.map(Int.init)
+            #expect(revisions == Array(0..<rows.count), "revisions are not gapless for \(session.prefix(8))")
+            var state = catalogue.initialState
+            for row in rows.dropFirst() {
+                let payload = try JSONParser().parse(row[2].blob ?? [])
+                let rowID = try #require(payload.objectValue?["row"]?.stringValue)
+                state = try reduce(state, .select(row: rowID), definition).state
+                let stored = catalogue.schema.restoredState(from: try JSONParser().parse(row[3].blob ?? []), revision: state.revision)
+                #expect(stored == state, "the log does not replay at revision \(state.revision)")
+            }
+            let head = try #require(try current.rows([.text(session)]).first)
+            #expect(head[0].integer == Int64(rows.count - 1))
+            #expect(catalogue.schema.restoredState(from: try JSONParser().parse(head[1].blob ?? []), revision: state.revision) == state)
+            let logged = Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[1].text.map { ($0, Int(row[0].integer ?? -1)) } })
+            for ack in acknowledged where ack.session == session {
+                #expect(logged[ack.eventID] == ack.revision, "acknowledged event \(ack.eventID) at \(ack.revision) is not in the log")
+            }
+        }
+    }
+
+    @Test func twoInstancesShareOnePostgreSQL() throws {
+        let url = try PostgresCluster.shared.get().makeDatabase()
+        let (screens, _) = try togglesScreens()
+        defer { try? FileManager.default.removeItem(at: screens) }
+        let arguments = ["--store", "postgres", "--database-url", url, "--screens", screens.path, "--log-level", "notice"]
+        let first = try ServerProcess(arguments: arguments)
+        let second = try ServerProcess(arguments: arguments)
+        let session = try createSession(port: first.port)
+        let onFirst = try RawHTTPConnection(port: first.port)
+        #expect(try select(onFirst, screen: "toggles", row: "a", session: session, eventID: "x").status == 200)
+        let onSecond = try RawHTTPConnection(port: second.port)
+        try onSecond.send("GET /v1/screens/toggles/changes?since=0 HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
+        let changes = try onSecond.readResponse()
+        #expect(changes.json.objectValue?["toRevision"] == 1)
+        #expect(changes.bodyText.contains(#""id":"a","isOn":true"#))
+        // The retry of "x" on the other instance replays the first answer.
+        #expect(try select(onSecond, screen: "toggles", row: "a", session: session, eventID: "x").json.objectValue?["toRevision"] == 1)
+
+        let shared = try createSession(port: second.port)
+        let (revisions, failures) = selectConcurrently(
+            ports: [first.port, second.port], screen: "toggles", row: "c", session: shared, clients: 16, events: 10)
+        #expect(failures == [])
+        #expect(revisions.sorted() == Array(1...160))
+    }
+
+    @Test func aDatabaseThatGoesAwayGives503AndTheServiceRecovers() throws {
+        let cluster = try PostgresCluster()
+        let (screens, _) = try togglesScreens()
+        defer { try? FileManager.default.removeItem(at: screens) }
+        let server = try ServerProcess(arguments: ["--store", "postgres", "--database-url", cluster.url, "--screens", screens.path, "--log-level", "error"])
+        let session = try createSession(port: server.port)
+        #expect(try select(try RawHTTPConnection(port: server.port), screen: "toggles", row: "a", session: session, eventID: "1").status == 200)
+
+        try cluster.stop()
+        let started = Date()
+        let down = try select(try RawHTTPConnection(port: server.port, timeout: 20), screen: "toggles", row: "b", session: session, eventID: "2")
+        #expect(down.status == 503)
+        #expect(down.header("Content-Type") == "application/problem+json")
+        #expect(down.problemSlug == "store-unavailable")
+        #expect(Date().timeIntervalSince(started) < 15)
+        let health = try RawHTTPConnection(port: server.port, timeout: 20)
+        try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try health.readResponse().status == 503)
+
+        try cluster.start()
+        var recovered = false
+        let deadline = Date().addingTimeInterval(30)
+        while !recovered && Date() < deadline {
+            let response = try select(try RawHTTPConnection(port: server.port, timeout: 20), screen: "toggles", row: "b", session: session, eventID: "3")
+            recovered = response.status == 200
+            if !recovered { usleep(250_000) }
+        }
+        #expect(recovered)
+        let check = try RawHTTPConnection(port: server.port)
+        try check.send("GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
+        #expect(try check.readResponse().json.objectValue?["revision"] == 2)
+    }
+}
+
+/// A joinable thread for tests.
+final class WorkerThreadHandle: @unchecked Sendable {
+    private var thread = pthread_t()
+    private let body: @Sendable () -> Void
+
+    private init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+
+    static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThreadHandle {
+        let handle = WorkerThreadHandle(body)
+        pthread_create(&handle.thread, nil, { argument in
+            guard let argument else { return nil }
+            Unmanaged<WorkerThreadHandle>.fromOpaque(argument).takeRetainedValue().body()
+            return nil
+        }, Unmanaged.passRetained(handle).toOpaque())
+        return handle
+    }
+
+    func join() { pthread_join(thread, nil) }
+}

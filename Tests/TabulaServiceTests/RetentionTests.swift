@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+import TabulaSQLite
+import TabulaTestSupport
+
+/// Retention with a clock the test moves: idle sessions go, answers outlive compaction
+/// until their TTL, and schemas newer than the binary stop the start.
+@Suite(.serialized) struct RetentionTests {
+    final class Clock: @unchecked Sendable {
+        let time = Locked<Milliseconds>(1_800_000_000_000)
+        func advance(seconds: Int) { time.withLock { $0 += Milliseconds(seconds) * 1000 } }
+        var now: @Sendable () -> Milliseconds { { [time] in time.withLock { $0 } } }
+    }
+
+    func event(_ api: APITestServer, _ session: String, _ json: String) throws -> RawHTTPResponse {
+        try api.send("POST", "/v1/screens/flip/selection", session: session, json: json)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func answersOutliveCompactionUntilTheirTTL(kind: StoreKind) throws {
+        let clock = Clock()
+        let factory = try StoreFactory(kind)
+        factory.settings.keepRevisions = 2
+        factory.settings.idempotencyTTLSeconds = 60
+        factory.clock = clock.now
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let first = try event(api, session, #"{"row": "flip", "eventId": "first"}"#)
+        for index in 0..<5 { _ = try event(api, session, #"{"row": "flip", "eventId": "later-\#(index)"}"#) }
+        // Revision 1 is long compacted away, but its answer is still replayed.
+        #expect(try api.send("GET", "/v1/screens/flip/changes?since=1", session: session).status == 409)
+        #expect(try event(api, session, #"{"row": "flip", "eventId": "first"}"#).body == first.body)
+        #expect(try api.revision(session, screen: "flip") == 6)
+        clock.advance(seconds: 61)
+        _ = try wait { api.store.removeExpired(completion: $0) }
+        // After the TTL the id is forgotten: the same request is a new event.
+        let again = try event(api, session, #"{"row": "flip", "eventId": "first"}"#)
+        #expect(again.json.objectValue?["toRevision"] == 7)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func idleSessionsAreRemovedWithTheirLog(kind: StoreKind) throws {
+        let clock = Clock()
+        let factory = try StoreFactory(kind)
+        factory.settings.sessionTTLSeconds = 100
+        factory.clock = clock.now
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        let idle = try api.newSession()
+        let active = try api.newSession()
+        _ = try event(api, idle, #"{"row": "flip"}"#)
+        clock.advance(seconds: 90)
+        _ = try event(api, active, #"{"row": "flip"}"#)
+        clock.advance(seconds: 20)
+        let removed = try wait { api.store.removeExpired(completion: $0) }
+        #expect(removed == 1)
+        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401)
+        #expect(try api.revision(active, screen: "flip") == 1)
+        if kind == .sqlite {
+            let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
+            let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(idle)])
+            #expect(rows.first?.first?.integer == 0)
+        }
+        if kind == .postgres, let url = factory.databaseURL, let name = url.split(separator: "/").last {
+            let count = try PostgresCluster.shared.get().query("SELECT COUNT(*) FROM events WHERE token = '\(idle)'", database: String(name))
+            #expect(count.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        }
+    }
+
+    @Test(arguments: [StoreKind.sqlite, .postgres])
+    func aNewerSchemaStopsTheStartWithAClearMessage(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let catalogue = try flipCatalogue()
+        try factory.open(catalogue).close()
+        switch kind {
+        case .sqlite:
+            let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
+            try database.execute("INSERT INTO tabula_schema(version) VALUES (99)")
+        default:
+            let name = String(factory.databaseURL?.split(separator: "/").last ?? "")
+            _ = try PostgresCluster.shared.get().query("INSERT INTO tabula_schema(version) VALUES (99)", database: name)
+        }
+        do {
+            _ = try factory.open(catalogue)
+            Issue.record("a newer schema was accepted")
+        } catch {
+            #expect("\(error)".contains("the database schema is version 99, but this tabula knows versions up to 1"))
+        }
+    }
+
+    @Test func aSecondProcessCannotShareASQLiteDirectory() throws {
+        let factory = try StoreFactory(.sqlite)
+        let catalogue = try flipCatalogue()
+        let first = try factory.open(catalogue)
+        #expect(throws: StoreError.self) { try factory.open(catalogue) }
+        first.close()
+        try factory.open(catalogue).close()
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+import TabulaTestSupport
+
+/// What every store must do, checked through the API on a live server.
+@Suite(.serialized) struct StoreConformanceTests {
+    func event(_ api: APITestServer, _ session: String, _ kind: String, _ json: String) throws -> RawHTTPResponse {
+        try api.send("POST", "/v1/screens/settings/\(kind)", session: session, json: json)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func eventsCatchUpAndIdempotency(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let api = try APITestServer(store: try factory.open(try APITestServer.fixtures()))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let first = try event(api, session, "switch", #"{"row": "wifi", "isOn": false, "eventId": "a"}"#)
+        #expect(first.status == 200 && first.json.objectValue?["toRevision"] == 1)
+        _ = try event(api, session, "selection", #"{"row": "dark"}"#)
+        let stale = try event(api, session, "selection", #"{"row": "light", "revision": 0}"#)
+        #expect(stale.json.objectValue?["fromRevision"] == 0 && stale.json.objectValue?["toRevision"] == 3)
+        #expect(try event(api, session, "switch", #"{"row": "wifi", "isOn": false, "eventId": "a"}"#).body == first.body)
+        #expect(try event(api, session, "selection", #"{"row": "dark", "eventId": "a"}"#).status == 422)
+        let changes = try api.send("GET", "/v1/screens/settings/changes?since=1", session: session)
+        #expect(changes.status == 200 && changes.json.objectValue?["toRevision"] == 3)
+        #expect(try event(api, session, "selection", #"{"row": "dark", "revision": 9}"#).status == 409)
+        #expect(try api.revision(session) == 3)
+        #expect(try api.send("GET", "/healthz").bodyText == #"{"status":"ok","store":"\#(kind.rawValue)"}"#)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func keepsOnlyTheConfiguredRevisions(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        factory.settings.keepRevisions = 5
+        let api = try APITestServer(store: try factory.open(try APITestServer.fixtures()))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        for index in 0..<12 {
+            _ = try event(api, session, "switch", #"{"row": "bluetooth", "isOn": \#(index % 2 == 0)}"#)
+        }
+        #expect(try api.send("GET", "/v1/screens/settings/changes?since=6", session: session).status == 409)
+        #expect(try api.send("GET", "/v1/screens/settings/changes?since=7", session: session).status == 200)
+        let stale = try event(api, session, "selection", #"{"row": "dark", "revision": 3}"#)
+        #expect(stale.status == 409 && stale.problemSlug == "stale-revision")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func sixteenConcurrentClientsLoseNothing(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let (revisions, failures) = selectConcurrently(
+            ports: [api.port], screen: "flip", row: "flip", session: session, clients: 16, events: 10)
+        #expect(failures == [])
+        #expect(revisions.sorted() == Array(1...160))
+    }
+
+    @Test(arguments: [StoreKind.sqlite, .postgres])
+    func restartKeepsSessionsRevisionsAndAnswers(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let catalogue = try APITestServer.fixtures()
+        var api: APITestServer? = try APITestServer(store: try factory.open(catalogue))
+        let session = try api?.newSession() ?? ""
+        let answer = try event(try #require(api), session, "switch", #"{"row": "wifi", "isOn": false, "eventId": "before-restart"}"#)
+        _ = try event(try #require(api), session, "selection", #"{"row": "dark"}"#)
+        api?.store.close()
+        api = nil
+        let restarted = try APITestServer(store: try factory.open(catalogue))
+        defer { restarted.store.close() }
+        #expect(try restarted.revision(session) == 2)
+        let retry = try event(restarted, session, "switch", #"{"row": "wifi", "isOn": false, "eventId": "before-restart"}"#)
+        #expect(retry.body == answer.body)
+        let catchUp = try restarted.send("GET", "/v1/screens/settings/changes?since=0", session: session)
+        #expect(catchUp.status == 200 && catchUp.json.objectValue?["toRevision"] == 2)
+        #expect(try event(restarted, session, "selection", #"{"row": "light", "revision": 1}"#).json.objectValue?["toRevision"] == 3)
+    }
+}

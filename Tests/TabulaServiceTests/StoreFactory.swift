@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import TabulaCore
+import TabulaService
+import TabulaHTTP
+import TabulaTestSupport
+
+/// The three stores, for tests that must hold for each.
+enum StoreKind: String, CaseIterable, Sendable {
+    case memory, sqlite, postgres
+}
+
+/// Opens stores of one kind on one place (a directory, a database) so that a test can
+/// close a store and open it again, as a restart would.
+final class StoreFactory {
+    let kind: StoreKind
+    let directory: URL
+    let databaseURL: String?
+    var settings = StoreSettings()
+    var clock: (@Sendable () -> Milliseconds) = unixMilliseconds
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        directory = try makeTemporaryDirectory()
+        databaseURL = kind == .postgres ? try PostgresCluster.shared.get().makeDatabase() : nil
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func open(_ catalogue: Catalogue) throws -> any SessionStore {
+        var logger = Logger(label: "store-test")
+        logger.logLevel = .error
+        switch kind {
+        case .memory:
+            return MemorySessionStore(settings: settings, now: clock)
+        case .sqlite:
+            return try SQLiteSessionStore(
+                directory: directory.path, schema: catalogue.schema, settings: settings, logger: logger, now: clock)
+        case .postgres:
+            return try PostgresSessionStore(
+                url: databaseURL ?? "", poolSize: 4, schema: catalogue.schema, settings: settings, logger: logger, now: clock)
+        }
+    }
+}
+
+/// A store's completion-based calls made synchronous, for tests.
+func wait<Value: Sendable>(_ call: (@escaping @Sendable (Result<Value, StoreError>) -> Void) -> Void) throws -> Value {
+    let box = Locked<Result<Value, StoreError>?>(nil)
+    call { result in box.withLock { $0 = result } }
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+        if let result = box.withLock({ $0 }) { return try result.get() }
+        usleep(1000)
+    }
+    throw StoreError("the store did not answer within 20 seconds")
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Runs a command with posix_spawn and waitpid, its output captured in a file. Used for
+/// commands that leave daemons behind (`pg_ctl start`): Foundation's Process can wait
+/// forever for such a child on Linux.
+public enum Subprocess {
+    /// Starts a command in the background and does not wait for it.
+    public static func launch(_ command: [String]) {
+        var arguments = command.map { strdup($0) }
+        arguments.append(nil)
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        _ = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+    }
+
+    public static func run(_ command: [String]) throws -> (status: Int32, output: String) {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-cmd-\(UUID().uuidString).log").path
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var arguments = command.map { strdup($0) }
+        arguments.append(nil)
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        guard spawned == 0 else { throw ServerProcessError("cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7F == 0
+        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), output)
+    }
+}
