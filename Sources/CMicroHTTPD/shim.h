@@ -73,6 +73,12 @@ static inline const struct sockaddr *tabula_client_address(struct MHD_Connection
     return info == NULL ? NULL : info->client_addr;
 }
 
+/// The connection's socket context (set by the connection-notification callback), or NULL.
+static inline void *tabula_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
 /// Formats one libmicrohttpd log message (a printf format and its va_list) into `buffer`.
 static inline int tabula_format_log(char *buffer, size_t size, const char *format, va_list arguments) {
     return vsnprintf(buffer, size, format, arguments);

@@ -26,19 +26,28 @@ extension RejectionReason {
 
 /// The one-time channel back to the client of a request.
 public final class Responder: Sendable {
-    private let context: RequestContext
-    private let core: ServerCore
+    private enum Target: Sendable {
+        case connection(RequestContext, ServerCore)
+        case closure(@Sendable (Response) -> Void)
+    }
+
+    private let target: Target
 
     init(context: RequestContext, core: ServerCore) {
-        self.context = context
-        self.core = core
+        target = .connection(context, core)
     }
 
-    /// Sends the response; only the first call has an effect.
+    /// A responder that hands the response to `deliver` (to test or measure a handler
+    /// without a server).
+    public init(deliver: @escaping @Sendable (Response) -> Void) {
+        target = .closure(deliver)
+    }
+
+    /// Sends the response; for a connection, only the first call has an effect.
     public func send(_ response: Response) {
-        core.deliver(response, to: context)
+        switch target {
+        case .connection(let context, let core): core.deliver(response, to: context)
+        case .closure(let deliver): deliver(response)
+        }
     }
-
-    /// When the server began reading the request.
-    public var receivedAt: ContinuousClock.Instant { context.receivedAt }
 }

@@ -76,30 +76,27 @@ public final class HTTPServer: Sendable {
     }
 
     /// Requests between their first byte and their completion.
-    public var requestsInProgress: Int { core.state.withLock { $0.inFlight } }
+    public var requestsInProgress: Int { core.inFlight.load(ordering: .relaxed) }
 
     /// Stops gracefully: stops accepting (new connections are refused), lets requests in
     /// progress finish for up to the configured grace, answers still-parked ones with a
     /// refusal, then stops. Requests that arrive meanwhile on open connections are refused
     /// with 503 and their connection closed.
     public func shutdown() {
-        let daemon = core.state.withLock { state -> OpaquePointer? in
-            state.accepting = false
-            return state.daemon
-        }
-        guard let daemon else { return }
+        core.accepting.store(false, ordering: .releasing)
+        guard let daemon = core.state.withLock({ $0.daemon }) else { return }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
-        waitUntil(deadline) { $0.inFlight == 0 }
+        waitUntil(deadline) { [core] _ in core.inFlight.load(ordering: .relaxed) == 0 }
         let parked = core.state.withLock { Array($0.suspended.values) }
         if !parked.isEmpty {
             core.logger.warning("shutdown grace over; answering \(parked.count) waiting requests with 503")
             for context in parked { core.deliver(core.handler.refusal(.shuttingDown), to: context) }
             waitUntil(.now + .milliseconds(500)) { $0.suspended.isEmpty }
         }
-        core.state.withLock { $0.stopped = true }
-        waitUntil(.now + .seconds(5)) { $0.resumesInProgress == 0 }
+        core.stopped.store(true, ordering: .releasing)
+        waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .acquiring) == 0 }
         MHD_stop_daemon(daemon)
         core.state.withLock { $0.daemon = nil }
     }

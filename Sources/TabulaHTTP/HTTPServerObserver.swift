@@ -30,6 +30,19 @@ public struct RequestSummary: Sendable {
     public var remoteAddress: String
     /// The response's ``Response/logContext``.
     public var logContext: String?
+
+    public init(
+        method: String, path: String, status: Int, route: String, duration: Duration, remoteAddress: String,
+        logContext: String? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.route = route
+        self.duration = duration
+        self.remoteAddress = remoteAddress
+        self.logContext = logContext
+    }
 }
 
 /// Receives what happens inside the server, for logs and metrics.

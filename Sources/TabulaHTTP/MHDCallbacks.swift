@@ -33,10 +33,25 @@ enum MHDCallbacks {
         return core.admit(SocketAddress.describe(address)) ? .YES : .NO
     }
 
-    static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, event in
-        guard let cls, let connection, event == .CONNECTION_NOTIFY_CLOSED else { return }
+    /// Keeps a ``ConnectionInfo`` in each connection's socket context from its start to its
+    /// end, so that requests need not format the client's address again.
+    static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
+        guard let cls, let connection, let socketContext else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        core.release(SocketAddress.describe(tabula_client_address(connection)))
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED:
+            let info = ConnectionInfo(address: SocketAddress.describe(tabula_client_address(connection)))
+            socketContext.pointee = Unmanaged.passRetained(info).toOpaque()
+        case .CONNECTION_NOTIFY_CLOSED:
+            guard let pointer = socketContext.pointee else {
+                core.release(SocketAddress.describe(tabula_client_address(connection)))
+                return
+            }
+            socketContext.pointee = nil
+            core.release(Unmanaged<ConnectionInfo>.fromOpaque(pointer).takeRetainedValue().address)
+        @unknown default:
+            return
+        }
     }
 
     static let logger: MHD_LogCallback = { cls, format, arguments in
@@ -49,5 +64,15 @@ enum MHDCallbacks {
         guard length > 0 else { return }
         let bytes = buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }
         core.log(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// What the server keeps per connection.
+final class ConnectionInfo: Sendable {
+    /// The client's address, formatted once.
+    let address: String
+
+    init(address: String) {
+        self.address = address
     }
 }

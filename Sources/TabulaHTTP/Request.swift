@@ -7,7 +7,8 @@ public struct Request: Sendable {
     public var rawPath: String
     /// Query arguments as sent (escapes left in place), in order; `nil` for `?name` without `=`.
     public var rawQuery: [(name: String, value: String?)]
-    public var headerFields: HTTPFields
+    /// The headers as sent; ``headerFields`` gives them as swift-http-types fields.
+    public var headers: RequestHeaders
     public var body: [UInt8]
     /// "HTTP/1.1" or "HTTP/1.0".
     public var version: String
@@ -18,29 +19,56 @@ public struct Request: Sendable {
 
     public init(
         method: HTTPRequest.Method, rawPath: String, rawQuery: [(name: String, value: String?)] = [],
-        headerFields: HTTPFields = [:], body: [UInt8] = [], version: String = "HTTP/1.1",
+        headers: RequestHeaders = RequestHeaders(), body: [UInt8] = [], version: String = "HTTP/1.1",
         remoteAddress: String = "", receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.rawPath = rawPath
         self.rawQuery = rawQuery
-        self.headerFields = headerFields
+        self.headers = headers
         self.body = body
         self.version = version
         self.remoteAddress = remoteAddress
         self.receivedAt = receivedAt
     }
 
+    /// The headers as swift-http-types fields (built on each call).
+    public var headerFields: HTTPFields { headers.fields }
+
     /// The path's segments, percent-decoded one by one (so an encoded "/" stays inside its
     /// segment); `nil` when an escape is malformed or decodes to invalid UTF-8.
     public func pathSegments() -> [String]? {
-        guard rawPath.hasPrefix("/") else { return nil }
-        var segments: [String] = []
-        for raw in rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            guard let decoded = PercentDecoding.decode(raw) else { return nil }
-            segments.append(decoded)
+        var path = rawPath
+        return path.withUTF8 { bytes -> [String]? in
+            guard bytes.first == UInt8(ascii: "/") else { return nil }
+            var segments: [String] = []
+            segments.reserveCapacity(4)
+            var start = 1
+            var needsDecoding = false
+            var ascii = true
+            for index in 1...bytes.count {
+                if index < bytes.count && bytes[index] != UInt8(ascii: "/") {
+                    if bytes[index] == UInt8(ascii: "%") { needsDecoding = true }
+                    if bytes[index] >= 0x80 { ascii = false }
+                    continue
+                }
+                let segment = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if needsDecoding {
+                    guard let decoded = PercentDecoding.decode(segment) else { return nil }
+                    segments.append(decoded)
+                } else if ascii {
+                    segments.append(String(decoding: segment, as: UTF8.self))
+                } else {
+                    // Paths arrive as bytes from the network: reject what is not UTF-8.
+                    guard let text = String(validating: segment, as: UTF8.self) else { return nil }
+                    segments.append(text)
+                }
+                start = index + 1
+                needsDecoding = false
+                ascii = true
+            }
+            return segments
         }
-        return segments
     }
 
     /// The decoded value of the first query argument with this name; `.none` when absent,

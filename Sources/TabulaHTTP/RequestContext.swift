@@ -1,5 +1,5 @@
 internal import CMicroHTTPD
-import HTTPTypes
+import Synchronization
 
 /// The server's state for one request, from its first byte to libmicrohttpd's
 /// completion callback. It lives in the request's `con_cls` slot.
@@ -10,8 +10,8 @@ final class RequestContext: @unchecked Sendable {
     let method: String
     let rawURL: String
     let version: String
-    var headerFields = HTTPFields()
-    var remoteAddress = ""
+    var headers = RequestHeaders()
+    var clientAddress = ""
 
     // Touched only by the connection's own server thread, in access-handler calls.
     var body: [UInt8] = []
@@ -19,18 +19,18 @@ final class RequestContext: @unchecked Sendable {
     var dispatched = false
     /// Set when the server refused the request itself; the rest of its body is discarded.
     var refusal: RejectionReason?
+    var queued = false
+    var statusSent = 0
+    var route = "-"
+    var logContext: String?
 
-    /// The hand-over between the handler (any thread) and the connection's thread.
-    struct Delivery {
-        var response: Response?
-        var suspended = false
-        var queued = false
-        var statusSent = 0
-        var route = "-"
-        var logContext: String?
-    }
-
-    let delivery = Locked(Delivery())
+    /// The hand-over of the response between the handler (any thread) and the connection's
+    /// thread, without a lock: see ``Delivery``.
+    let delivery = Atomic<Int>(Delivery.dispatching)
+    /// Claimed by the first ``Responder/send(_:)``; later calls do nothing.
+    let claimed = Atomic<Bool>(false)
+    /// Written before `delivery` moves past `dispatching`, read after (release/acquire).
+    var response: Response?
 
     init(connection: OpaquePointer, method: String, rawURL: String, version: String) {
         self.connection = connection
@@ -38,5 +38,19 @@ final class RequestContext: @unchecked Sendable {
         self.rawURL = rawURL
         self.version = version
         receivedAt = .now
+    }
+
+    /// The states of `delivery`.
+    enum Delivery {
+        /// The handler is running on the connection's thread.
+        static let dispatching = 0
+        /// The response arrived while the handler ran: the connection's thread queues it.
+        static let answeredWhileDispatching = 1
+        /// The handler returned without an answer; the connection is being suspended.
+        static let suspending = 2
+        /// The connection is suspended, waiting for the answer.
+        static let suspended = 3
+        /// The answer arrived during the suspension: resumed (or to be resumed) to queue it.
+        static let answered = 4
     }
 }

@@ -6,6 +6,7 @@ import Musl
 internal import CMicroHTTPD
 import HTTPTypes
 import Logging
+import Synchronization
 
 /// The server's shared state, passed to libmicrohttpd's callbacks as their `cls`.
 final class ServerCore: @unchecked Sendable {
@@ -14,18 +15,19 @@ final class ServerCore: @unchecked Sendable {
     let observer: any HTTPServerObserver
     let logger: Logger
 
+    /// The daemon, and requests parked while their answer is computed elsewhere (so that a
+    /// shutdown can answer them). Touched on slow paths only.
     struct State {
         var daemon: OpaquePointer?
-        var accepting = true
-        var stopped = false
-        var inFlight = 0
-        /// Parked requests, so that a shutdown can answer them before stopping.
         var suspended: [ObjectIdentifier: RequestContext] = [:]
-        /// `MHD_resume_connection` calls under way; the daemon is stopped only at zero.
-        var resumesInProgress = 0
     }
 
     let state = Locked(State())
+    let accepting = Atomic<Bool>(true)
+    let stopped = Atomic<Bool>(false)
+    let inFlight = Atomic<Int>(0)
+    /// `MHD_resume_connection` calls under way; the daemon is stopped only at zero.
+    let resumesInProgress = Atomic<Int>(0)
     /// Open connections per client address, for the per-address limit.
     private let connectionsByAddress = Locked<[String: Int]>([:])
 
@@ -66,17 +68,18 @@ final class ServerCore: @unchecked Sendable {
     /// which is right for a refusal and wrong for everything else: no keep-alive).
     func begin(_ connection: OpaquePointer, url: String, method: String, version: String) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
-        let accepting = state.withLock { state in
-            state.inFlight += 1
-            return state.accepting
-        }
+        inFlight.wrappingAdd(1, ordering: .relaxed)
         var scan = HeaderScan()
         withUnsafeMutablePointer(to: &scan) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, HeaderScan.collect, pointer)
         }
-        context.headerFields = scan.fields
-        context.remoteAddress = SocketAddress.describe(tabula_client_address(connection))
-        if !accepting {
+        context.headers = scan.headers
+        if let info = tabula_socket_context(connection) {
+            context.clientAddress = Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().address
+        } else {
+            context.clientAddress = SocketAddress.describe(tabula_client_address(connection))
+        }
+        if !accepting.load(ordering: .relaxed) {
             return (context, refuse(context, .shuttingDown))
         }
         if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
@@ -110,12 +113,10 @@ final class ServerCore: @unchecked Sendable {
         }
         guard context.dispatched else { return dispatch(context) }
         // Resumed: the handler has delivered its response.
-        let response = context.delivery.withLock { delivery -> Response? in
-            delivery.suspended = false
-            return delivery.response
-        }
         _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
-        guard let response else { return .NO }
+        guard context.delivery.load(ordering: .acquiring) == RequestContext.Delivery.answered, let response = context.response else {
+            return .NO
+        }
         return queue(response, on: context)
     }
 
@@ -134,45 +135,71 @@ final class ServerCore: @unchecked Sendable {
             _ = MHD_get_connection_values_n(context.connection, .GET_ARGUMENT_KIND, QueryScan.collect, pointer)
         }
         let request = Request(
-            method: method, rawPath: context.rawURL, rawQuery: rawQuery, headerFields: context.headerFields,
-            body: context.body, version: context.version, remoteAddress: context.remoteAddress,
+            method: method, rawPath: context.rawURL, rawQuery: rawQuery, headers: context.headers,
+            body: context.body, version: context.version, remoteAddress: context.clientAddress,
             receivedAt: context.receivedAt)
         context.body = []
         handler.handle(request, responder: Responder(context: context, core: self))
-        // Fast path: the handler answered before returning. Otherwise park the connection
-        // until it does. Suspending under the delivery lock means `deliver` either finds
-        // no suspension (and this thread queues its response) or a completed one it may
-        // resume. No lock of ours is held across `MHD_resume_connection`, since
-        // libmicrohttpd takes its own locks there.
-        state.withLock { $0.suspended[ObjectIdentifier(context)] = context }
-        let ready = context.delivery.withLock { delivery -> Response? in
-            if let response = delivery.response { return response }
-            delivery.suspended = true
-            MHD_suspend_connection(context.connection)
-            return nil
+        typealias Delivery = RequestContext.Delivery
+        // Fast path: the handler answered before returning.
+        if context.delivery.load(ordering: .acquiring) == Delivery.answeredWhileDispatching, let response = context.response {
+            return queue(response, on: context)
         }
-        guard let ready else { return .YES }
-        _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
-        return queue(ready, on: context)
+        // Otherwise park the connection until the answer comes (from any thread).
+        state.withLock { $0.suspended[ObjectIdentifier(context)] = context }
+        let (suspending, _) = context.delivery.compareExchange(
+            expected: Delivery.dispatching, desired: Delivery.suspending, ordering: .acquiringAndReleasing)
+        guard suspending else {
+            _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
+            guard let response = context.response else { return .NO }
+            return queue(response, on: context)
+        }
+        MHD_suspend_connection(context.connection)
+        let (parked, _) = context.delivery.compareExchange(
+            expected: Delivery.suspending, desired: Delivery.suspended, ordering: .acquiringAndReleasing)
+        if !parked {
+            // The answer came while suspending: resume at once to queue it.
+            resume(context)
+        }
+        return .YES
     }
 
-    /// Called by a ``Responder`` from any thread.
+    /// Called by a ``Responder`` from any thread; only the first call counts.
     func deliver(_ response: Response, to context: RequestContext) {
-        let mustResume = context.delivery.withLock { delivery -> Bool in
-            guard delivery.response == nil else { return false }
-            delivery.response = response
-            return delivery.suspended
+        guard context.claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        context.response = response
+        typealias Delivery = RequestContext.Delivery
+        while true {
+            switch context.delivery.load(ordering: .acquiring) {
+            case Delivery.dispatching:
+                if context.delivery.compareExchange(
+                    expected: Delivery.dispatching, desired: Delivery.answeredWhileDispatching, ordering: .acquiringAndReleasing
+                ).exchanged { return }
+            case Delivery.suspending:
+                // The connection's thread sees this when it finishes suspending, and resumes.
+                if context.delivery.compareExchange(
+                    expected: Delivery.suspending, desired: Delivery.answered, ordering: .acquiringAndReleasing
+                ).exchanged { return }
+            case Delivery.suspended:
+                if context.delivery.compareExchange(
+                    expected: Delivery.suspended, desired: Delivery.answered, ordering: .acquiringAndReleasing
+                ).exchanged {
+                    resume(context)
+                    return
+                }
+            default:
+                return
+            }
         }
-        guard mustResume else { return }
-        // Never touch a connection of a daemon that is stopping for good.
-        let allowed = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.resumesInProgress += 1
-            return true
-        }
-        guard allowed else { return }
+    }
+
+    /// Resumes a parked connection, unless the daemon is stopping for good. No lock of ours
+    /// is held across `MHD_resume_connection`, since libmicrohttpd takes its own locks there.
+    private func resume(_ context: RequestContext) {
+        resumesInProgress.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        defer { resumesInProgress.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+        guard !stopped.load(ordering: .acquiring) else { return }
         MHD_resume_connection(context.connection)
-        state.withLock { $0.resumesInProgress -= 1 }
     }
 
     private func refuse(_ context: RequestContext, _ reason: RejectionReason) -> MHD_Result {
@@ -183,14 +210,11 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func queue(_ response: Response, on context: RequestContext) -> MHD_Result {
-        let shuttingDown = state.withLock { !$0.accepting }
-        let closes = response.closesConnection || shuttingDown
-        context.delivery.withLock { delivery in
-            delivery.queued = true
-            delivery.statusSent = response.status.code
-            delivery.route = response.route
-            delivery.logContext = response.logContext
-        }
+        let closes = response.closesConnection || !accepting.load(ordering: .relaxed)
+        context.queued = true
+        context.statusSent = response.status.code
+        context.route = response.route
+        context.logContext = response.logContext
         switch response.storage {
         case .prepared(let prepared) where !closes:
             return MHD_queue_response(context.connection, UInt32(prepared.status.code), prepared.handle)
@@ -205,21 +229,20 @@ final class ServerCore: @unchecked Sendable {
 
     /// libmicrohttpd's completion callback: the request is over, answered or not.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
-        state.withLock { state in
-            state.inFlight -= 1
-            state.suspended.removeValue(forKey: ObjectIdentifier(context))
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+        if context.delivery.load(ordering: .relaxed) >= RequestContext.Delivery.suspending {
+            _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
         }
-        let delivery = context.delivery.withLock { $0 }
-        guard delivery.queued else {
+        guard context.queued else {
             logger.debug("request ended without an answer", metadata: [
                 "method": "\(context.method)", "path": "\(context.rawURL)", "termination": "\(termination.rawValue)",
             ])
             return
         }
         observer.requestCompleted(RequestSummary(
-            method: context.method, path: context.rawURL, status: delivery.statusSent, route: delivery.route,
-            duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.remoteAddress,
-            logContext: delivery.logContext))
+            method: context.method, path: context.rawURL, status: context.statusSent, route: context.route,
+            duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.clientAddress,
+            logContext: context.logContext))
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are
@@ -243,7 +266,7 @@ final class ServerCore: @unchecked Sendable {
 
 /// What the first access-handler call learns from the headers.
 struct HeaderScan {
-    var fields = HTTPFields()
+    var headers = RequestHeaders()
     var contentLengths: [String] = []
     var transferEncodings: [String] = []
 
@@ -263,20 +286,27 @@ struct HeaderScan {
         return nil
     }
 
+    private static let contentLength = Array("content-length".utf8)
+    private static let transferEncoding = Array("transfer-encoding".utf8)
+
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
         let scan = cls.assumingMemoryBound(to: HeaderScan.self)
-        let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-        let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-        switch name.lowercased() {
-        case "content-length": scan.pointee.contentLengths.append(text)
-        case "transfer-encoding": scan.pointee.transferEncodings.append(text)
-        default: break
-        }
-        if let fieldName = HTTPField.Name(name) {
-            scan.pointee.fields.append(HTTPField(name: fieldName, value: text))
+        let name = UnsafeRawBufferPointer(start: key, count: keySize)
+        let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+        scan.pointee.headers.append(name: name, value: bytes)
+        if equalIgnoringCase(name, contentLength) {
+            scan.pointee.contentLengths.append(String(decoding: bytes, as: UTF8.self))
+        } else if equalIgnoringCase(name, transferEncoding) {
+            scan.pointee.transferEncodings.append(String(decoding: bytes, as: UTF8.self))
         }
         return .YES
+    }
+
+    private static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        for index in 0..<bytes.count where ASCII.lowercased(bytes[index]) != lowercase[index] { return false }
+        return true
     }
 }
 
@@ -293,7 +323,13 @@ enum QueryScan {
 }
 
 extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
     func trimmingSpaces() -> String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+        let bytes = Array(utf8)
+        var start = 0
+        var end = bytes.count
+        while start < end && (bytes[start] == 0x20 || bytes[start] == 0x09) { start += 1 }
+        while end > start && (bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09) { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }
