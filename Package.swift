@@ -83,6 +83,15 @@ let package = Package(
             path: "Benchmarks/CoreBenchmark"
         ),
         .executableTarget(
+            name: "tabula-service-bench",
+            dependencies: [
+                "TabulaCore", "TabulaHTTP", "TabulaService", "TabulaSamples",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/ServiceBenchmark"
+        ),
+        .executableTarget(
             name: "tabula-http-baseline",
             dependencies: [
                 "TabulaHTTP",

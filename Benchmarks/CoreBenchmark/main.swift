@@ -1,6 +1,9 @@
-// Core micro benchmark: prints the time of diff for 1k / 10k / 100k rows with 1% content
-// edits and 1% moves, flat and in 20 sections, and the time per row to show linear growth.
-// Run it with Scripts/bench-core (a release build); figures are medians of repeated runs.
+// Core micro benchmark (release build, medians of repeated runs):
+//  - diff, render and encode at 1k / 10k / 100k rows, flat and in 20 sections, with 1%
+//    content edits and 1% moves for diff, and time per row to show linear growth;
+//  - one event's whole trip through the core on the settings fixture
+//    (reduce, render old and new, diff, encode the answer).
+// Run it with Scripts/bench-core.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,8 +25,7 @@ func medianMicroseconds(repetitions: Int, _ body: () -> Void) -> Double {
 func format(_ value: Double, decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    var text = "\(rounded)"
+    var text = "\((value * scale).rounded() / scale)"
     if let dot = text.firstIndex(of: ".") {
         let fraction = text[text.index(after: dot)...]
         if fraction.count < decimals { text += String(repeating: "0", count: decimals - fraction.count) }
@@ -37,39 +39,97 @@ func pad(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
 }
 
+func padRight(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+
 var sink = 0
 let sizes = [1_000, 10_000, 100_000]
-print("diff: 1% content edits + 1% moves (median of repeated runs, release build)")
-print("layout        rows   time (ms)   ns/row   moved rows  reported moves  updates")
-for sectionCount in [1, 20] {
-    var nsPerRowAtSmallest = 0.0
+let only = CommandLine.arguments.dropFirst().first
+
+if only == nil || only == "diff" {
+    print("diff: 1% content edits + 1% moves")
+    print("layout        rows   time (ms)   ns/row   moved rows  reported moves  updates")
+    for sectionCount in [1, 20] {
+        var nsPerRowAtSmallest = 0.0
+        for rows in sizes {
+            let old = SyntheticScreens.screen(rowCount: rows, sectionCount: sectionCount)
+            let (new, movedRows) = SyntheticScreens.edited(old, editPercent: 1, movePercent: 1, seed: 42)
+            let changes = diff(old: old, new: new)
+            guard changes.apply(to: old) == new else {
+                print("error: apply(diff(a, b), a) != b for \(rows) rows")
+                exit(1)
+            }
+            let micros = medianMicroseconds(repetitions: rows >= 100_000 ? 15 : 41) { sink &+= diff(old: old, new: new).rows.moved.count }
+            let nsPerRow = micros * 1000 / Double(rows)
+            if rows == sizes[0] { nsPerRowAtSmallest = nsPerRow }
+            print(
+                padRight(sectionCount == 1 ? "flat" : "\(sectionCount) sections", 12) + pad("\(rows)", 7)
+                    + pad(format(micros / 1000, decimals: 3), 12) + pad(format(nsPerRow, decimals: 1), 9)
+                    + pad("\(movedRows)", 13) + pad("\(changes.rows.moved.count)", 16) + pad("\(changes.rows.updated.count)", 9))
+            if rows == sizes.last {
+                print("  growth: ns/row at \(rows) rows is \(format(nsPerRow / nsPerRowAtSmallest, decimals: 2))x that at \(sizes[0]) rows (1.00x = linear)")
+            }
+        }
+    }
+    print("reference (issue 8, same machine class): DifferenceKit 1.3.0 takes 4.2 ms flat / 5.4 ms in 20 sections at 10,000 rows, 82 / 90 ms at 100,000, reporting ~99% of rows as moved")
+    print("")
+}
+
+if only == nil || only == "encode" {
+    print("encode (screen to wire JSON) and render (definition and state to screen)")
+    print("rows    encode (ms)   ns/row    bytes   render (ms)   ns/row")
     for rows in sizes {
-        let old = SyntheticScreens.screen(rowCount: rows, sectionCount: sectionCount)
-        let (new, movedRows) = SyntheticScreens.edited(old, editPercent: 1, movePercent: 1, seed: 42)
-        let changes = diff(old: old, new: new)
-        guard changes.apply(to: old) == new else {
-            print("error: apply(diff(a, b), a) != b for \(rows) rows")
+        let screen = SyntheticScreens.screen(rowCount: rows, sectionCount: 20)
+        let encode = medianMicroseconds(repetitions: rows >= 100_000 ? 11 : 31) { sink &+= screen.jsonBytes.count }
+        guard let (definition, state) = try? SyntheticScreens.definition(rowCount: rows) else {
+            print("error: the synthetic definition does not load")
             exit(1)
         }
-        let repetitions = rows >= 100_000 ? 15 : 41
-        let micros = medianMicroseconds(repetitions: repetitions) { sink &+= diff(old: old, new: new).rows.moved.count }
-        let nsPerRow = micros * 1000 / Double(rows)
-        if rows == sizes[0] { nsPerRowAtSmallest = nsPerRow }
-        let layout = sectionCount == 1 ? "flat" : "\(sectionCount) sections"
-        print(
-            layout.padding(12) + pad("\(rows)", 7) + pad(format(micros / 1000, decimals: 3), 12)
-                + pad(format(nsPerRow, decimals: 1), 9) + pad("\(movedRows)", 13) + pad("\(changes.rows.moved.count)", 16)
-                + pad("\(changes.rows.updated.count)", 9))
-        if rows == sizes.last {
-            print("  growth: ns/row at \(rows) rows is \(format(nsPerRow / nsPerRowAtSmallest, decimals: 2))x that at \(sizes[0]) rows (1.00x = linear)")
+        let rendered = render(definition, state)
+        guard rendered.rowCount == rows else {
+            print("error: the synthetic definition rendered \(rendered.rowCount) rows")
+            exit(1)
         }
+        let renderTime = medianMicroseconds(repetitions: rows >= 100_000 ? 11 : 31) { sink &+= render(definition, state).sections.count }
+        print(
+            padRight("\(rows)", 6) + pad(format(encode / 1000, decimals: 3), 13) + pad(format(encode * 1000 / Double(rows), decimals: 1), 9)
+                + pad("\(screen.jsonBytes.count)", 9) + pad(format(renderTime / 1000, decimals: 3), 14)
+                + pad(format(renderTime * 1000 / Double(rows), decimals: 1), 9))
     }
+    print("")
 }
-print("reference (issue 8, same machine class): DifferenceKit 1.3.0 takes 4.2 ms flat / 5.4 ms in 20 sections at 10,000 rows, 82 / 90 ms at 100,000, reporting ~99% of rows as moved")
-if sink == -1 { print(sink) }
 
-extension String {
-    func padding(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
+if only == nil || only == "event" {
+    guard let catalogue = try? FixtureFiles.catalogue(directory: "Fixtures/screens"), let settings = catalogue.screen(id: "settings") else {
+        print("error: no settings fixture")
+        exit(1)
     }
+    var state = catalogue.initialState
+    var flip = false
+    var oldScreen = render(settings, state)
+    let stepTimes: [(String, Double)] = [
+        ("reduce (switch Bluetooth)", medianMicroseconds(repetitions: 2001) {
+            flip.toggle()
+            sink &+= (try? reduce(state, .setSwitch(row: "bluetooth", isOn: flip), settings))?.state.revision ?? 0
+        }),
+        ("render the settings screen", medianMicroseconds(repetitions: 2001) { sink &+= render(settings, state).sections.count }),
+        ("diff old and new screens", medianMicroseconds(repetitions: 2001) {
+            let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
+            sink &+= diff(old: oldScreen, new: render(settings, next)).rows.updated.count
+        }),
+        ("encode the screen", medianMicroseconds(repetitions: 2001) { sink &+= oldScreen.jsonBytes.count }),
+    ]
+    let whole = medianMicroseconds(repetitions: 2001) {
+        flip.toggle()
+        guard let (next, _) = try? reduce(state, .setSwitch(row: "bluetooth", isOn: flip), settings) else { return }
+        let newScreen = render(settings, next)
+        sink &+= diff(old: oldScreen, new: newScreen).jsonBytes.count
+        state = next
+        oldScreen = newScreen
+    }
+    print("one event through the core, settings fixture (\(oldScreen.rowCount) rows, \(oldScreen.jsonBytes.count) bytes)")
+    for (name, micros) in stepTimes { print("  " + padRight(name, 30) + pad(format(micros, decimals: 2), 9) + " µs") }
+    print("  " + padRight("reduce + render + diff + encode", 30) + pad(format(whole, decimals: 2), 9) + " µs")
 }
+if sink == -1 { print(sink) }

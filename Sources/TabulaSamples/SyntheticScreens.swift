@@ -59,3 +59,27 @@ public enum SyntheticScreens {
         return (result, moved)
     }
 }
+
+extension SyntheticScreens {
+    /// A screen definition with one `forEach` row over a list of `rowCount` records, in 20
+    /// sections, and its state: render cost at scale.
+    public static func definition(rowCount: Int) throws -> (ScreenDefinition, SessionState) {
+        let sections = 20
+        var state = "{"
+        var rows = ""
+        for section in 0..<sections {
+            let count = rowCount / sections + (section < rowCount % sections ? 1 : 0)
+            let items = (0..<count).map { #"{"id": "\#(section)-\#($0)", "name": "Item \#($0)", "on": \#($0 % 2 == 0)}"# }
+            state += (section == 0 ? "" : ", ") + "\"list\(section)\": [" + items.joined(separator: ", ") + "]"
+            rows += (section == 0 ? "" : ", ") + #"""
+                {"id": "s\#(section)", "header": {"kind": "titleHeader", "title": "Section \#(section) ({{list\#(section).count}})"},
+                 "rows": [{"forEach": "list\#(section)", "id": "row\#(section)-{{item.id}}", "kind": "titleSwitch", "title": "{{item.name}}", "isOn": "item.on"}]}
+                """#
+        }
+        state += "}"
+        let json = #"{"id": "synthetic", "title": "Synthetic", "state": \#(state), "sections": [\#(rows)]}"#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "synthetic.json", bytes: Array(json.utf8))])
+        guard let definition = catalogue.screen(id: "synthetic") else { throw DefinitionErrors([]) }
+        return (definition, catalogue.initialState)
+    }
+}

@@ -19,7 +19,8 @@ public final class TabulaService: HTTPHandler {
     public let metrics: ServiceMetrics
     public let logger: Logger
     let configuration: ServiceConfiguration
-    private let router: Router<RouteHandler>
+    private let router: Router
+    private let handlers: [RouteHandler]
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
 
     public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) {
@@ -28,16 +29,17 @@ public final class TabulaService: HTTPHandler {
         let metrics = ServiceMetrics()
         self.metrics = metrics
         let api = APIContext(catalogue: catalogue, store: store, metrics: metrics, logger: logger, cacheEntries: configuration.screenCacheEntries)
-        var router = Router<RouteHandler>()
-        Self.addOperationalRoutes(to: &router, metrics: metrics, store: store, connectionCount: connectionCount)
-        Self.addAPIRoutes(to: &router, api)
-        router.add(.get, "/openapi.json", immediate { _ in
+        var routes = RouteTable()
+        Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
+        Self.addAPIRoutes(to: &routes, api)
+        routes.add(.get, "/openapi.json", immediate { _ in
             Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes)
         })
-        self.router = router
+        router = routes.router
+        handlers = routes.handlers
     }
 
-    private static func addAPIRoutes(to router: inout Router<RouteHandler>, _ api: APIContext) {
+    private static func addAPIRoutes(to router: inout RouteTable, _ api: APIContext) {
         router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
         router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
         router.add(.get, "/v1/screens/{id}") { api.getScreen($0, $1) }
@@ -66,8 +68,8 @@ public final class TabulaService: HTTPHandler {
             return
         }
         switch router.match(request.method, segments) {
-        case .matched(let handler, let parameters, let pattern):
-            handler(RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
+        case .matched(let index, let parameters, let pattern):
+            handlers[index](RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
         case .methodNotAllowed(let allowed, let pattern):
             responder.send(Problem.methodNotAllowed(request.method, path: request.rawPath, allowed: allowed).response(route: pattern))
         case .notFound:
@@ -80,7 +82,7 @@ public final class TabulaService: HTTPHandler {
     }
 
     private static func addOperationalRoutes(
-        to router: inout Router<RouteHandler>, metrics: ServiceMetrics, store: any SessionStore,
+        to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
         router.add(.get, "/healthz") { context, responder in

@@ -43,7 +43,10 @@ import TabulaTestSupport
         }
         usleep(100_000)
         let lines = server.log.split(separator: "\n")
-        #expect(lines.filter { $0.contains("GET /healthz 200 ") && $0.hasSuffix("ms") }.count == 1)
+        let line = lines.filter { $0.contains("GET /healthz 200 ") }
+        #expect(line.count == 1)
+        #expect(line.first?.contains(" info tabula: [TabulaService] GET /healthz 200 ") == true)
+        #expect(line.first?.hasSuffix("ms client=127.0.0.1") == true)
         #expect(lines.filter { $0.contains("GET /missing 404 ") }.count == 1)
         server.signal(SIGTERM)
         #expect(server.waitForExit(seconds: 5) == 0)

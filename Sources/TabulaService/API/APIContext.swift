@@ -13,8 +13,6 @@ final class APIContext: Sendable {
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
 
-    static let sessionHeader = HTTPField.Name.session
-
     init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int) {
         self.catalogue = catalogue
         self.store = store
@@ -44,7 +42,7 @@ final class APIContext: Sendable {
     /// The session token of a request: `nil` without an X-Session header; a 401 or 400
     /// problem for a malformed one.
     func sessionToken(_ request: Request) throws(Problem) -> String? {
-        let values = request.headerFields[values: Self.sessionHeader]
+        let values = request.headers.values("X-Session")
         guard let token = values.first else { return nil }
         guard values.count == 1 else { throw Problem.invalidBody("send one X-Session header, not \(values.count)") }
         guard SessionToken.isWellFormed(token) else { throw Problem.unknownSession }
@@ -64,10 +62,4 @@ enum JSONResponse {
     static func make(_ status: HTTPResponse.Status = .ok, _ body: [UInt8]) -> Response {
         Response(status: status, headerFields: headers(), body: body)
     }
-}
-
-extension HTTPField.Name {
-    /// `X-Session`: the session token. A literal of valid token characters, so the
-    /// failable initializer cannot fail; the fallback only satisfies the type checker.
-    static let session = HTTPField.Name("X-Session") ?? .authorization
 }

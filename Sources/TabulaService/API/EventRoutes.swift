@@ -47,15 +47,20 @@ extension APIContext {
 
     /// Event bodies must be declared as JSON (parameters such as charset are fine).
     static func requireJSON(_ request: Request) throws(Problem) {
-        let contentType = request.headerFields[.contentType]
-        let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters() }
-        guard mediaType?.lowercased() == "application/json" else { throw Problem.unsupportedMediaType(contentType) }
+        let contentType = request.headers.value("Content-Type")
+        guard let contentType, isJSONMediaType(contentType) else { throw Problem.unsupportedMediaType(contentType) }
     }
-}
 
-extension Substring {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    /// `application/json`, in any case, with optional parameters such as `; charset=utf-8`.
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let wanted = Array("application/json".utf8)
+        var bytes = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        guard bytes.count >= wanted.count else { return false }
+        for byte in wanted {
+            guard let next = bytes.first, (next >= 65 && next <= 90 ? next + 32 : next) == byte else { return false }
+            bytes = bytes.dropFirst()
+        }
+        return bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 } || bytes.drop { $0 == 0x20 || $0 == 0x09 }.first == UInt8(ascii: ";")
     }
 }
 

@@ -17,7 +17,13 @@ struct RenderedScreen: Sendable {
 /// entries when full. Screens at the default state (no session) are rendered once.
 final class ScreenCache: Sendable {
     private let defaults: [String: RenderedScreen]
-    private let entries = Locked<[String: RenderedScreen]>([:])
+    private let entries = ShardedDictionary<Key, RenderedScreen>(shards: 16)
+
+    /// A session's screen; hashes two strings instead of building one.
+    private struct Key: Hashable {
+        let session: String
+        let screen: String
+    }
     private let maxEntries: Int
 
     init(catalogue: Catalogue, maxEntries: Int) {
@@ -36,21 +42,22 @@ final class ScreenCache: Sendable {
 
     /// The screen of a session at a state, rendered once per revision.
     func screen(session token: String, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        let key = token + "/" + definition.id
-        if let cached = entries.withLock({ $0[key] }), cached.revision == state.revision { return cached }
+        let key = Key(session: token, screen: definition.id)
+        if let cached = entries[key], cached.revision == state.revision { return cached }
         let rendered = Self.render(definition, state)
-        entries.withLock { entries in
-            if entries.count >= maxEntries {
-                for key in entries.keys.prefix(max(1, maxEntries / 8)) { entries[key] = nil }
+        let perShard = max(1, maxEntries / 16)
+        entries.withShard(of: key) { shard in
+            if shard.count >= perShard {
+                for key in shard.keys.prefix(max(1, perShard / 8)) { shard[key] = nil }
             }
-            entries[key] = rendered
+            shard[key] = rendered
         }
         return rendered
     }
 
     /// A rendered screen at a revision, if it is the one cached (for diffs of events).
     func cached(session token: String, screen id: String, revision: Int) -> Screen? {
-        guard let cached = entries.withLock({ $0[token + "/" + id] }), cached.revision == revision else { return nil }
+        guard let cached = entries[Key(session: token, screen: id)], cached.revision == revision else { return nil }
         return cached.screen
     }
 

@@ -24,6 +24,9 @@ extension APIContext {
             let rendered = cache.defaultScreen(definition, catalogue.initialState)
             return send(answer(rendered, context.request), context, responder)
         }
+        if let state = store.currentStateIfCached(session: token) {
+            return send(answer(cache.screen(session: token, definition, state), context.request), context, responder, token)
+        }
         store.read(session: token, { $0.current }) { [self] result in
             switch result {
             case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
@@ -36,7 +39,7 @@ extension APIContext {
 
     /// The rendered screen, or 304 when the client already has these bytes.
     private func answer(_ rendered: RenderedScreen, _ request: Request) -> Response {
-        if let tags = request.headerFields[.ifNoneMatch], ETag.matches(tags, rendered.etag) {
+        if let tags = request.headers.value("If-None-Match"), ETag.matches(tags, rendered.etag) {
             var fields = HTTPFields()
             fields[.eTag] = rendered.etag
             fields[.cacheControl] = "no-cache"

@@ -11,9 +11,9 @@ struct RequestObserver: HTTPServerObserver {
         guard logger.logLevel <= .info else { return }
         let (seconds, attoseconds) = summary.duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        var metadata: Logger.Metadata = ["client": "\(summary.remoteAddress)"]
-        if let session = summary.logContext { metadata["session"] = "\(session)" }
-        logger.info("\(summary.method) \(summary.path) \(summary.status) \(Self.milliseconds(microseconds))ms", metadata: metadata)
+        // One string, no metadata dictionary: this line is written for every request.
+        let session = summary.logContext.map { " session=" + $0 } ?? ""
+        logger.info("\(summary.method) \(summary.path) \(summary.status) \(Self.milliseconds(microseconds))ms client=\(summary.remoteAddress)\(session)")
     }
 
     func requestRejected(_ reason: RejectionReason) {

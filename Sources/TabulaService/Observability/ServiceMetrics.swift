@@ -8,7 +8,13 @@ public final class ServiceMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
-    private let timers = Locked<[String: CoreMetrics.Timer]>([:])
+    private let requestMetrics = ReadWriteLocked<[RequestKey: (count: CoreMetrics.Counter, latency: CoreMetrics.Timer)]>([:])
+
+    /// Requests are counted by (route, status); the key hashes without building a string.
+    private struct RequestKey: Hashable {
+        let route: String
+        let status: Int
+    }
     private let openConnections: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
     private let changeSetSizes: CoreMetrics.Recorder
@@ -30,15 +36,20 @@ public final class ServiceMetrics: Sendable {
 
     /// Counts a finished request by route pattern and status, and records its latency.
     func recordRequest(route: String, status: Int, duration: Duration) {
-        counter("tabula_http_requests_total", ["route": route, "status": String(status)]).increment()
-        let timer = timers.withLock { timers in
-            if let timer = timers[route] { return timer }
-            let timer = CoreMetrics.Timer(label: "tabula_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            timers[route] = timer
-            return timer
+        let key = RequestKey(route: route, status: status)
+        let known = requestMetrics.read { $0[key] }
+        let metrics = known ?? requestMetrics.write { cache in
+            if let metrics = cache[key] { return metrics }
+            let metrics = (
+                count: CoreMetrics.Counter(
+                    label: "tabula_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory),
+                latency: CoreMetrics.Timer(label: "tabula_http_request_duration_seconds", dimensions: [("route", route)], factory: factory))
+            cache[key] = metrics
+            return metrics
         }
+        metrics.count.increment()
         let (seconds, attoseconds) = duration.components
-        timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        metrics.latency.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// Counts a request or connection refused before routing, by reason.

@@ -1,3 +1,4 @@
+import HTTPTypes
 import TabulaHTTP
 
 /// What a route handler sees: the request, its path parameters and its route pattern.
@@ -21,5 +22,16 @@ func immediate(_ body: @escaping @Sendable (RouteContext) throws(Problem) -> Res
         }
         response.route = context.pattern
         responder.send(response)
+    }
+}
+
+/// Routes and their handlers, built together.
+struct RouteTable {
+    var router = Router()
+    var handlers: [RouteHandler] = []
+
+    mutating func add(_ method: HTTPRequest.Method, _ pattern: String, _ handler: @escaping RouteHandler) {
+        router.add(method, pattern)
+        handlers.append(handler)
     }
 }

@@ -16,7 +16,18 @@ enum SessionToken {
 
     /// Whether a string has the shape of a token (so garbage never reaches the store).
     static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == length && token.utf8.allSatisfy { alphabet.contains($0) }
+        let utf8 = token.utf8
+        guard utf8.count == length else { return false }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                continue
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// A short, non-secret prefix for logs.

@@ -1,4 +1,5 @@
 public import TabulaCore
+import Synchronization
 import TabulaHTTP
 
 /// Sessions in memory, for tests and `--store memory`: nothing survives a restart. Each
@@ -7,7 +8,7 @@ import TabulaHTTP
 /// answers of event ids younger than the idempotency TTL.
 public final class MemorySessionStore: SessionStore {
     let settings: StoreSettings
-    private let sessions = Locked<[String: MemorySession]>([:])
+    private let sessions = ShardedDictionary<String, MemorySession>()
     private let now: @Sendable () -> Milliseconds
 
     public init(settings: StoreSettings = StoreSettings(), now: @escaping @Sendable () -> Milliseconds = unixMilliseconds) {
@@ -19,9 +20,9 @@ public final class MemorySessionStore: SessionStore {
         token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let session = MemorySession(state: initialState, time: now())
-        let created = sessions.withLock { sessions -> Bool in
-            guard sessions[token] == nil else { return false }
-            sessions[token] = session
+        let created = sessions.withShard(of: token) { shard -> Bool in
+            guard shard[token] == nil else { return false }
+            shard[token] = session
             return true
         }
         completion(created ? .success(()) : .failure(StoreError("session token collision")))
@@ -34,10 +35,8 @@ public final class MemorySessionStore: SessionStore {
         guard let session = lookup(token) else { return completion(.success(nil)) }
         let cutoff = now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let time = now()
-        let value = session.lock.withLock { data in
-            data.lastUsed = time
-            return body(MemorySessionView(data: data, answerCutoff: cutoff))
-        }
+        session.lastUsed.store(time, ordering: .relaxed)
+        let value = session.lock.withLock { data in body(MemorySessionView(data: data, answerCutoff: cutoff)) }
         completion(.success(value))
     }
 
@@ -51,15 +50,24 @@ public final class MemorySessionStore: SessionStore {
         let value = session.lock.withLock { data -> Value in
             var writing = SessionWriting(reading: MemorySessionView(data: data, answerCutoff: cutoff), time: time)
             let value = body(&writing)
-            if let commit = writing.commit { data.apply(commit, settings: settings, time: time) }
-            data.lastUsed = time
+            if let commit = writing.commit {
+                data.apply(commit, settings: settings, time: time)
+                if let newest = data.states.last { session.current.write { $0 = newest } }
+            }
             return value
         }
+        session.lastUsed.store(time, ordering: .relaxed)
         completion(.success(value))
     }
 
+    public func currentStateIfCached(session token: String) -> SessionState? {
+        guard let session = lookup(token) else { return nil }
+        session.lastUsed.store(now(), ordering: .relaxed)
+        return session.current.read { $0 }
+    }
+
     public func sessionCount() -> Int {
-        sessions.withLock { $0.count }
+        sessions.count
     }
 
     public var name: String { "memory" }
@@ -79,28 +87,35 @@ public final class MemorySessionStore: SessionStore {
         let time = now()
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-        let removed = sessions.withLock { sessions in
-            let idle = sessions.filter { $0.value.lock.withLock { $0.lastUsed } < sessionCutoff }.map(\.key)
-            for token in idle { sessions[token] = nil }
-            for session in sessions.values {
+        var removed = 0
+        sessions.forEachShard { shard in
+            let idle = shard.filter { $0.value.lastUsed.load(ordering: .relaxed) < sessionCutoff }.map(\.key)
+            for token in idle { shard[token] = nil }
+            for session in shard.values {
                 session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
             }
-            return idle.count
+            removed += idle.count
         }
         completion(.success(removed))
     }
 
     private func lookup(_ token: String) -> MemorySession? {
-        sessions.withLock { $0[token] }
+        sessions[token]
     }
 }
 
-/// One session in memory: its data behind its own lock.
+/// One session in memory: its data behind its own lock, its current state readable
+/// without waiting for writers of other data, its last use in an atomic.
 final class MemorySession: Sendable {
     let lock: Locked<MemorySessionData>
+    /// A copy of the newest state, for reads that need nothing else.
+    let current: ReadWriteLocked<SessionState>
+    let lastUsed: Atomic<Int64>
 
     init(state: SessionState, time: Milliseconds) {
-        lock = Locked(MemorySessionData(states: [state], lastUsed: time))
+        lock = Locked(MemorySessionData(states: [state]))
+        current = ReadWriteLocked(state)
+        lastUsed = Atomic(time)
     }
 }
 
@@ -109,11 +124,9 @@ struct MemorySessionData: Sendable {
     var states: [SessionState]
     var log: [EventRecord] = []
     var answers: [String: StoredAnswer] = [:]
-    var lastUsed: Milliseconds
 
-    init(states: [SessionState], lastUsed: Milliseconds) {
+    init(states: [SessionState]) {
         self.states = states
-        self.lastUsed = lastUsed
     }
 
     mutating func apply(_ commit: SessionWriting.Commit, settings: StoreSettings, time: Milliseconds) {

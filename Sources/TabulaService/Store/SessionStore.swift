@@ -26,6 +26,11 @@ public protocol SessionStore: Sendable {
         session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void)
 
+    /// The session's current state when the store knows it without waiting (memory, or a
+    /// SQLite cache hit); `nil` means "ask with ``read(session:_:completion:)``". Counts as
+    /// use of the session. PostgreSQL always answers `nil`: another instance may have written.
+    func currentStateIfCached(session token: String) -> SessionState?
+
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
 

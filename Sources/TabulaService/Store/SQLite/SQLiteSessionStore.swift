@@ -140,6 +140,12 @@ public final class SQLiteSessionStore: SessionStore {
             failed: { completion(.failure($0)) }))
     }
 
+    public func currentStateIfCached(session token: String) -> SessionState? {
+        guard let state = cache.get(token) else { return nil }
+        touchIfStale(token)
+        return state
+    }
+
     public func sessionCount() -> Int {
         let rows = try? readerLock.withLock { _ throws(SQLiteError) in try reader.countSessions.rows() }
         return Int(rows?.first?.first?.integer ?? 0)

@@ -1,0 +1,63 @@
+// Per-request costs of the service shell, measured without HTTP: the request log line,
+// metrics, routing, and a GET of a cached screen through the handler. Prints ns per call.
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPTypes
+import Logging
+import TabulaCore
+import TabulaHTTP
+import TabulaSamples
+import TabulaService
+
+func nanosecondsPerCall(_ count: Int, _ body: () -> Void) -> Double {
+    let clock = ContinuousClock()
+    for _ in 0..<count / 10 { body() }
+    let elapsed = clock.measure { for _ in 0..<count { body() } }
+    return (Double(elapsed.components.seconds) * 1e18 + Double(elapsed.components.attoseconds)) / 1e9 / Double(count)
+}
+
+
+guard let catalogue = try? FixtureFiles.catalogue(directory: "Fixtures/screens") else {
+    print("run from the repository root")
+    exit(1)
+}
+let level = CommandLine.arguments.dropFirst().first.flatMap { Logger.Level(rawValue: $0) } ?? .info
+LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: level) }
+let logger = Logger(label: "tabula")
+let store = MemorySessionStore()
+let service = TabulaService(configuration: ServiceConfiguration(), catalogue: catalogue, store: store, logger: logger)
+store.createSession(token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", initialState: catalogue.initialState) { _ in }
+let delivered = Locked(0)
+let responder = Responder { response in delivered.withLock { $0 &+= response.status.code } }
+let headers = RequestHeaders([("Host", "127.0.0.1:8080"), ("X-Session", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")])
+let request = Request(method: .get, rawPath: "/v1/screens/settings", headers: headers, remoteAddress: "127.0.0.1")
+let summary = RequestSummary(
+    method: "GET", path: "/v1/screens/settings", status: 200, route: "/v1/screens/{id}", duration: .microseconds(123),
+    remoteAddress: "127.0.0.1", logContext: "AAAAAAAA")
+let observer = service.observer
+print("per call, \(level) logging to standard output:")
+print("  GET /v1/screens/settings through the handler: \(Int(nanosecondsPerCall(200_000) { service.handle(request, responder: responder) })) ns")
+print("  request completed (metrics + log line):      \(Int(nanosecondsPerCall(200_000) { observer.requestCompleted(summary) })) ns")
+print("  path segments:                               \(Int(nanosecondsPerCall(200_000) { _ = request.pathSegments() })) ns")
+let state = catalogue.initialState
+print("  store: current state of a session:           \(Int(nanosecondsPerCall(200_000) { _ = store.currentStateIfCached(session: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") })) ns")
+print("  header lookup (X-Session):                   \(Int(nanosecondsPerCall(200_000) { _ = request.headers.values("X-Session") })) ns")
+func measureRouter() -> Double {
+    var router = Router()
+    for (index, pattern) in ["/healthz", "/metrics", "/v1/screens", "/v1/sessions", "/v1/screens/{id}", "/v1/screens/{id}/changes",
+        "/v1/screens/{id}/selection", "/v1/screens/{id}/switch", "/v1/screens/{id}/deletion", "/openapi.json"].enumerated() {
+        let post = pattern == "/v1/sessions" || pattern.hasSuffix("selection") || pattern.hasSuffix("switch") || pattern.hasSuffix("deletion")
+        _ = index
+        router.add(post ? .post : .get, pattern)
+    }
+    let segments = ["v1", "screens", "settings"]
+    var total = 0
+    let result = nanosecondsPerCall(200_000) { if case .matched(let value, _, _) = router.match(.get, segments) { total &+= value } }
+    if total == -1 { print(total) }
+    return result
+}
+print("  router match:                                \(Int(measureRouter())) ns")
+print("  catalogue lookup:                            \(Int(nanosecondsPerCall(200_000) { _ = catalogue.screen(id: "settings") })) ns")
+_ = state
+BufferedStandardOutput.shared.flush()

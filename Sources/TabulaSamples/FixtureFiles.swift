@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TabulaCore
+
+/// Reads a directory of definitions with plain system calls (no Foundation).
+public enum FixtureFiles {
+    public static func catalogue(directory: String) throws -> Catalogue {
+        guard let handle = opendir(directory) else { throw DefinitionErrors([]) }
+        defer { closedir(handle) }
+        var files: [DefinitionFile] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            guard name.hasSuffix(".json"), let bytes = read("\(directory)/\(name)") else { continue }
+            files.append(DefinitionFile(name: name, bytes: bytes))
+        }
+        return try Catalogue.load(files)
+    }
+
+    static func read(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return count == 0 ? bytes : nil }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
