@@ -119,11 +119,15 @@ if only == nil || only == "event" {
             sink &+= diff(old: oldScreen, new: render(settings, next)).rows.updated.count
         }),
         ("encode the screen", medianMicroseconds(repetitions: 2001) { sink &+= oldScreen.jsonBytes.count }),
+        ("render reusing the old screen", medianMicroseconds(repetitions: 2001) {
+            let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
+            sink &+= render(settings, next, reusing: oldScreen, renderedAt: state).sections.count
+        }),
     ]
     let whole = medianMicroseconds(repetitions: 2001) {
         flip.toggle()
         guard let (next, _) = try? reduce(state, .setSwitch(row: "bluetooth", isOn: flip), settings) else { return }
-        let newScreen = render(settings, next)
+        let newScreen = render(settings, next, reusing: oldScreen, renderedAt: state)
         sink &+= diff(old: oldScreen, new: newScreen).jsonBytes.count
         state = next
         oldScreen = newScreen

@@ -76,11 +76,8 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let settings = try resolvedSettings()
         let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: level) }
+        defer { BufferedStandardOutput.shared.flush() }
         let logger = Logger(label: "tabula")
         let catalogue = try loadCatalogue(settings.screens)
 

@@ -83,3 +83,11 @@ import TabulaCore
         }
     }
 }
+
+@Suite struct StateBytesTests {
+    @Test func directEncodingEqualsTheCanonicalJSON() throws {
+        var state = try fixtureCatalogue.initialState
+        state.values["extra"] = .list([Record(id: "b", fields: ["a": .number(1), "z": .bool(true), "Id": .string("x")]), Record(id: "a")])
+        #expect(state.valuesBytes == state.valuesJSON.canonicalBytes)
+    }
+}

@@ -17,6 +17,15 @@ public struct RowDefinition: Sendable {
     /// Where the row is declared (`$.sections[0].rows[2]`), for messages.
     public let path: String
 
+    /// Every state key the row's rendering reads (its list too, when it repeats).
+    public var dependencies: Set<String> {
+        var keys = id.stateKeys
+        if let forEach { keys.insert(forEach) }
+        for source in fields.values { keys.formUnion(source.stateKeys) }
+        for expression in [visibleWhen, height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
+        return keys
+    }
+
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
         visibleWhen: Expression?, accessory: Accessory?, height: Expression?, estimatedHeight: Expression?,

@@ -11,6 +11,8 @@ public struct ScreenDefinition: Sendable {
     /// Custom kinds this screen declares, by name.
     public let kinds: [String: KindDeclaration]
     public let sections: [SectionDefinition]
+    /// Where each row id can come from, to find an event's row without rendering.
+    let rowLocator: RowLocator
 
     public init(
         id: String, file: String, title: Template, style: TableStyle?,
@@ -24,6 +26,7 @@ public struct ScreenDefinition: Sendable {
         self.state = state
         self.kinds = kinds
         self.sections = sections
+        rowLocator = RowLocator(sections)
     }
 
     /// The session state every key of this screen starts with.
@@ -44,6 +47,8 @@ public struct SectionDefinition: Sendable {
     /// Keeps the section on screen when none of its rows is visible.
     public let keepWhenEmpty: Bool
     public let rows: [RowDefinition]
+    /// Every state key the section's rendering reads: when none changed, neither did it.
+    public let dependencies: Set<String>
 
     public init(
         id: String, header: HeaderFooterDefinition?, footer: HeaderFooterDefinition?,
@@ -55,6 +60,10 @@ public struct SectionDefinition: Sendable {
         self.visibleWhen = visibleWhen
         self.keepWhenEmpty = keepWhenEmpty
         self.rows = rows
+        var keys = visibleWhen?.stateKeys ?? []
+        for model in [header, footer].compactMap({ $0 }) { keys.formUnion(model.fields.values.flatMap(\.stateKeys)) }
+        for row in rows { keys.formUnion(row.dependencies) }
+        dependencies = keys
     }
 }
 
@@ -63,6 +72,13 @@ public struct SectionDefinition: Sendable {
 public enum FieldSource: Sendable {
     case template(Template)
     case expression(Expression)
+
+    public var stateKeys: Set<String> {
+        switch self {
+        case .template(let template): template.stateKeys
+        case .expression(let expression): expression.stateKeys
+        }
+    }
 
     public func evaluate(_ context: EvaluationContext) -> FieldValue {
         switch self {

@@ -14,10 +14,39 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
     if old.title != new.title { changes.title = new.title }
     if old.style != new.style { changes.style = StyleChange(new.style) }
 
+    if sameIdentities(old, new) {
+        diffContent(old: old, new: new, into: &changes)
+        return changes
+    }
     let sectionMatch = IdentityMatch(old: old.sections.map(\.id), new: new.sections.map(\.id))
     diffSections(old: old, new: new, match: sectionMatch, into: &changes.sections)
     diffRows(old: old, new: new, sectionMatch: sectionMatch, into: &changes.rows)
     return changes
+}
+
+/// Whether both screens have the same section and row ids in the same places: then
+/// nothing was inserted, deleted or moved, which is what most events do.
+private func sameIdentities(_ old: Screen, _ new: Screen) -> Bool {
+    guard old.sections.count == new.sections.count else { return false }
+    for (oldSection, newSection) in zip(old.sections, new.sections) {
+        guard oldSection.id == newSection.id, oldSection.rows.count == newSection.rows.count else { return false }
+        for (oldRow, newRow) in zip(oldSection.rows, newSection.rows) where oldRow.id != newRow.id { return false }
+    }
+    return true
+}
+
+/// The changes between two screens of the same identities: updates only, in O(n) with no hashing.
+private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet) {
+    for (sectionIndex, (oldSection, newSection)) in zip(old.sections, new.sections).enumerated() {
+        if oldSection.header != newSection.header || oldSection.footer != newSection.footer {
+            changes.sections.updated.append(
+                SectionUpdate(from: sectionIndex, to: sectionIndex, header: newSection.header, footer: newSection.footer))
+        }
+        for (rowIndex, (oldRow, newRow)) in zip(oldSection.rows, newSection.rows).enumerated() where oldRow != newRow {
+            let path = RowPath(section: sectionIndex, row: rowIndex)
+            changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRow))
+        }
+    }
 }
 
 private func diffSections(old: Screen, new: Screen, match: IdentityMatch, into changes: inout ChangeSet.SectionChanges) {

@@ -43,6 +43,13 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The state keys the expression reads.
+    public var stateKeys: Set<String> {
+        var keys: Set<String> = []
+        node.collectStateKeys(into: &keys)
+        return keys
+    }
+
     /// Whether the expression is a constant (it reads no state and no item).
     public var isConstant: Bool {
         if case .literal = node { return true }
@@ -134,6 +141,21 @@ indirect enum ExpressionNode: Hashable, Sendable {
             }
         case .conditional(let condition, let then, let otherwise):
             return condition.bool(context) ? then.evaluate(context) : otherwise.evaluate(context)
+        }
+    }
+
+    func collectStateKeys(into keys: inout Set<String>) {
+        switch self {
+        case .literal, .itemField: return
+        case .stateKey(let key, _), .count(let key): keys.insert(key)
+        case .not(let operand), .negate(let operand): operand.collectStateKeys(into: &keys)
+        case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
+            left.collectStateKeys(into: &keys)
+            right.collectStateKeys(into: &keys)
+        case .conditional(let condition, let then, let otherwise):
+            condition.collectStateKeys(into: &keys)
+            then.collectStateKeys(into: &keys)
+            otherwise.collectStateKeys(into: &keys)
         }
     }
 

@@ -83,6 +83,11 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The state keys the template's expressions read.
+    public var stateKeys: Set<String> {
+        expressions.reduce(into: Set<String>()) { $0.formUnion($1.stateKeys) }
+    }
+
     /// The literal text before and after the only expression, when the template is exactly
     /// `prefix{{expression}}suffix`; `nil` otherwise.
     var singleExpressionAffixes: (prefix: String, expression: Expression, suffix: String)? {

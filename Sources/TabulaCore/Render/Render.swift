@@ -10,51 +10,85 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
         id: definition.id, title: definition.title.evaluate(stateContext), revision: state.revision,
         style: definition.style)
     for sectionDefinition in definition.sections {
-        guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { continue }
-        var section = Section(
-            id: sectionDefinition.id,
-            header: sectionDefinition.header.map { $0.render(stateContext) },
-            footer: sectionDefinition.footer.map { $0.render(stateContext) })
-        for rowDefinition in sectionDefinition.rows {
-            definition.forEachInstance(of: rowDefinition, state) { _, context in
-                guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
-                section.rows.append(rowDefinition.render(context))
-            }
-        }
-        if !section.rows.isEmpty || sectionDefinition.keepWhenEmpty {
+        if let section = render(sectionDefinition, definition, state) { screen.sections.append(section) }
+    }
+    return screen
+}
+
+/// Renders a definition at a state given the screen it rendered at another state: sections
+/// that read no state key whose value differs are taken from `previous`. The result equals
+/// `render(definition, state)` when `previous == render(definition, previousState)`.
+public func render(
+    _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
+) -> Screen {
+    var changed: Set<String> = []
+    for (key, value) in state.values where !(previousState.values[key]?.isSame(as: value) ?? false) { changed.insert(key) }
+    for key in previousState.values.keys where state.values[key] == nil { changed.insert(key) }
+    var screen = previous
+    screen.revision = state.revision
+    if !definition.title.stateKeys.isDisjoint(with: changed) {
+        screen.title = definition.title.evaluate(EvaluationContext(state: state))
+    }
+    guard !changed.isEmpty else { return screen }
+    screen.sections = []
+    screen.sections.reserveCapacity(previous.sections.count)
+    var cursor = 0  // previous sections appear in definition order
+    for sectionDefinition in definition.sections {
+        let earlier: Section? = cursor < previous.sections.count && previous.sections[cursor].id == sectionDefinition.id ? previous.sections[cursor] : nil
+        if earlier != nil { cursor += 1 }
+        if sectionDefinition.dependencies.isDisjoint(with: changed) {
+            if let earlier { screen.sections.append(earlier) }
+        } else if let section = render(sectionDefinition, definition, state) {
             screen.sections.append(section)
         }
     }
     return screen
 }
 
+/// One section, or `nil` when it is hidden or empty (and not kept).
+private func render(_ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState) -> Section? {
+    let stateContext = EvaluationContext(state: state)
+    guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
+    var section = Section(
+        id: sectionDefinition.id,
+        header: sectionDefinition.header.map { $0.render(stateContext) },
+        footer: sectionDefinition.footer.map { $0.render(stateContext) })
+    for rowDefinition in sectionDefinition.rows {
+        definition.forEachInstance(of: rowDefinition, state) { _, context in
+            guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
+            section.rows.append(rowDefinition.render(context))
+        }
+    }
+    return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
+}
+
 extension HeaderFooterDefinition {
     func render(_ context: EvaluationContext) -> HeaderFooter {
-        let values = fields.mapValues { $0.evaluate(context) }
+        let values = FieldReader(fields: fields, context: context)
         switch kind {
         case "titleHeader": return .titleHeader(title: values.string("title"))
         case "textFooter": return .textFooter(text: values.string("text"))
-        default: return .custom(kind: kind, fields: values)
+        default: return .custom(kind: kind, fields: fields.mapValues { $0.evaluate(context) })
         }
     }
 }
 
 extension RowDefinition {
     func render(_ context: EvaluationContext) -> Row {
-        let values = fields.mapValues { $0.evaluate(context) }
+        let values = FieldReader(fields: fields, context: context)
         let content: RowContent
         switch kind {
         case "basic": content = .basic(title: values.string("title"))
         case "subtitle":
             content = .subtitle(
                 title: values.string("title"), subtitle: values.string("subtitle"),
-                image: values["image"].map { _ in values.string("image") })
+                image: fields["image"] == nil ? nil : values.string("image"))
         case "leftRightTitles": content = .leftRightTitles(leftTitle: values.string("leftTitle"), rightTitle: values.string("rightTitle"))
         case "titleSwitch": content = .titleSwitch(title: values.string("title"), isOn: values.bool("isOn"))
         case "checkmark": content = .checkmark(title: values.string("title"), isChecked: values.bool("isChecked"))
         case "empty": content = .empty
         case "button": content = .button(title: values.string("title"), style: ButtonStyle(rawValue: values.string("style")) ?? .default)
-        default: content = .custom(kind: kind, fields: values)
+        default: content = .custom(kind: kind, fields: fields.mapValues { $0.evaluate(context) })
         }
         return Row(
             id: id.evaluate(context), content: content, selectable: onSelect != nil, deletable: onDelete != nil,
@@ -68,14 +102,24 @@ extension RowDefinition {
     }
 }
 
-extension Dictionary where Key == String, Value == FieldValue {
-    fileprivate func string(_ name: String) -> String {
-        if case .string(let text)? = self[name] { return text }
-        return ""
+/// Evaluates a definition's fields one at a time, as a kind's constructor asks for them
+/// (no dictionary of values built per row).
+private struct FieldReader {
+    let fields: [String: FieldSource]
+    let context: EvaluationContext
+
+    func string(_ name: String) -> String {
+        switch fields[name] {
+        case .template(let template)?: return template.evaluate(context)
+        case .expression(let expression)?:
+            if case .string(let text) = expression.evaluate(context) { return text }
+            return ""
+        case nil: return ""
+        }
     }
 
-    fileprivate func bool(_ name: String) -> Bool {
-        if case .bool(let flag)? = self[name] { return flag }
-        return false
+    func bool(_ name: String) -> Bool {
+        guard case .expression(let expression)? = fields[name] else { return false }
+        return expression.isTrue(context)
     }
 }

@@ -24,6 +24,16 @@ extension ScreenDefinition {
         return instances
     }
 
+    /// The row instance with this id at this state (hidden or not), or `nil`.
+    func rowInstance(_ id: String, _ state: SessionState) -> RowInstance? {
+        guard let (position, item) = rowLocator.locate(id, in: state) else { return nil }
+        let section = sections[position.section]
+        let row = section.rows[position.row]
+        let context = EvaluationContext(state: state, item: item)
+        let visible = (section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+        return RowInstance(definition: row, item: item, id: id, isVisible: visible)
+    }
+
     /// Calls `body` once per instance of a row: once, or once per item of its list.
     func forEachInstance(of row: RowDefinition, _ state: SessionState, _ body: (Record?, EvaluationContext) -> Void) {
         if let list = row.forEach {

@@ -9,7 +9,7 @@
 public func reduce(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
 ) throws(EventError) -> (state: SessionState, effects: [Effect]) {
-    guard let instance = definition.rowInstances(state).first(where: { $0.id == event.rowID }) else {
+    guard let instance = definition.rowInstance(event.rowID, state) else {
         throw .unknownRow(event.rowID)
     }
     guard instance.isVisible else { throw .rowHidden(event.rowID) }

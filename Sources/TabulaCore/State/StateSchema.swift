@@ -69,8 +69,39 @@ extension StateSchema {
 }
 
 extension SessionState {
-    /// The values as canonical JSON bytes, as stores save them (the revision is kept apart).
-    public var valuesBytes: [UInt8] { valuesJSON.canonicalBytes }
+    /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
+    /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
+    public var valuesBytes: [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.beginObject()
+        for key in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard let value = values[key] else { continue }
+            writer.key(key)
+            switch value {
+            case .scalar(let scalar):
+                writer.write(scalar)
+            case .list(let records):
+                writer.array(records) { writer, record in
+                    writer.beginObject()
+                    var placedID = false
+                    for name in record.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                        if !placedID && "id".utf8.lexicographicallyPrecedes(name.utf8) {
+                            writer.key("id"); writer.string(record.id)
+                            placedID = true
+                        }
+                        if let field = record.fields[name] {
+                            writer.key(name)
+                            writer.write(field)
+                        }
+                    }
+                    if !placedID { writer.key("id"); writer.string(record.id) }
+                    writer.endObject()
+                }
+            }
+        }
+        writer.endObject()
+        return writer.bytes
+    }
 }
 
 /// Why a JSON document is not a valid state for a schema, and where.

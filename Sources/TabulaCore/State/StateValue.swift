@@ -29,6 +29,21 @@ public enum StateValue: Hashable, Sendable {
         return nil
     }
 
+    /// Equality that settles unchanged lists in O(1): a list an event did not touch still
+    /// shares its storage with the previous state's.
+    public func isSame(as other: StateValue) -> Bool {
+        switch (self, other) {
+        case (.scalar(let a), .scalar(let b)):
+            return a == b
+        case (.list(let a), .list(let b)):
+            guard a.count == b.count else { return false }
+            let shared = a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress } }
+            return shared || a == b
+        default:
+            return false
+        }
+    }
+
     public var json: JSONValue {
         switch self {
         case .scalar(let value): value.json

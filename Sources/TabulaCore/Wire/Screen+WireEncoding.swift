@@ -45,7 +45,48 @@ extension JSONWriter {
     }
 
     public mutating func write(_ row: Row) {
-        // Common keys, already in ascending byte order; merged with the kind's sorted fields.
+        // Keys in ascending byte order: accessory, deletable, estimatedHeight, height, id,
+        // [image, isChecked, isOn], kind, [leftTitle, rightTitle], selectable, [style,
+        // subtitle, title]. Built-in kinds are written field by field (no array per row);
+        // custom kinds merge their sorted fields with the common keys.
+        if case .custom = row.content {
+            writeSortedObject(common: commonFields(row), fields: row.content.fields)
+            return
+        }
+        beginObject()
+        if let accessory = row.accessory { key("accessory"); string(accessory.rawValue) }
+        key("deletable"); bool(row.deletable)
+        if let estimatedHeight = row.estimatedHeight { key("estimatedHeight"); number(estimatedHeight) }
+        if let height = row.height { key("height"); number(height) }
+        key("id"); string(row.id)
+        switch row.content {
+        case .subtitle(_, _, let image?): key("image"); string(image)
+        case .checkmark(_, let isChecked): key("isChecked"); bool(isChecked)
+        case .titleSwitch(_, let isOn): key("isOn"); bool(isOn)
+        default: break
+        }
+        key("kind"); string(row.kind)
+        if case .leftRightTitles(let leftTitle, let rightTitle) = row.content {
+            key("leftTitle"); string(leftTitle)
+            key("rightTitle"); string(rightTitle)
+        }
+        key("selectable"); bool(row.selectable)
+        switch row.content {
+        case .button(let title, let style):
+            key("style"); string(style.rawValue)
+            key("title"); string(title)
+        case .subtitle(let title, let subtitle, _):
+            key("subtitle"); string(subtitle)
+            key("title"); string(title)
+        case .basic(let title), .titleSwitch(let title, _), .checkmark(let title, _):
+            key("title"); string(title)
+        default:
+            break
+        }
+        endObject()
+    }
+
+    private func commonFields(_ row: Row) -> [(name: String, value: FieldValue)] {
         var common: [(name: String, value: FieldValue)] = []
         common.reserveCapacity(7)
         if let accessory = row.accessory { common.append(("accessory", .string(accessory.rawValue))) }
@@ -55,7 +96,7 @@ extension JSONWriter {
         common.append(("id", .string(row.id)))
         common.append(("kind", .string(row.kind)))
         common.append(("selectable", .bool(row.selectable)))
-        writeSortedObject(common: common, fields: row.content.fields)
+        return common
     }
 
     /// Writes one object from two key-sorted lists, merging them so all keys stay sorted.

@@ -32,9 +32,10 @@ extension APIContext {
             case .success(let value?): outcome = value
             }
             switch outcome {
-            case .answer(let body, let changed, let changeCount):
+            case .answer(let body, let changed, let changeCount, let newScreen):
                 metrics.recordEvent(kind: kind.rawValue, outcome: changed ? "changed" : "unchanged", changeCount: changeCount)
                 send(JSONResponse.make(.ok, body), context, responder, token)
+                if changed { cache.remember(session: token, screen: newScreen) }
             case .replayed(let stored):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
                 send(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body), context, responder, token)
@@ -66,7 +67,8 @@ extension APIContext {
 
 /// What an event transaction decided.
 enum EventOutcome: Sendable {
-    case answer(body: [UInt8], changed: Bool, changeCount: Int)
+    /// The answer, and the screen at the new revision (kept for the next event).
+    case answer(body: [UInt8], changed: Bool, changeCount: Int, newScreen: Screen)
     case replayed(StoredAnswer)
     case problem(Problem)
 }
@@ -82,7 +84,7 @@ struct EventProcessor: Sendable {
 
     func run(_ writing: inout SessionWriting) -> EventOutcome {
         let time = writing.time
-        let fingerprint = request.fingerprint(screen: definition.id)
+        let fingerprint = request.eventID == nil ? [] : request.fingerprint(screen: definition.id)
         if let id = request.eventID, let stored = writing.reading.storedAnswer(eventID: id) {
             return stored.fingerprint == fingerprint ? .replayed(stored) : .problem(.eventIDReused(id))
         }
@@ -119,7 +121,7 @@ struct EventProcessor: Sendable {
         } catch {
             return .problem(.eventNotApplicable(error))
         }
-        let newScreen = next == oldState ? oldScreen : (next == current ? cachedScreen(current.revision) : nil) ?? render(definition, next)
+        let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
         let changes = diff(old: oldScreen, new: newScreen)
         let body = Self.answer(definition.id, from: fromRevision, to: next.revision, changes: changes, effects: effects)
         let changed = next.revision != current.revision
@@ -128,16 +130,30 @@ struct EventProcessor: Sendable {
                 next, event: EventRecord(eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event), revision: next.revision, time: time),
                 answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
         }
-        return .answer(body: body, changed: changed, changeCount: changes.itemCount)
+        return .answer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
     }
 
-    /// The event as applied (row by id, so the log replays without screens at old revisions).
+    /// The screen at the new state, reusing what an event does not touch: rendered from the
+    /// screen at the current revision when one is at hand.
+    private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
+        if next == oldState { return oldScreen }
+        let currentScreen = oldState.revision == current.revision ? oldScreen : cachedScreen(current.revision)
+        guard let currentScreen else { return render(definition, next) }
+        return render(definition, next, reusing: currentScreen, renderedAt: current)
+    }
+
+    /// The event as applied (row by id, so the log replays without screens at old
+    /// revisions): `{"isOn": BOOL?, "row": ID, "screen": ID}`.
     private func payload(_ event: Event) -> [UInt8] {
-        var object = JSONObject()
-        object["screen"] = .string(definition.id)
-        object["row"] = .string(event.rowID)
-        if case .setSwitch(_, let isOn) = event { object["isOn"] = .bool(isOn) }
-        return JSONValue.object(object).canonicalBytes
+        var writer = JSONWriter(reservingCapacity: 64)
+        writer.beginObject()
+        if case .setSwitch(_, let isOn) = event {
+            writer.key("isOn"); writer.bool(isOn)
+        }
+        writer.key("row"); writer.string(event.rowID)
+        writer.key("screen"); writer.string(definition.id)
+        writer.endObject()
+        return writer.bytes
     }
 
     static func answer(_ screen: String, from: Int, to: Int, changes: ChangeSet, effects: [Effect]) -> [UInt8] {

@@ -15,9 +15,13 @@ struct RenderedScreen: Sendable {
 /// Rendered screens by session, screen and revision. What a session shows at a revision
 /// never changes, so entries never go stale; the cache is bounded by dropping a share of
 /// entries when full. Screens at the default state (no session) are rendered once.
+///
+/// Two levels: the screen itself, which every event leaves behind for the next event's
+/// diff, and its prepared answer (encoded bytes, ETag), made on the first GET.
 final class ScreenCache: Sendable {
     private let defaults: [String: RenderedScreen]
     private let entries = ShardedDictionary<Key, RenderedScreen>(shards: 16)
+    private let screens = ShardedDictionary<Key, (revision: Int, screen: Screen)>(shards: 16)
 
     /// A session's screen; hashes two strings instead of building one.
     private struct Key: Hashable {
@@ -44,25 +48,40 @@ final class ScreenCache: Sendable {
     func screen(session token: String, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
         let key = Key(session: token, screen: definition.id)
         if let cached = entries[key], cached.revision == state.revision { return cached }
-        let rendered = Self.render(definition, state)
-        let perShard = max(1, maxEntries / 16)
-        entries.withShard(of: key) { shard in
-            if shard.count >= perShard {
-                for key in shard.keys.prefix(max(1, perShard / 8)) { shard[key] = nil }
-            }
-            shard[key] = rendered
-        }
+        let known = screens[key].flatMap { $0.revision == state.revision ? $0.screen : nil }
+        let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
+        store(rendered, at: key, in: entries)
         return rendered
     }
 
-    /// A rendered screen at a revision, if it is the one cached (for diffs of events).
+    /// A screen at a revision, if it is cached (for the diffs of events).
     func cached(session token: String, screen id: String, revision: Int) -> Screen? {
-        guard let cached = entries[Key(session: token, screen: id)], cached.revision == revision else { return nil }
-        return cached.screen
+        let key = Key(session: token, screen: id)
+        if let cached = screens[key], cached.revision == revision { return cached.screen }
+        if let cached = entries[key], cached.revision == revision { return cached.screen }
+        return nil
+    }
+
+    /// Keeps a screen an event rendered, for the next event's diff.
+    func remember(session token: String, screen: Screen) {
+        store((screen.revision, screen), at: Key(session: token, screen: screen.id), in: screens)
+    }
+
+    private func store<Value>(_ value: Value, at key: Key, in map: ShardedDictionary<Key, Value>) {
+        let perShard = max(1, maxEntries / 16)
+        map.withShard(of: key) { shard in
+            if shard.count >= perShard {
+                for key in shard.keys.prefix(max(1, perShard / 8)) { shard[key] = nil }
+            }
+            shard[key] = value
+        }
     }
 
     static func render(_ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        let screen = TabulaCore.render(definition, state)
+        prepare(TabulaCore.render(definition, state))
+    }
+
+    static func prepare(_ screen: Screen) -> RenderedScreen {
         let bytes = screen.jsonBytes
         let etag = ETag.of(bytes)
         var fields = HTTPFields()
@@ -71,7 +90,7 @@ final class ScreenCache: Sendable {
         fields[.cacheControl] = "no-cache"
         fields[.vary] = "X-Session"
         return RenderedScreen(
-            revision: state.revision, screen: screen, etag: etag,
+            revision: screen.revision, screen: screen, etag: etag,
             response: PreparedResponse(status: .ok, headerFields: fields, body: bytes), bytes: bytes)
     }
 }

@@ -60,9 +60,23 @@ public final class ServiceMetrics: Sendable {
     /// Counts an event by kind and outcome (changed, unchanged, replayed, rejected) and
     /// records how many sections and rows its change set touched.
     func recordEvent(kind: String, outcome: String, changeCount: Int? = nil) {
-        counter("tabula_events_total", ["kind": kind, "outcome": outcome]).increment()
+        let key = EventKey(kind: kind, outcome: outcome)
+        let counter = eventCounters.read { $0[key] } ?? eventCounters.write { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(label: "tabula_events_total", dimensions: [("kind", kind), ("outcome", outcome)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
         if let changeCount { changeSetSizes.record(changeCount) }
     }
+
+    private struct EventKey: Hashable {
+        let kind: String
+        let outcome: String
+    }
+
+    private let eventCounters = ReadWriteLocked<[EventKey: CoreMetrics.Counter]>([:])
 
     /// A counter by name and labels, created once and then reused.
     func counter(_ name: String, _ labels: KeyValuePairs<String, String>) -> CoreMetrics.Counter {

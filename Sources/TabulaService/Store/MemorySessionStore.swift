@@ -19,7 +19,7 @@ public final class MemorySessionStore: SessionStore {
     public func createSession(
         token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
-        let session = MemorySession(state: initialState, time: now())
+        let session = MemorySession(state: initialState, time: now(), keepRevisions: settings.keepRevisions)
         let created = sessions.withShard(of: token) { shard -> Bool in
             guard shard[token] == nil else { return false }
             shard[token] = session
@@ -52,7 +52,8 @@ public final class MemorySessionStore: SessionStore {
             let value = body(&writing)
             if let commit = writing.commit {
                 data.apply(commit, settings: settings, time: time)
-                if let newest = data.states.last { session.current.write { $0 = newest } }
+                let newest = data.current
+                session.current.write { $0 = newest }
             }
             return value
         }
@@ -80,7 +81,7 @@ public final class MemorySessionStore: SessionStore {
 
     /// The log entries still kept for a session (the last `keepRevisions`), oldest first.
     public func eventLog(session token: String) -> [EventRecord] {
-        lookup(token)?.lock.withLock { $0.log } ?? []
+        lookup(token)?.lock.withLock { $0.log.elements } ?? []
     }
 
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
@@ -112,30 +113,33 @@ final class MemorySession: Sendable {
     let current: ReadWriteLocked<SessionState>
     let lastUsed: Atomic<Int64>
 
-    init(state: SessionState, time: Milliseconds) {
-        lock = Locked(MemorySessionData(states: [state]))
+    init(state: SessionState, time: Milliseconds, keepRevisions: Int) {
+        lock = Locked(MemorySessionData(state: state, keepRevisions: keepRevisions))
         current = ReadWriteLocked(state)
         lastUsed = Atomic(time)
     }
 }
 
-struct MemorySessionData: Sendable {
+/// A session's history, mutated in place under its session's lock (a class, so that the
+/// transaction's view and the commit share it instead of copying it).
+final class MemorySessionData: @unchecked Sendable {
     /// Consecutive revisions, oldest first; the last is the current state.
-    var states: [SessionState]
-    var log: [EventRecord] = []
+    private(set) var states: RingBuffer<SessionState>
+    private(set) var log: RingBuffer<EventRecord>
     var answers: [String: StoredAnswer] = [:]
 
-    init(states: [SessionState]) {
-        self.states = states
+    init(state: SessionState, keepRevisions: Int) {
+        states = RingBuffer(capacity: keepRevisions + 1)
+        log = RingBuffer(capacity: keepRevisions)
+        states.append(state)
     }
 
-    mutating func apply(_ commit: SessionWriting.Commit, settings: StoreSettings, time: Milliseconds) {
-        guard let current = states.last else { return }
+    var current: SessionState { states.last ?? SessionState() }
+
+    func apply(_ commit: SessionWriting.Commit, settings: StoreSettings, time: Milliseconds) {
         if commit.state.revision == current.revision + 1 {
             states.append(commit.state)
             log.append(commit.event)
-            if states.count > settings.keepRevisions + 1 { states.removeFirst(states.count - settings.keepRevisions - 1) }
-            if log.count > settings.keepRevisions { log.removeFirst(log.count - settings.keepRevisions) }
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             answers[eventID] = answer
@@ -146,14 +150,14 @@ struct MemorySessionData: Sendable {
 }
 
 /// A read view over a session's data, valid while its lock is held.
-struct MemorySessionView: SessionReading {
+struct MemorySessionView: SessionReading, @unchecked Sendable {
     let data: MemorySessionData
     let answerCutoff: Milliseconds
 
-    var current: SessionState { data.states[data.states.count - 1] }
+    var current: SessionState { data.current }
 
     func state(at revision: Int) -> RevisionLookup {
-        let oldest = data.states[0].revision
+        guard let oldest = data.states.first?.revision else { return .tooOld(oldestKept: revision + 1) }
         if revision > current.revision { return .future(current: current.revision) }
         if revision < oldest { return .tooOld(oldestKept: oldest) }
         return .found(data.states[revision - oldest])

@@ -17,6 +17,9 @@ final class SQLiteStatements: @unchecked Sendable {
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
     let countSessions: SQLiteStatement
+    let savepoint: SQLiteStatement
+    let release: SQLiteStatement
+    let rollbackToSavepoint: SQLiteStatement
     private let deleteExpiredAnswers: SQLiteStatement
     private let selectIdleSessions: SQLiteStatement
     private let deleteSessionEvents: SQLiteStatement
@@ -42,6 +45,9 @@ final class SQLiteStatements: @unchecked Sendable {
         insertAnswer = try database.prepare(
             "INSERT OR REPLACE INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES (?, ?, ?, ?, ?, ?)")
         countSessions = try database.prepare("SELECT COUNT(*) FROM sessions")
+        savepoint = try database.prepare("SAVEPOINT job")
+        release = try database.prepare("RELEASE job")
+        rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
         deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
         selectIdleSessions = try database.prepare("SELECT token FROM sessions WHERE last_used_ms < ? LIMIT ?")
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
@@ -83,14 +89,15 @@ final class SQLiteStatements: @unchecked Sendable {
     /// Returns `false` when the revision moved meanwhile (nothing is written then).
     func apply(_ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keepRevisions: Int) throws(SQLiteError) -> Bool {
         if commit.state.revision == current.revision + 1 {
+            let stateBytes = commit.state.valuesBytes
             try updateSession.run([
-                .integer(Int64(commit.state.revision)), .blob(commit.state.valuesBytes), .integer(commit.event.time),
+                .integer(Int64(commit.state.revision)), .blob(stateBytes), .integer(commit.event.time),
                 .text(token), .integer(Int64(current.revision)),
             ])
             guard database.changes == 1 else { return false }
             try insertEvent.run([
                 .text(token), .integer(Int64(commit.state.revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
-                .text(commit.event.kind), .blob(commit.event.payload), .blob(commit.state.valuesBytes), .integer(commit.event.time),
+                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes), .integer(commit.event.time),
             ])
             try compactEvents.run([.text(token), .integer(Int64(commit.state.revision - keepRevisions))])
         }

@@ -88,13 +88,13 @@ final class SQLiteWriter: @unchecked Sendable {
             let changedBefore = batch.changed
             let removedBefore = batch.removed
             do {
-                try database.execute("SAVEPOINT job")
+                try statements.savepoint.run()
                 let continuation = try job.run(batch)
-                try database.execute("RELEASE job")
+                try statements.release.run()
                 committed.append(continuation)
             } catch {
-                try? database.execute("ROLLBACK TO job")
-                try? database.execute("RELEASE job")
+                try? statements.rollbackToSavepoint.run()
+                try? statements.release.run()
                 batch.changed = changedBefore
                 batch.removed = removedBefore
                 logger.error("a write failed and was rolled back: \(error)")
