@@ -24,8 +24,9 @@ extension RejectionReason {
     }
 }
 
-/// The one-time channel back to the client of a request.
-public final class Responder: Sendable {
+/// The one-time channel back to the client of a request. A value (no allocation per
+/// request): copies send to the same request, and only the first send counts.
+public struct Responder: Sendable {
     private enum Target: Sendable {
         case connection(RequestContext, ServerCore)
         case closure(@Sendable (Response) -> Void)

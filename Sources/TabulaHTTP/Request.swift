@@ -38,6 +38,11 @@ public struct Request: Sendable {
     /// The path's segments, percent-decoded one by one (so an encoded "/" stays inside its
     /// segment); `nil` when an escape is malformed or decodes to invalid UTF-8.
     public func pathSegments() -> [String]? {
+        Self.pathSegments(of: rawPath)
+    }
+
+    /// The segments of a path as sent; see ``pathSegments()``.
+    public static func pathSegments(of rawPath: String) -> [String]? {
         var path = rawPath
         return path.withUTF8 { bytes -> [String]? in
             guard bytes.first == UInt8(ascii: "/") else { return nil }

@@ -1,10 +1,13 @@
 public import HTTPTypes
 
-/// A request's headers as sent, kept in one buffer. Lookups compare bytes, case-insensitively,
-/// without building strings; ``fields`` converts to swift-http-types on demand.
+/// A request's headers as sent, kept in one buffer (one allocation per request): each
+/// header is its name's and value's lengths (4 bytes each) followed by their bytes. Lookups
+/// compare bytes, case-insensitively, without building strings; ``fields`` converts to
+/// swift-http-types on demand.
 public struct RequestHeaders: Sendable {
     private var storage: [UInt8] = []
-    private var entries: [(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int)] = []
+    /// The number of headers.
+    public private(set) var count = 0
 
     public init() {}
 
@@ -14,32 +17,67 @@ public struct RequestHeaders: Sendable {
     }
 
     mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        if entries.isEmpty { storage.reserveCapacity(256) }
-        let nameStart = storage.count
-        storage.append(contentsOf: name)
-        let valueStart = storage.count
-        storage.append(contentsOf: value)
-        entries.append((nameStart, name.count, valueStart, value.count))
+        if count == 0 { storage.reserveCapacity(256) }
+        Self.appendLength(name.count, to: &storage)
+        Self.appendLength(value.count, to: &storage)
+        // Typed buffers, so that the appends are plain copies.
+        storage.append(contentsOf: name.assumingMemoryBound(to: UInt8.self))
+        storage.append(contentsOf: value.assumingMemoryBound(to: UInt8.self))
+        count += 1
     }
 
     mutating func append(name: [UInt8], value: [UInt8]) {
         name.withUnsafeBytes { nameBytes in value.withUnsafeBytes { append(name: nameBytes, value: $0) } }
     }
 
-    public var count: Int { entries.count }
+    private static func appendLength(_ length: Int, to storage: inout [UInt8]) {
+        let value = UInt32(clamping: length)
+        storage.append(UInt8(truncatingIfNeeded: value))
+        storage.append(UInt8(truncatingIfNeeded: value >> 8))
+        storage.append(UInt8(truncatingIfNeeded: value >> 16))
+        storage.append(UInt8(truncatingIfNeeded: value >> 24))
+    }
 
     /// The first value of a header, or `nil`.
     public func value(_ name: String) -> String? {
-        index(of: name, after: -1).map(value(at:))
+        var found: String?
+        forEach(named: name) { value in
+            found = String(decoding: value, as: UTF8.self)
+            return false
+        }
+        return found
+    }
+
+    /// The value of a header sent once: `.absent`, `.one(value)`, or `.repeated` when the
+    /// header came more than once.
+    public func single(_ name: String) -> SingleValue {
+        var first: String?
+        var seen = 0
+        forEach(named: name) { value in
+            seen += 1
+            if seen == 1 { first = String(decoding: value, as: UTF8.self) }
+            return true
+        }
+        switch seen {
+        case 0: return .absent
+        case 1: return first.map { .one($0) } ?? .absent
+        default: return .repeated(count: seen)
+        }
+    }
+
+    /// See ``single(_:)``.
+    public enum SingleValue: Equatable, Sendable {
+        case absent
+        case one(String)
+        case repeated(count: Int)
     }
 
     /// Every value of a header, in order.
     public func values(_ name: String) -> [String] {
         var result: [String] = []
-        var index = -1
-        while let found = self.index(of: name, after: index) {
-            result.append(value(at: found))
-            index = found
+        forEach(named: name) { value in
+            result.append(String(decoding: value, as: UTF8.self))
+            return true
         }
         return result
     }
@@ -47,33 +85,51 @@ public struct RequestHeaders: Sendable {
     /// The headers as swift-http-types fields (names that are not valid tokens are left out).
     public var fields: HTTPFields {
         var fields = HTTPFields()
-        for entry in entries.indices {
-            let name = String(decoding: storage[entries[entry].nameStart..<entries[entry].nameStart + entries[entry].nameLength], as: UTF8.self)
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value(at: entry))) }
+        forEachHeader { name, value in
+            if let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) {
+                fields.append(HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self)))
+            }
+            return true
         }
         return fields
     }
 
-    private func value(at entry: Int) -> String {
-        let start = entries[entry].valueStart
-        return String(decoding: storage[start..<start + entries[entry].valueLength], as: UTF8.self)
-    }
-
-    private func index(of name: String, after previous: Int) -> Int? {
+    /// Calls `body` with each value of the header `name` until it returns false.
+    private func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var name = name
-        return name.withUTF8 { wanted -> Int? in
-            var candidate = previous + 1
-            while candidate < entries.count {
-                let entry = entries[candidate]
-                if entry.nameLength == wanted.count && Self.equalIgnoringCase(storage, entry.nameStart, wanted) { return candidate }
-                candidate += 1
+        name.withUTF8 { wanted in
+            forEachHeader { headerName, value in
+                guard Self.equalIgnoringCase(headerName, wanted) else { return true }
+                return body(value)
             }
-            return nil
         }
     }
 
-    private static func equalIgnoringCase(_ storage: [UInt8], _ start: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-        for offset in 0..<wanted.count where ASCII.lowercased(storage[start + offset]) != ASCII.lowercased(wanted[offset]) {
+    /// Calls `body` with each header's name and value, in order, until it returns false.
+    private func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+        storage.withUnsafeBufferPointer { bytes in
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let nameLength = Self.length(bytes, at: offset)
+                let valueLength = Self.length(bytes, at: offset + 4)
+                let nameStart = offset + 8
+                let valueStart = nameStart + nameLength
+                offset = valueStart + valueLength
+                guard offset <= bytes.count else { return }
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<valueStart])
+                let value = UnsafeBufferPointer(rebasing: bytes[valueStart..<offset])
+                guard body(name, value) else { return }
+            }
+        }
+    }
+
+    private static func length(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
+        Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
+    }
+
+    private static func equalIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count == wanted.count else { return false }
+        for offset in 0..<wanted.count where ASCII.lowercased(name[offset]) != ASCII.lowercased(wanted[offset]) {
             return false
         }
         return true

@@ -13,7 +13,8 @@ public struct Response: Sendable {
     public var closesConnection = false
     /// The route pattern that produced it, for metrics and logs ("-" when none matched).
     public var route = "-"
-    /// Extra context for the request's log line, such as a short session prefix.
+    /// Context for the request's log line, for the observer to show as it sees fit (Tabula
+    /// puts the session token here; its log shows a short prefix, never the whole token).
     public var logContext: String?
 
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: [UInt8] = []) {

@@ -1,6 +1,6 @@
 /// A dictionary split over several reader-writer locks by key hash: lookups share their
 /// shard's lock, and threads working on different keys rarely meet at all.
-public final class ShardedDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class ShardedDictionary<Key: ShardKey, Value: Sendable>: Sendable {
     @usableFromInline let shards: [ReadWriteLocked<[Key: Value]>]
 
     public init(shards: Int = 16) {
@@ -9,7 +9,7 @@ public final class ShardedDictionary<Key: Hashable & Sendable, Value: Sendable>:
 
     @inlinable
     func shard(_ key: Key) -> ReadWriteLocked<[Key: Value]> {
-        shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
+        shards[Int(UInt(bitPattern: key.shardHash) % UInt(shards.count))]
     }
 
     @inlinable
@@ -31,4 +31,14 @@ public final class ShardedDictionary<Key: Hashable & Sendable, Value: Sendable>:
     public func forEachShard(_ body: (inout [Key: Value]) -> Void) {
         for shard in shards { shard.write { body(&$0) } }
     }
+}
+
+/// A key of a ``ShardedDictionary``: `shardHash` picks its shard.
+public protocol ShardKey: Hashable, Sendable {
+    /// Spreads keys over shards; `hashValue` unless the key has a cheaper hash of its own.
+    var shardHash: Int { get }
+}
+
+extension ShardKey {
+    public var shardHash: Int { hashValue }
 }

@@ -9,6 +9,8 @@ public struct ServiceConfiguration: Sendable {
     public var maxBodyBytes = 64 * 1024
     /// Rendered screens kept for sessions (each a few kilobytes).
     public var screenCacheEntries = 50_000
+    /// Where the line per request goes.
+    public var accessLog = AccessLog.logger
 
     public init() {}
 }
@@ -51,7 +53,7 @@ public final class TabulaService: HTTPHandler {
 
     /// Logs and metrics for the server's events.
     public var observer: any HTTPServerObserver {
-        RequestObserver(logger: logger, metrics: metrics)
+        RequestObserver(logger: logger, metrics: metrics, accessLog: configuration.accessLog)
     }
 
     /// Every route as (method, pattern).
@@ -63,17 +65,15 @@ public final class TabulaService: HTTPHandler {
     }
 
     public func handle(_ request: Request, responder: Responder) {
-        guard let segments = request.pathSegments() else {
-            responder.send(Problem.malformedPath(request.rawPath).response())
-            return
-        }
-        switch router.match(request.method, segments) {
+        switch router.match(request.method, path: request.rawPath) {
         case .matched(let index, let parameters, let pattern):
             handlers[index](RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
         case .methodNotAllowed(let allowed, let pattern):
             responder.send(Problem.methodNotAllowed(request.method, path: request.rawPath, allowed: allowed).response(route: pattern))
         case .notFound:
             responder.send(Problem.notFound(path: request.rawPath).response())
+        case .malformedPath:
+            responder.send(Problem.malformedPath(request.rawPath).response())
         }
     }
 

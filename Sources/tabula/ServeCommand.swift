@@ -92,6 +92,7 @@ struct ServeCommand: ParsableCommand {
 
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
+        serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)
         let store = try openStore(settings, catalogue: catalogue, logger: logger)
         let service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)

@@ -1,5 +1,5 @@
 /// A row of a screen definition; with `forEach` it stands for one row per list item.
-public struct RowDefinition: Sendable {
+public final class RowDefinition: Sendable {
     /// The row's id; inside `forEach` a template of the form `prefix{{item.id}}suffix`.
     public let id: Template
     /// The list key the row repeats over, if any.

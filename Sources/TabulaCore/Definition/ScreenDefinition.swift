@@ -1,6 +1,7 @@
 /// A screen as its definition file declares it: typed state, sections and rows with
 /// expressions and templates over that state, and the actions rows perform.
-public struct ScreenDefinition: Sendable {
+/// A class: definitions are immutable and shared, and copying one costs one retain.
+public final class ScreenDefinition: Sendable {
     public let id: String
     /// The file the definition was loaded from, for messages.
     public let file: String
@@ -38,7 +39,7 @@ public struct ScreenDefinition: Sendable {
 }
 
 /// A section of a screen definition.
-public struct SectionDefinition: Sendable {
+public final class SectionDefinition: Sendable {
     public let id: String
     public let header: HeaderFooterDefinition?
     public let footer: HeaderFooterDefinition?

@@ -42,11 +42,15 @@ final class APIContext: Sendable {
     /// The session token of a request: `nil` without an X-Session header; a 401 or 400
     /// problem for a malformed one.
     func sessionToken(_ request: Request) throws(Problem) -> String? {
-        let values = request.headers.values("X-Session")
-        guard let token = values.first else { return nil }
-        guard values.count == 1 else { throw Problem.invalidBody("send one X-Session header, not \(values.count)") }
-        guard SessionToken.isWellFormed(token) else { throw Problem.unknownSession }
-        return token
+        switch request.headers.single("X-Session") {
+        case .absent:
+            return nil
+        case .repeated(let count):
+            throw Problem.invalidBody("send one X-Session header, not \(count)")
+        case .one(let token):
+            guard SessionToken.isWellFormed(token) else { throw Problem.unknownSession }
+            return token
+        }
     }
 }
 

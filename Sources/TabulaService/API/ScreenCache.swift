@@ -3,13 +3,21 @@ import TabulaCore
 import TabulaHTTP
 
 /// A rendered screen with its prepared answer: what `GET /v1/screens/{id}` sends, and the
-/// "old screen" of the next event's diff.
-struct RenderedScreen: Sendable {
+/// "old screen" of the next event's diff. A class: it is passed around on every GET.
+final class RenderedScreen: Sendable {
     let revision: Int
     let screen: Screen
     let etag: String
     let response: PreparedResponse?
     let bytes: [UInt8]
+
+    init(revision: Int, screen: Screen, etag: String, response: PreparedResponse?, bytes: [UInt8]) {
+        self.revision = revision
+        self.screen = screen
+        self.etag = etag
+        self.response = response
+        self.bytes = bytes
+    }
 }
 
 /// Rendered screens by session, screen and revision. What a session shows at a revision
@@ -23,10 +31,21 @@ final class ScreenCache: Sendable {
     private let entries = ShardedDictionary<Key, RenderedScreen>(shards: 16)
     private let screens = ShardedDictionary<Key, (revision: Int, screen: Screen)>(shards: 16)
 
-    /// A session's screen; hashes two strings instead of building one.
-    private struct Key: Hashable {
-        let session: String
+    /// A session's screen. Hashes the session's cheap hash only: a session has few screens.
+    private struct Key: ShardKey {
+        let session: SessionKey
         let screen: String
+
+        init(session: String, screen: String) {
+            self.session = SessionKey(session)
+            self.screen = screen
+        }
+
+        var shardHash: Int { session.shardHash }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(session.hash)
+        }
     }
     private let maxEntries: Int
 

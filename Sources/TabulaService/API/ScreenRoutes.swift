@@ -120,7 +120,8 @@ extension APIContext {
     func send(_ response: Response, _ context: RouteContext, _ responder: Responder, _ token: String? = nil) {
         var labelled = response
         labelled.route = context.pattern
-        if let token { labelled.logContext = SessionToken.logPrefix(token) }
+        // The whole token, taken without a copy: the access log writes only its prefix.
+        labelled.logContext = token
         responder.send(labelled)
     }
 }

@@ -5,26 +5,19 @@ import TabulaHTTP
 struct RequestObserver: HTTPServerObserver {
     let logger: Logger
     let metrics: ServiceMetrics
+    let accessLog: AccessLog
 
     func requestCompleted(_ summary: RequestSummary) {
-        metrics.recordRequest(route: summary.route, status: summary.status, duration: summary.duration)
-        guard logger.logLevel <= .info else { return }
+        // Converted once: Duration's 128-bit arithmetic is not free.
         let (seconds, attoseconds) = summary.duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        // One string, no metadata dictionary: this line is written for every request.
-        let session = summary.logContext.map { " session=" + $0 } ?? ""
-        logger.info("\(summary.method) \(summary.path) \(summary.status) \(Self.milliseconds(microseconds))ms client=\(summary.remoteAddress)\(session)")
+        let nanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+        metrics.recordRequest(route: summary.route, status: summary.status, nanoseconds: nanoseconds)
+        guard logger.logLevel <= .info else { return }
+        accessLog.write(summary, nanoseconds: nanoseconds, logger: logger)
     }
 
     func requestRejected(_ reason: RejectionReason) {
         metrics.recordRejection(reason.rawValue)
         logger.notice("refused a request: \(reason.rawValue)")
-    }
-
-    /// "0.123" for 123 microseconds.
-    static func milliseconds(_ microseconds: Int64) -> String {
-        let whole = microseconds / 1000
-        let fraction = String(microseconds % 1000)
-        return "\(whole)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

@@ -8,13 +8,8 @@ public final class ServiceMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let factory: PrometheusMetricsFactory
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
-    private let requestMetrics = ReadWriteLocked<[RequestKey: (count: CoreMetrics.Counter, latency: CoreMetrics.Timer)]>([:])
+    private let requests = RequestMetrics()
 
-    /// Requests are counted by (route, status); the key hashes without building a string.
-    private struct RequestKey: Hashable {
-        let route: String
-        let status: Int
-    }
     private let openConnections: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
     private let changeSetSizes: CoreMetrics.Recorder
@@ -22,11 +17,6 @@ public final class ServiceMetrics: Sendable {
     public init() {
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2),
-        ]
         factory.defaultValueHistogramBuckets = [0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 10000]
         self.factory = factory
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
@@ -35,21 +25,8 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// Counts a finished request by route pattern and status, and records its latency.
-    func recordRequest(route: String, status: Int, duration: Duration) {
-        let key = RequestKey(route: route, status: status)
-        let known = requestMetrics.read { $0[key] }
-        let metrics = known ?? requestMetrics.write { cache in
-            if let metrics = cache[key] { return metrics }
-            let metrics = (
-                count: CoreMetrics.Counter(
-                    label: "tabula_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory),
-                latency: CoreMetrics.Timer(label: "tabula_http_request_duration_seconds", dimensions: [("route", route)], factory: factory))
-            cache[key] = metrics
-            return metrics
-        }
-        metrics.count.increment()
-        let (seconds, attoseconds) = duration.components
-        metrics.latency.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    func recordRequest(route: String, status: Int, nanoseconds: Int64) {
+        requests.record(route: route, status: status, nanoseconds: nanoseconds)
     }
 
     /// Counts a request or connection refused before routing, by reason.
@@ -93,6 +70,6 @@ public final class ServiceMetrics: Sendable {
     func exposition(openConnections connections: Int, sessions sessionCount: Int) -> [UInt8] {
         openConnections.record(connections)
         sessions.record(sessionCount)
-        return registry.emitToBuffer()
+        return Array(requests.exposition().utf8) + registry.emitToBuffer()
     }
 }

@@ -35,40 +35,23 @@ public struct TabulaLogHandler: LogHandler {
                 if let value = merged[key] { metadataText += " \(key)=\(value)" }
             }
         }
-        let timestamp = Timestamp.current()
         let message = event.message.description
-        let source = event.source
         output.writeLine(urgent: event.level >= .warning) { buffer in
-            buffer.append(contentsOf: timestamp.utf8)
-            buffer.append(0x20)
-            buffer.append(contentsOf: event.level.rawValue.utf8)
-            buffer.append(0x20)
-            buffer.append(contentsOf: label.utf8)
-            buffer.append(UInt8(ascii: ":"))
-            buffer.append(contentsOf: metadataText.utf8)
-            buffer.append(contentsOf: " [".utf8)
-            buffer.append(contentsOf: source.utf8)
-            buffer.append(contentsOf: "] ".utf8)
+            Self.appendPrefix(level: event.level, label: label, metadata: metadataText, source: event.source, to: &buffer)
             buffer.append(contentsOf: message.utf8)
         }
     }
-}
 
-/// The current second formatted as `2026-11-22T06:27:24+0000`, cached for the second.
-enum Timestamp {
-    private static let cache = Locked<(second: Int, text: String)>((-1, ""))
-
-    static func current() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let second = Int(now.tv_sec)
-        if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
-        var seconds = time_t(second)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))+0000"
-        cache.withLock { $0 = (second, text) }
-        return text
+    /// What precedes a message after the timestamp: `info tabula: key=value [Module] `.
+    static func appendPrefix(level: Logger.Level, label: String, metadata: String, source: String, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: level.rawValue.utf8)
+        buffer.append(0x20)
+        buffer.append(contentsOf: label.utf8)
+        buffer.append(UInt8(ascii: ":"))
+        buffer.append(contentsOf: metadata.utf8)
+        buffer.append(contentsOf: " [".utf8)
+        buffer.append(contentsOf: source.utf8)
+        buffer.append(contentsOf: "] ".utf8)
     }
 }
+

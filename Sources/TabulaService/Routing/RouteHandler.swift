@@ -4,7 +4,7 @@ import TabulaHTTP
 /// What a route handler sees: the request, its path parameters and its route pattern.
 struct RouteContext: Sendable {
     let request: Request
-    let parameters: [String: String]
+    let parameters: RouteParameters
     let pattern: String
 }
 

@@ -16,24 +16,28 @@ enum SessionToken {
 
     /// Whether a string has the shape of a token (so garbage never reaches the store).
     static func isWellFormed(_ token: String) -> Bool {
-        let utf8 = token.utf8
-        guard utf8.count == length else { return false }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                continue
-            default:
-                return false
+        var token = token
+        return token.withUTF8 { bytes in
+            guard bytes.count == length else { return false }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    continue
+                default:
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
 
     /// A short, non-secret prefix for logs.
     static func logPrefix(_ token: String) -> String {
-        String(token.prefix(8))
+        String(token.prefix(logPrefixLength))
     }
+
+    static let logPrefixLength = 8
 
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 

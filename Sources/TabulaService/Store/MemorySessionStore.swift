@@ -8,7 +8,7 @@ import TabulaHTTP
 /// answers of event ids younger than the idempotency TTL.
 public final class MemorySessionStore: SessionStore {
     let settings: StoreSettings
-    private let sessions = ShardedDictionary<String, MemorySession>()
+    private let sessions = ShardedDictionary<SessionKey, MemorySession>()
     private let now: @Sendable () -> Milliseconds
 
     public init(settings: StoreSettings = StoreSettings(), now: @escaping @Sendable () -> Milliseconds = unixMilliseconds) {
@@ -20,9 +20,10 @@ public final class MemorySessionStore: SessionStore {
         token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let session = MemorySession(state: initialState, time: now(), keepRevisions: settings.keepRevisions)
-        let created = sessions.withShard(of: token) { shard -> Bool in
-            guard shard[token] == nil else { return false }
-            shard[token] = session
+        let key = SessionKey(token)
+        let created = sessions.withShard(of: key) { shard -> Bool in
+            guard shard[key] == nil else { return false }
+            shard[key] = session
             return true
         }
         completion(created ? .success(()) : .failure(StoreError("session token collision")))
@@ -91,7 +92,7 @@ public final class MemorySessionStore: SessionStore {
         var removed = 0
         sessions.forEachShard { shard in
             let idle = shard.filter { $0.value.lastUsed.load(ordering: .relaxed) < sessionCutoff }.map(\.key)
-            for token in idle { shard[token] = nil }
+            for key in idle { shard[key] = nil }
             for session in shard.values {
                 session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
             }
@@ -101,7 +102,7 @@ public final class MemorySessionStore: SessionStore {
     }
 
     private func lookup(_ token: String) -> MemorySession? {
-        sessions[token]
+        sessions[SessionKey(token)]
     }
 }
 

@@ -3,30 +3,33 @@ import TabulaHTTP
 
 /// Current session states kept in memory in front of a database. Updates are monotonic in
 /// the revision, so a slow reader can never put back an older state than a writer stored.
-/// Bounded: when full, an eighth of the entries is dropped (they are all in the database).
+/// Bounded: when a shard is full, an eighth of its entries is dropped (they are all in the
+/// database).
 final class SessionStateCache: Sendable {
-    private let entries = Locked<[String: SessionState]>([:])
-    private let maxEntries: Int
+    private static let shardCount = 16
+    private let entries = ShardedDictionary<SessionKey, SessionState>(shards: shardCount)
+    private let maxEntriesPerShard: Int
 
     init(maxEntries: Int) {
-        self.maxEntries = max(16, maxEntries)
+        maxEntriesPerShard = max(16, maxEntries / Self.shardCount)
     }
 
     func get(_ token: String) -> SessionState? {
-        entries.withLock { $0[token] }
+        entries[SessionKey(token)]
     }
 
     func put(_ token: String, _ state: SessionState) {
-        entries.withLock { entries in
-            if let existing = entries[token], existing.revision > state.revision { return }
-            if entries[token] == nil && entries.count >= maxEntries {
-                for key in entries.keys.prefix(maxEntries / 8) { entries[key] = nil }
+        let key = SessionKey(token)
+        entries.withShard(of: key) { entries in
+            if let existing = entries[key], existing.revision > state.revision { return }
+            if entries[key] == nil && entries.count >= maxEntriesPerShard {
+                for key in entries.keys.prefix(maxEntriesPerShard / 8) { entries[key] = nil }
             }
-            entries[token] = state
+            entries[key] = state
         }
     }
 
     func remove(_ token: String) {
-        entries.withLock { $0[token] = nil }
+        entries[SessionKey(token)] = nil
     }
 }

@@ -1,0 +1,36 @@
+-- Shared by the wrk scripts: each wrk thread takes its own share of the session tokens in
+-- the file named by TABULA_SESSIONS (one per line; TABULA_THREADS threads, default 2), so
+-- that no two connections of different threads send events for the same session.
+local sessions = {}
+
+function sessions.setup(thread)
+  thread:set("id", sessions.next_id or 0)
+  sessions.next_id = (sessions.next_id or 0) + 1
+end
+
+function sessions.mine(id)
+  local all = {}
+  for line in io.lines(os.getenv("TABULA_SESSIONS")) do
+    if line ~= "" then all[#all + 1] = line end
+  end
+  local threads = tonumber(os.getenv("TABULA_THREADS") or "2")
+  local tokens = {}
+  for index, token in ipairs(all) do
+    if (index - 1) % threads == id then tokens[#tokens + 1] = token end
+  end
+  return tokens
+end
+
+-- The two switch events (on, off) of one session, formatted once: request() then only picks.
+function sessions.switch_requests(token)
+  local requests = {}
+  for _, value in ipairs({ "true", "false" }) do
+    requests[#requests + 1] = wrk.format("POST", "/v1/screens/settings/switch", {
+      ["X-Session"] = token,
+      ["Content-Type"] = "application/json",
+    }, '{"row":"bluetooth","isOn":' .. value .. '}')
+  end
+  return requests
+end
+
+return sessions
