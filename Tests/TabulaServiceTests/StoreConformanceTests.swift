@@ -63,6 +63,40 @@ import TabulaTestSupport
         #expect(revisions.sorted() == Array(1...160))
     }
 
+    /// Sixteen retries of one event id at once (the SQLite store runs each body ahead of its
+    /// writer): the event applies once and every retry gets the same answer.
+    @Test(arguments: StoreKind.allCases)
+    func concurrentRetriesOfOneEventIdApplyOnce(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let api = try APITestServer(store: try factory.open(try APITestServer.fixtures()))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let port = api.port
+        // Wi-Fi starts on: the first burst is a no-op (an answer stored without a new
+        // revision), the second a change.
+        for (isOn, revision) in [(true, 0), (false, 1)] {
+            let answers = Locked<[String]>([])
+            concurrently(16) { _ in
+                let body = #"{"row": "wifi", "isOn": \#(isOn), "eventId": "once-\#(isOn)"}"#
+                let answer: String
+                do {
+                    let connection = try RawHTTPConnection(port: port, timeout: 30)
+                    try connection.send("POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                    let response = try connection.readResponse()
+                    answer = "\(response.status) \(response.bodyText)"
+                } catch {
+                    answer = "\(error)"
+                }
+                answers.withLock { $0.append(answer) }
+            }
+            let collected = answers.withLock { $0 }
+            #expect(collected.count == 16)
+            #expect(Set(collected).count == 1, "\(Set(collected))")
+            #expect(collected.first?.hasPrefix("200 ") == true)
+            #expect(try api.revision(session) == revision)
+        }
+    }
+
     @Test(arguments: [StoreKind.sqlite, .postgres])
     func restartKeepsSessionsRevisionsAndAnswers(kind: StoreKind) throws {
         let factory = try StoreFactory(kind)
