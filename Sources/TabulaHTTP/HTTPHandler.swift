@@ -33,6 +33,8 @@ public struct Responder: Sendable {
     }
 
     private let target: Target
+    /// Header fields added to every response sent through this responder.
+    private var addedHeaderFields: HTTPFields?
 
     init(context: RequestContext, core: ServerCore) {
         target = .connection(context, core)
@@ -44,8 +46,17 @@ public struct Responder: Sendable {
         target = .closure(deliver)
     }
 
+    /// This responder, adding `fields` to whatever it sends.
+    public func adding(_ fields: HTTPFields) -> Responder {
+        var copy = self
+        copy.addedHeaderFields = (addedHeaderFields ?? [:]) + fields
+        return copy
+    }
+
     /// Sends the response; for a connection, only the first call has an effect.
     public func send(_ response: Response) {
+        var response = response
+        if let addedHeaderFields { response.appendHeaderFields(addedHeaderFields) }
         switch target {
         case .connection(let context, let core): core.deliver(response, to: context)
         case .closure(let deliver): deliver(response)

@@ -30,10 +30,12 @@ public struct RequestSummary: Sendable {
     public var remoteAddress: String
     /// The response's ``Response/logContext``.
     public var logContext: String?
+    /// The response's ``Response/rejection``.
+    public var rejection: String?
 
     public init(
         method: String, path: String, status: Int, route: String, duration: Duration, remoteAddress: String,
-        logContext: String? = nil
+        logContext: String? = nil, rejection: String? = nil
     ) {
         self.method = method
         self.path = path
@@ -42,6 +44,7 @@ public struct RequestSummary: Sendable {
         self.duration = duration
         self.remoteAddress = remoteAddress
         self.logContext = logContext
+        self.rejection = rejection
     }
 }
 

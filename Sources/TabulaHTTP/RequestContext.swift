@@ -23,6 +23,7 @@ final class RequestContext: @unchecked Sendable {
     var statusSent = 0
     var route = "-"
     var logContext: String?
+    var rejection: String?
 
     /// The hand-over of the response between the handler (any thread) and the connection's
     /// thread, without a lock: see ``Delivery``.

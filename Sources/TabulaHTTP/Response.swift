@@ -8,7 +8,7 @@ public struct Response: Sendable {
         case prepared(PreparedResponse)
     }
 
-    let storage: Storage
+    private(set) var storage: Storage
     /// Close the connection after this response.
     public var closesConnection = false
     /// The route pattern that produced it, for metrics and logs ("-" when none matched).
@@ -16,6 +16,9 @@ public struct Response: Sendable {
     /// Context for the request's log line, for the observer to show as it sees fit (Tabula
     /// puts the session token here; its log shows a short prefix, never the whole token).
     public var logContext: String?
+    /// Why the request was refused (a problem type's slug), for the rejected-requests metric;
+    /// `nil` for answers that are not refusals.
+    public var rejection: String?
 
     public init(status: HTTPResponse.Status, headerFields: HTTPFields = [:], body: [UInt8] = []) {
         storage = .dynamic(status: status, headerFields: headerFields, body: body)
@@ -37,6 +40,15 @@ public struct Response: Sendable {
         case .dynamic(_, let fields, _): fields
         case .prepared(let prepared): prepared.headerFields
         }
+    }
+
+    /// Adds header fields. A prepared response becomes a copy for this request only, so
+    /// use it for the few answers that need per-request headers (CORS).
+    public mutating func appendHeaderFields(_ extra: HTTPFields) {
+        guard !extra.isEmpty else { return }
+        var fields = headerFields
+        fields.append(contentsOf: extra)
+        storage = .dynamic(status: status, headerFields: fields, body: body)
     }
 
     public var body: [UInt8] {

@@ -206,6 +206,7 @@ final class ServerCore: @unchecked Sendable {
         observer.requestRejected(reason)
         var response = handler.refusal(reason)
         response.closesConnection = true
+        response.rejection = nil  // counted once, by requestRejected
         return queue(response, on: context)
     }
 
@@ -215,6 +216,7 @@ final class ServerCore: @unchecked Sendable {
         context.statusSent = response.status.code
         context.route = response.route
         context.logContext = response.logContext
+        context.rejection = response.rejection
         switch response.storage {
         case .prepared(let prepared) where !closes:
             return MHD_queue_response(context.connection, UInt32(prepared.status.code), prepared.handle)
@@ -242,7 +244,7 @@ final class ServerCore: @unchecked Sendable {
         observer.requestCompleted(RequestSummary(
             method: context.method, path: context.rawURL, status: context.statusSent, route: context.route,
             duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.clientAddress,
-            logContext: context.logContext))
+            logContext: context.logContext, rejection: context.rejection))
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are

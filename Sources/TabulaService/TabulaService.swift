@@ -11,6 +11,12 @@ public struct ServiceConfiguration: Sendable {
     public var screenCacheEntries = 50_000
     /// Where the line per request goes.
     public var accessLog = AccessLog.logger
+    /// When set, every `/v1` route requires `Authorization: Bearer <key>`.
+    public var apiKey: APIKey?
+    /// Cross-origin access; `nil` (the default) sends no CORS headers.
+    public var cors: CORSPolicy?
+    /// Bounds on each session's state.
+    public var stateLimits = StateLimits()
 
     public init() {}
 }
@@ -30,7 +36,9 @@ public final class TabulaService: HTTPHandler {
         self.logger = logger
         let metrics = ServiceMetrics()
         self.metrics = metrics
-        let api = APIContext(catalogue: catalogue, store: store, metrics: metrics, logger: logger, cacheEntries: configuration.screenCacheEntries)
+        let api = APIContext(
+            catalogue: catalogue, store: store, metrics: metrics, logger: logger,
+            cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -65,6 +73,17 @@ public final class TabulaService: HTTPHandler {
     }
 
     public func handle(_ request: Request, responder: Responder) {
+        var responder = responder
+        if let cors = configuration.cors, case .one(let origin) = request.headers.single("Origin") {
+            if request.method == .options, request.headers.single("Access-Control-Request-Method") != .absent {
+                return responder.send(cors.preflight(origin: origin))
+            }
+            if cors.allows(origin) { responder = responder.adding(cors.responseHeaders(origin: origin)) }
+        }
+        if let apiKey = configuration.apiKey, APIKey.protects(request.rawPath), !apiKey.authorizes(request) {
+            let presented = request.headers.single("Authorization") != .absent
+            return responder.send(Problem.unauthorized(presented: presented).response())
+        }
         switch router.match(request.method, path: request.rawPath) {
         case .matched(let index, let parameters, let pattern):
             handlers[index](RouteContext(request: request, parameters: parameters, pattern: pattern), responder)

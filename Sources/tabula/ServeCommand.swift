@@ -73,6 +73,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default 30d)")
     var sessionTTL: String?
 
+    @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
+    var apiKey: String?
+
+    @Option(help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
+    var corsOrigins: String?
+
+    @Option(help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default 65536)")
+    var maxStateBytes: Int?
+
+    @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default 1000)")
+    var maxListLength: Int?
+
     func run() throws {
         let settings = try resolvedSettings()
         let level = settings.logLevel
@@ -93,6 +105,12 @@ struct ServeCommand: ParsableCommand {
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
         serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)
+        serviceConfiguration.apiKey = settings.apiKey
+        serviceConfiguration.cors = settings.cors
+        serviceConfiguration.stateLimits = settings.stateLimits
+        if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
+            throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
+        }
         let store = try openStore(settings, catalogue: catalogue, logger: logger)
         let service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
@@ -122,6 +140,9 @@ struct ServeCommand: ParsableCommand {
         var databaseURL: String?
         var databasePoolSize: Int
         var store: StoreSettings
+        var apiKey: APIKey?
+        var cors: CORSPolicy?
+        var stateLimits: StateLimits
     }
 
     func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
@@ -181,7 +202,27 @@ struct ServeCommand: ParsableCommand {
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: "./data"),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
             databasePoolSize: try positive(EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: 4), "database-pool-size"),
-            store: storeSettings)
+            store: storeSettings, apiKey: try resolvedAPIKey(), cors: try resolvedCORS(),
+            stateLimits: StateLimits(
+                maxStateBytes: try positive(EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: 64 * 1024), "max-state-bytes"),
+                maxListLength: try positive(EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: 1_000), "max-list-length")))
+    }
+
+    private func resolvedAPIKey() throws -> APIKey? {
+        guard let text = apiKey ?? EnvironmentSetting.value("TABULA_API_KEY") else { return nil }
+        guard let key = APIKey(text) else {
+            throw ValidationError("the API key must be printable ASCII without spaces (it travels as Authorization: Bearer KEY)")
+        }
+        return key
+    }
+
+    private func resolvedCORS() throws -> CORSPolicy? {
+        guard let text = corsOrigins ?? EnvironmentSetting.value("TABULA_CORS_ORIGINS") else { return nil }
+        do {
+            return try CORSPolicy(origins: text.split(separator: ",").map(String.init))
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: String) throws -> Int {

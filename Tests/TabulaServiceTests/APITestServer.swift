@@ -12,12 +12,16 @@ final class APITestServer {
     let store: any SessionStore
     var port: UInt16 { server.port }
 
-    init(catalogue: Catalogue? = nil, store: (any SessionStore)? = nil, maxBody: Int = 64 * 1024) throws {
+    init(
+        catalogue: Catalogue? = nil, store: (any SessionStore)? = nil, maxBody: Int = 64 * 1024,
+        configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) throws {
         let catalogue = try catalogue ?? Self.fixtures()
         let store = store ?? MemorySessionStore()
         self.store = store
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.maxBodyBytes = maxBody
+        configure(&serviceConfiguration)
         var logger = Logger(label: "api-test")
         logger.logLevel = .warning
         service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)

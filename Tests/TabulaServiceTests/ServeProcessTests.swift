@@ -36,7 +36,9 @@ import TabulaTestSupport
         let started = Date()
         server.signal(SIGINT)
         #expect(server.waitForExit(seconds: 3) == 0)
-        #expect(Date().timeIntervalSince(started) < 1)
+        // An idle stop takes milliseconds; the margin is for ThreadSanitizer builds, whose
+        // exit alone takes about a second.
+        #expect(Date().timeIntervalSince(started) < 2)
     }
 
     @Test func environmentVariablesConfigureTheServer() throws {

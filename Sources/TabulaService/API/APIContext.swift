@@ -10,11 +10,13 @@ final class APIContext: Sendable {
     let cache: ScreenCache
     let metrics: ServiceMetrics
     let logger: Logger
+    let stateLimits: StateLimits
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
 
-    init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int) {
+    init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int, stateLimits: StateLimits) {
         self.catalogue = catalogue
+        self.stateLimits = stateLimits
         self.store = store
         self.metrics = metrics
         self.logger = logger

@@ -22,7 +22,7 @@ extension APIContext {
             return send(error.response(), context, responder)
         }
         let processor = EventProcessor(
-            definition: definition, request: request,
+            definition: definition, request: request, stateLimits: stateLimits,
             cachedScreen: { [cache] revision in cache.cached(session: token, screen: definition.id, revision: revision) })
         store.write(session: token, { processor.run(&$0) }) { [self] result in
             let outcome: EventOutcome
@@ -79,6 +79,7 @@ enum EventOutcome: Sendable {
 struct EventProcessor: Sendable {
     let definition: ScreenDefinition
     let request: EventRequest
+    let stateLimits: StateLimits
     /// A screen already rendered at a revision, to skip rendering it again.
     let cachedScreen: @Sendable (Int) -> Screen?
 
@@ -120,6 +121,9 @@ struct EventProcessor: Sendable {
             (next, effects) = try reduce(current, event, definition)
         } catch {
             return .problem(.eventNotApplicable(error))
+        }
+        if next.revision != current.revision, let violation = stateLimits.violation(of: next) {
+            return .problem(.stateLimit(violation))
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
         let changes = diff(old: oldScreen, new: newScreen)

@@ -20,7 +20,7 @@ public final class BufferedStandardOutput: Sendable {
     }
 
     private let shards: [Locked<Pending>] = (0..<8).map { _ in Locked(Pending()) }
-    private let writing = Locked<Void>(())
+    private let writing = PlainLock()
     private let wakeUp = BlockingQueue<Void>(capacity: 1)
 
     private init() {
@@ -52,7 +52,7 @@ public final class BufferedStandardOutput: Sendable {
 
     /// Writes everything buffered.
     public func flush() {
-        writing.withLock { _ in
+        writing.withLock {
             for shard in shards {
                 let taken = shard.withLock { pending -> [UInt8] in
                     let taken = pending.bytes

@@ -12,6 +12,7 @@ struct RequestObserver: HTTPServerObserver {
         let (seconds, attoseconds) = summary.duration.components
         let nanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
         metrics.recordRequest(route: summary.route, status: summary.status, nanoseconds: nanoseconds)
+        if let rejection = summary.rejection { metrics.recordRejection(rejection) }
         guard logger.logLevel <= .info else { return }
         accessLog.write(summary, nanoseconds: nanoseconds, logger: logger)
     }

@@ -11,7 +11,7 @@ enum OpenAPIDocument {
     "title": "Tabula",
     "version": "1.0.0",
     "summary": "Server-driven table screens and the change sets that animate them.",
-    "description": "Tabula serves table screens (sections of rows with header and footer models) as JSON. Clients send selection, switch and deletion events and receive change sets in the index rules of one `UITableView.performBatchUpdates`: deletions and `from` use the old screen's indexes, insertions and `to` the new screen's. Every error is an RFC 9457 problem document (`application/problem+json`)."
+    "description": "Tabula serves table screens (sections of rows with header and footer models) as JSON. Clients send selection, switch and deletion events and receive change sets in the index rules of one `UITableView.performBatchUpdates`: deletions and `from` use the old screen's indexes, insertions and `to` the new screen's. Every error is an RFC 9457 problem document (`application/problem+json`). When the service runs with `--api-key`, every `/v1` operation needs `Authorization: Bearer <key>` (401 `unauthorized` otherwise); `/healthz`, `/metrics` and this document stay open. CORS is off unless `--cors-origins` names origins."
   },
   "servers": [
     {
@@ -54,10 +54,19 @@ enum OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Problem"
           },
+          "401": {
+            "$ref": "#/components/responses/Problem"
+          },
           "431": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/sessions": {
@@ -82,6 +91,9 @@ enum OpenAPIDocument {
           "400": {
             "$ref": "#/components/responses/Problem"
           },
+          "401": {
+            "$ref": "#/components/responses/Problem"
+          },
           "413": {
             "$ref": "#/components/responses/Problem"
           },
@@ -91,7 +103,13 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/screens/{id}": {
@@ -160,7 +178,13 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/screens/{id}/changes": {
@@ -215,14 +239,20 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/screens/{id}/selection": {
       "post": {
         "operationId": "postSelection",
         "summary": "A row was selected.",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -282,14 +312,20 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/screens/{id}/switch": {
       "post": {
         "operationId": "postSwitch",
         "summary": "A row's switch changed.",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -349,14 +385,20 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/v1/screens/{id}/deletion": {
       "post": {
         "operationId": "postDeletion",
         "summary": "A row was deleted (swiped away).",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -416,7 +458,13 @@ enum OpenAPIDocument {
           "503": {
             "$ref": "#/components/responses/Problem"
           }
-        }
+        },
+        "security": [
+          {},
+          {
+            "apiKey": []
+          }
+        ]
       }
     },
     "/healthz": {
@@ -1164,9 +1212,15 @@ enum OpenAPIDocument {
           }
         }
       }
+    },
+    "securitySchemes": {
+      "apiKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The key given to `tabula serve --api-key` (env `TABULA_API_KEY`); required only when one is configured."
+      }
     }
   }
 }
-
 """#
 }

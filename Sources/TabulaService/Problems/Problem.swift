@@ -27,6 +27,9 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         self.headerFields = headerFields
     }
 
+    /// The last part of `type`.
+    public var slug: String { String(type.dropFirst("urn:tabula:problem:".count)) }
+
     public var description: String { "\(status.code) \(title): \(detail)" }
 
     /// The problem document's bytes: keys in ascending order, like every Tabula answer.
@@ -46,6 +49,7 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         fields[.contentType] = "application/problem+json"
         var response = Response(status: status, headerFields: fields, body: jsonBytes)
         response.route = route
+        if status.kind == .clientError { response.rejection = slug }
         return response
     }
 }

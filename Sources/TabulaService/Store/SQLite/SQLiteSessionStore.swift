@@ -17,7 +17,7 @@ public final class SQLiteSessionStore: SessionStore {
     private let cache: SessionStateCache
     private let writer: SQLiteWriter
     private let reader: SQLiteStatements
-    private let readerLock = Locked<Void>(())
+    private let readerLock = PlainLock()
     private let directoryLock: Locked<Int32>
     /// Reads refresh a session's `last_used_ms` at most hourly.
     private let touches = TouchTracker()
@@ -97,7 +97,7 @@ public final class SQLiteSessionStore: SessionStore {
     ) {
         let current: SessionState?
         do {
-            current = try cache.get(token) ?? readerLock.withLock { _ throws(SQLiteError) in try reader.currentState(token) }
+            current = try cache.get(token) ?? readerLock.withLock { () throws(SQLiteError) in try reader.currentState(token) }
         } catch {
             return completion(.failure(StoreError("cannot read the database: \(error)")))
         }
@@ -169,13 +169,13 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func sessionCount() -> Int {
-        let rows = try? readerLock.withLock { _ throws(SQLiteError) in try reader.countSessions.rows() }
+        let rows = try? readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
         return Int(rows?.first?.first?.integer ?? 0)
     }
 
     public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         do {
-            _ = try readerLock.withLock { _ throws(SQLiteError) in try reader.countSessions.rows() }
+            _ = try readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
             completion(.success(()))
         } catch {
             completion(.failure(StoreError("cannot read \(path): \(error)")))

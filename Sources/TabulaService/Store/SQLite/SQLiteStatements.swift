@@ -139,11 +139,11 @@ final class SQLiteSessionView: SessionReading, @unchecked Sendable {
     private let token: String
     private let statements: SQLiteStatements
     /// Held around each query when the connection is shared (the read connection).
-    private let lock: Locked<Void>?
+    private let lock: PlainLock?
     private let answerCutoff: Milliseconds
     private(set) var failure: SQLiteError?
 
-    init(token: String, current: SessionState, statements: SQLiteStatements, lock: Locked<Void>?, answerCutoff: Milliseconds) {
+    init(token: String, current: SessionState, statements: SQLiteStatements, lock: PlainLock?, answerCutoff: Milliseconds) {
         self.token = token
         self.current = current
         self.statements = statements
@@ -153,7 +153,7 @@ final class SQLiteSessionView: SessionReading, @unchecked Sendable {
 
     private func query<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
         guard let lock else { return try body() }
-        return try lock.withLock { _ throws(SQLiteError) in try body() }
+        return try lock.withLock { () throws(SQLiteError) in try body() }
     }
 
     func state(at revision: Int) -> RevisionLookup {

@@ -1,0 +1,33 @@
+import HTTPTypes
+import TabulaHTTP
+
+/// The shared secret every `/v1` request must carry as `Authorization: Bearer <key>` when
+/// the service is started with `--api-key`.
+public struct APIKey: Sendable {
+    private let key: [UInt8]
+
+    /// `nil` when `text` cannot travel in a header: empty, or with spaces or control characters.
+    public init?(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        key = bytes
+    }
+
+    /// Whether the request's Authorization header carries the key. The comparison takes
+    /// the same time wherever the first difference is, so timing does not reveal the key.
+    func authorizes(_ request: Request) -> Bool {
+        guard case .one(let header) = request.headers.single("Authorization") else { return false }
+        let prefix = "bearer "
+        guard header.utf8.count > prefix.utf8.count, header.lowercased().hasPrefix(prefix) else { return false }
+        let presented = Array(header.utf8.dropFirst(prefix.utf8.count))
+        var difference = UInt8(truncatingIfNeeded: presented.count ^ key.count)
+        for index in key.indices {
+            difference |= key[index] ^ (index < presented.count ? presented[index] : 0)
+        }
+        return difference == 0
+    }
+
+    static func protects(_ rawPath: String) -> Bool {
+        rawPath == "/v1" || rawPath.hasPrefix("/v1/") || rawPath.hasPrefix("/v1?")
+    }
+}

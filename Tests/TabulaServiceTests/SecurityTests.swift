@@ -1,0 +1,103 @@
+import Testing
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+import TabulaTestSupport
+
+/// API key, CORS and state limits, on a live server.
+@Suite struct SecurityTests {
+    @Test func everyV1RouteNeedsTheAPIKeyWhenOneIsSet() throws {
+        let api = try APITestServer { $0.apiKey = APIKey("s3cret-key") }
+        for (method, path) in [("GET", "/v1/screens"), ("POST", "/v1/sessions"), ("GET", "/v1/screens/settings"), ("GET", "/v1/nothing")] {
+            let missing = try api.send(method, path)
+            #expect(missing.status == 401 && missing.problemSlug == "unauthorized", "\(method) \(path)")
+            #expect(missing.header("WWW-Authenticate") == #"Bearer realm="tabula""#)
+            let wrong = try api.send(method, path, headers: ["Authorization: Bearer s3cret-kez"])
+            #expect(wrong.status == 401 && wrong.header("WWW-Authenticate")?.contains("invalid_token") == true)
+            #expect(try api.send(method, path, headers: ["Authorization: Bearer s3cret-key-longer"]).status == 401)
+            #expect(try api.send(method, path, headers: ["Authorization: Basic s3cret-key"]).status == 401)
+        }
+        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer s3cret-key"]).status == 200)
+        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: bearer s3cret-key"]).status == 200)
+        let created = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer s3cret-key"])
+        #expect(created.status == 201)
+        // Operations stay open for probes and scrapers.
+        #expect(try api.send("GET", "/healthz").status == 200)
+        #expect(try api.send("GET", "/openapi.json").status == 200)
+        let metrics = try api.send("GET", "/metrics").bodyText
+        #expect(metrics.contains(#"tabula_http_rejected_requests_total{reason="unauthorized"} 16"#))
+    }
+
+    @Test func anAPIKeyMustBeSendableInAHeader() {
+        #expect(APIKey("") == nil)
+        #expect(APIKey("two words") == nil)
+        #expect(APIKey("tab\there") == nil)
+        #expect(APIKey("ok-key_1.2~") != nil)
+    }
+
+    @Test func corsIsOffByDefault() throws {
+        let api = try APITestServer()
+        let answer = try api.send("GET", "/v1/screens", headers: ["Origin: https://app.example.com"])
+        #expect(answer.status == 200 && answer.header("Access-Control-Allow-Origin") == nil)
+        let preflight = try api.send("OPTIONS", "/v1/sessions", headers: [
+            "Origin: https://app.example.com", "Access-Control-Request-Method: POST"])
+        #expect(preflight.status == 405 && preflight.header("Access-Control-Allow-Origin") == nil)
+    }
+
+    @Test func corsAnswersAllowedOriginsOnly() throws {
+        let api = try APITestServer { $0.cors = try? CORSPolicy(origins: ["https://app.example.com"]) }
+        let allowed = try api.send("GET", "/v1/screens", headers: ["Origin: https://APP.example.com"])
+        #expect(allowed.status == 200)
+        #expect(allowed.header("Access-Control-Allow-Origin") == "https://APP.example.com")
+        #expect(allowed.header("Vary") == "Origin")
+        let preflight = try api.send("OPTIONS", "/v1/screens/settings/switch", headers: [
+            "Origin: https://app.example.com", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: x-session, content-type"])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Methods") == "GET, POST")
+        #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-Session") == true)
+        let other = try api.send("GET", "/v1/screens", headers: ["Origin: https://evil.example"])
+        #expect(other.status == 200 && other.header("Access-Control-Allow-Origin") == nil)
+        let refused = try api.send("OPTIONS", "/v1/screens", headers: ["Origin: https://evil.example", "Access-Control-Request-Method: GET"])
+        #expect(refused.status == 403 && refused.problemSlug == "cors-origin-not-allowed")
+        // Problems carry the headers too, so that a browser can read them.
+        let problem = try api.send("GET", "/v1/screens/nope", headers: ["Origin: https://app.example.com"])
+        #expect(problem.status == 404 && problem.header("Access-Control-Allow-Origin") == "https://app.example.com")
+    }
+
+    @Test func corsAllowListEntriesAreChecked() {
+        #expect(throws: ConfigurationError.self) { try CORSPolicy(origins: ["app.example.com"]) }
+        #expect(throws: ConfigurationError.self) { try CORSPolicy(origins: ["https://app.example.com/path"]) }
+        #expect(throws: ConfigurationError.self) { try CORSPolicy(origins: [" ", ""]) }
+        #expect(throws: Never.self) { try CORSPolicy(origins: ["*"]) }
+    }
+
+    /// A `set` that doubles a string on every event: the limit stops it, and the state stays.
+    @Test func stateCannotGrowPastItsLimit() throws {
+        let catalogue = try Catalogue.load([DefinitionFile(name: "grow.json", bytes: Array(#"""
+            {"id": "grow", "title": "Grow", "state": {"note": "abcdefgh"},
+             "sections": [{"id": "s", "rows": [{"id": "grow", "kind": "basic", "title": "{{note}}", "onSelect": {"set": {"note": "{{note}}{{note}}"}}}]}]}
+            """#.utf8))])
+        let api = try APITestServer(catalogue: catalogue) { $0.stateLimits = StateLimits(maxStateBytes: 300, maxListLength: 10) }
+        let session = try api.newSession()
+        var accepted = 0
+        var refusal: RawHTTPResponse?
+        for _ in 0..<10 {
+            let answer = try api.send("POST", "/v1/screens/grow/selection", session: session, json: #"{"row": "grow"}"#)
+            if answer.status == 200 { accepted += 1 } else { refusal = answer; break }
+        }
+        #expect(accepted == 5)  // 8 → 256 bytes fit; 512 do not
+        #expect(refusal?.status == 422 && refusal?.problemSlug == "state-too-large")
+        #expect(try api.revision(session, screen: "grow") == 5)
+        let again = try api.send("POST", "/v1/screens/grow/selection", session: session, json: #"{"row": "grow", "eventId": "e1"}"#)
+        #expect(again.status == 422)
+        #expect(try api.revision(session, screen: "grow") == 5)
+        #expect(try api.send("GET", "/metrics").bodyText.contains(#"tabula_http_rejected_requests_total{reason="state-too-large"} 2"#))
+    }
+
+    @Test func listLimitIsMeasuredOnEveryList() {
+        let limits = StateLimits(maxStateBytes: 10_000, maxListLength: 2)
+        let state = SessionState(values: ["items": .list([Record(id: "a"), Record(id: "b"), Record(id: "c")])])
+        #expect(limits.violation(of: state) == .listTooLong(key: "items", count: 3, limit: 2))
+        #expect(StateLimits().violation(of: state) == nil)
+    }
+}
