@@ -16,7 +16,7 @@ extension RejectionReason {
     public var status: HTTPResponse.Status {
         switch self {
         case .bodyTooLarge: .contentTooLarge
-        case .duplicateContentLength, .contentLengthWithTransferEncoding, .malformedRequest: .badRequest
+        case .duplicateContentLength, .contentLengthWithTransferEncoding, .malformedRequest, .malformedHeader, .duplicateHost, .malformedPath: .badRequest
         case .unsupportedTransferEncoding: .notImplemented
         case .headersTooLarge: .requestHeaderFieldsTooLarge
         case .connectionLimit, .shuttingDown: .serviceUnavailable

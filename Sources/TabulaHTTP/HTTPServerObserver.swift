@@ -8,6 +8,13 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     case duplicateContentLength = "duplicate_content_length"
     /// Content-Length together with Transfer-Encoding (request smuggling).
     case contentLengthWithTransferEncoding = "content_length_with_transfer_encoding"
+    /// A header whose name is not an HTTP token, such as `Content-Length :` with a space
+    /// before the colon, which libmicrohttpd would take for an unknown header (smuggling).
+    case malformedHeader = "malformed_header"
+    /// A request target that is not valid UTF-8 (before percent-decoding).
+    case malformedPath = "malformed_path"
+    /// More than one Host header.
+    case duplicateHost = "duplicate_host"
     /// A Transfer-Encoding other than chunked.
     case unsupportedTransferEncoding = "unsupported_transfer_encoding"
     /// Headers that do not fit the connection's memory (431), seen in libmicrohttpd's log.

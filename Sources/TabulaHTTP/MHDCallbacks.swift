@@ -11,9 +11,11 @@ enum MHDCallbacks {
             let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
             return core.proceed(context, uploadData: uploadData, uploadSize: uploadSize)
         }
+        // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
+        let validURL = url.flatMap { String(validatingCString: $0) }
         let (context, result) = core.begin(
-            connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
-            version: version.map { String(cString: $0) } ?? "")
+            connection, url: validURL ?? url.map { String(cString: $0) } ?? "/", urlIsValidUTF8: validURL != nil || url == nil,
+            method: method.map { String(cString: $0) } ?? "", version: version.map { String(cString: $0) } ?? "")
         // The completion callback releases this reference.
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
         return result

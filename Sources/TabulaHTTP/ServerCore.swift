@@ -66,7 +66,9 @@ final class ServerCore: @unchecked Sendable {
     /// First access-handler call: the headers are in. Returns YES without queueing unless
     /// the request must be refused (queueing now makes libmicrohttpd close the connection,
     /// which is right for a refusal and wrong for everything else: no keep-alive).
-    func begin(_ connection: OpaquePointer, url: String, method: String, version: String) -> (RequestContext, MHD_Result) {
+    func begin(
+        _ connection: OpaquePointer, url: String, urlIsValidUTF8: Bool, method: String, version: String
+    ) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
         inFlight.wrappingAdd(1, ordering: .relaxed)
         var scan = HeaderScan()
@@ -84,6 +86,9 @@ final class ServerCore: @unchecked Sendable {
         }
         if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
             return (context, refuse(context, reason))
+        }
+        if !urlIsValidUTF8 {
+            return (context, refuse(context, .malformedPath))
         }
         return (context, .YES)
     }
@@ -271,10 +276,14 @@ struct HeaderScan {
     var headers = RequestHeaders()
     var contentLengths: [String] = []
     var transferEncodings: [String] = []
+    var hostCount = 0
+    var hasMalformedName = false
 
     /// A framing problem that makes the request unsafe to read (request smuggling, or a
     /// body announced over the limit).
     func framingProblem(maxBodyBytes: Int) -> RejectionReason? {
+        if hasMalformedName { return .malformedHeader }
+        if hostCount > 1 { return .duplicateHost }
         if contentLengths.count > 1 { return .duplicateContentLength }
         if !contentLengths.isEmpty && !transferEncodings.isEmpty { return .contentLengthWithTransferEncoding }
         if !transferEncodings.isEmpty {
@@ -290,6 +299,7 @@ struct HeaderScan {
 
     private static let contentLength = Array("content-length".utf8)
     private static let transferEncoding = Array("transfer-encoding".utf8)
+    private static let host = Array("host".utf8)
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
@@ -297,7 +307,11 @@ struct HeaderScan {
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
         let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
         scan.pointee.headers.append(name: name, value: bytes)
-        if equalIgnoringCase(name, contentLength) {
+        if name.isEmpty || !name.allSatisfy(ASCII.isTokenCharacter) {
+            scan.pointee.hasMalformedName = true
+        } else if equalIgnoringCase(name, host) {
+            scan.pointee.hostCount += 1
+        } else if equalIgnoringCase(name, contentLength) {
             scan.pointee.contentLengths.append(String(decoding: bytes, as: UTF8.self))
         } else if equalIgnoringCase(name, transferEncoding) {
             scan.pointee.transferEncodings.append(String(decoding: bytes, as: UTF8.self))

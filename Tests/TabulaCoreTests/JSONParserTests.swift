@@ -34,6 +34,8 @@ import TabulaCore
         ("1e", .unexpectedEnd),
         ("1e400", .numberOutOfRange),
         ("-1e400", .numberOutOfRange),
+        ("1e-400", .numberOutOfRange),
+        ("-0.5e-400", .numberOutOfRange),
         ("\"a\u{1}b\"", .controlCharacterInString),
         ("\"\\x\"", .invalidEscape),
         ("\"\\u12G4\"", .invalidUnicodeEscape),

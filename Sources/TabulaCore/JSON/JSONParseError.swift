@@ -45,7 +45,7 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
         case .invalidEscape: "invalid escape sequence in a string"
         case .invalidUnicodeEscape: "invalid \\u escape (bad hex digits or an unpaired surrogate)"
         case .invalidNumber: "malformed number"
-        case .numberOutOfRange: "number is too large to represent"
+        case .numberOutOfRange: "number is too large or too small (but not zero) to represent"
         case .duplicateKey(let key): "duplicate key \"\(key)\" in an object"
         case .nestingTooDeep(let limit): "nesting is deeper than \(limit) levels"
         case .trailingCharacters: "unexpected characters after the JSON value"

@@ -292,6 +292,7 @@ private struct Cursor {
             guard isDigit(bytes[index]) else { throw .invalidNumber }
             skipDigits()
         }
+        let mantissaEnd = index
         if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
             index += 1
             if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
@@ -303,7 +304,10 @@ private struct Cursor {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw .invalidNumber }
-        guard value.isFinite else {
+        // Too large becomes infinity; too small (1e-400) becomes zero, which would let a
+        // non-zero number pass for 0: both are out of range.
+        let underflows = value == 0 && bytes[start..<mantissaEnd].contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
+        guard value.isFinite, !underflows else {
             index = start
             throw .numberOutOfRange
         }

@@ -34,7 +34,7 @@ struct EventRequest: Sendable, Equatable {
         let allowed = kind == .switch ? ["row", "indexPath", "isOn", "revision", "eventId"] : ["row", "indexPath", "revision", "eventId"]
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             let hint = unknown == "isOn" ? "; only switch events carry isOn" : ""
-            throw Problem.invalidBody("unknown field \"\(unknown)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
+            throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
         }
         let target: Target
         switch (object["row"], object["indexPath"]) {

@@ -31,7 +31,7 @@ extension Problem {
 
     static func unknownScreen(_ id: String, known: [String]) -> Problem {
         Problem(slug: "unknown-screen", title: "Unknown Screen", status: .notFound,
-                detail: "there is no screen \"\(id)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
+                detail: "there is no screen \"\(id.clippedForDetail)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
     }
 
     static func unknownRow(_ detail: String) -> Problem {
@@ -62,7 +62,7 @@ extension Problem {
 
     static func eventIDReused(_ id: String) -> Problem {
         Problem(slug: "event-id-reused", title: "Event Id Reused", status: .unprocessableContent,
-                detail: "eventId \"\(id)\" was already used for a different event in this session; use a new id for a new event")
+                detail: "eventId \"\(id.clippedForDetail)\" was already used for a different event in this session; use a new id for a new event")
     }
 
     static func storeUnavailable(_ error: StoreError) -> Problem {

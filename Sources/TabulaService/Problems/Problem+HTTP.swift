@@ -34,6 +34,12 @@ extension Problem {
             detail = "the request has more than one Content-Length header; send exactly one"
         case .contentLengthWithTransferEncoding:
             detail = "the request has both Content-Length and Transfer-Encoding; send only one of them"
+        case .malformedHeader:
+            detail = "a header name is not an HTTP token (a space before the colon, for example); send \"Name: value\""
+        case .malformedPath:
+            detail = "the request target is not valid UTF-8; percent-encode bytes outside ASCII"
+        case .duplicateHost:
+            detail = "the request has more than one Host header; send exactly one"
         case .unsupportedTransferEncoding:
             detail = "only Transfer-Encoding: chunked is supported; send the body plainly with Content-Length, or chunked"
         case .headersTooLarge:

@@ -15,7 +15,7 @@ extension Problem {
     static func corsOriginNotAllowed(_ origin: String) -> Problem {
         Problem(
             slug: "cors-origin-not-allowed", title: "Origin Not Allowed", status: .forbidden,
-            detail: "cross-origin requests from \(origin) are not allowed; add it to --cors-origins (TABULA_CORS_ORIGINS) to allow them")
+            detail: "cross-origin requests from \(origin.clippedForDetail) are not allowed; add it to --cors-origins (TABULA_CORS_ORIGINS) to allow them")
     }
 
     /// An event that would push the session's state over a limit; nothing was stored.

@@ -53,3 +53,11 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
         return response
     }
 }
+
+extension String {
+    /// The text as a problem's detail quotes it: client input is cut at 64 characters, so
+    /// that a megabyte-long field name does not come back as a megabyte-long answer.
+    var clippedForDetail: String {
+        count > 64 ? prefix(64) + "…" : self
+    }
+}
