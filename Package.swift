@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "TabulaCore", targets: ["TabulaCore"]),
+        .library(name: "TabulaService", targets: ["TabulaService"]),
+        // Seeded generators and fixture reading, for tests, benchmarks and Tests/Fuzz.
+        .library(name: "TabulaSamples", targets: ["TabulaSamples"]),
         .executable(name: "tabula", targets: ["tabula"]),
     ],
     dependencies: [

@@ -6,7 +6,13 @@ import TabulaCore
 /// Reads a directory of definitions with plain system calls (no Foundation).
 public enum FixtureFiles {
     public static func catalogue(directory: String) throws -> Catalogue {
-        guard let handle = opendir(directory) else { throw DefinitionErrors([]) }
+        guard let files = definitionFiles(directory: directory) else { throw DefinitionErrors([]) }
+        return try Catalogue.load(files)
+    }
+
+    /// Every `*.json` file of `directory`; `nil` when it cannot be opened.
+    public static func definitionFiles(directory: String) -> [DefinitionFile]? {
+        guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }
         var files: [DefinitionFile] = []
         while let entry = readdir(handle) {
@@ -16,7 +22,7 @@ public enum FixtureFiles {
             guard name.hasSuffix(".json"), let bytes = read("\(directory)/\(name)") else { continue }
             files.append(DefinitionFile(name: name, bytes: bytes))
         }
-        return try Catalogue.load(files)
+        return files
     }
 
     static func read(_ path: String) -> [UInt8]? {

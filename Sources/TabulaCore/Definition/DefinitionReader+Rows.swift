@@ -92,6 +92,11 @@ extension DefinitionReader {
                     "a forEach row's id must contain {{item.id}} exactly once, like \"network-{{item.id}}\", so that no two items give the same id")
             return nil
         }
+        guard TextJoin.keepsApart(prefix: affixes.prefix, suffix: affixes.suffix) else {
+            log.add(.duplicateRowID, at: path,
+                    "the character just before or after {{item.id}} can fuse with an item id's (like a joiner, a Hangul jamo or a flag letter), so two rows could get the same id; put a letter, digit or '-' next to {{item.id}}")
+            return nil
+        }
         return compiled
     }
 

@@ -1,0 +1,105 @@
+import FuzzSupport
+import TabulaCore
+@testable import TabulaService
+
+/// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,
+/// `/deletion`): the input is a body, decoded as each of the three kinds. A refusal must
+/// be a 400 problem document that is itself valid JSON; an accepted body must keep every
+/// limit the decoder promises, encode back to itself, and go through the pure pipeline
+/// (reduce, render, diff) on each bundled screen as the service would run it.
+@main enum FuzzEventDecoder {
+    static func main() {
+        // Load and render the fixtures before the first input, so that it is timed like the rest.
+        _ = BundledScreens.initial
+        FuzzDriver.run(fuzzEventDecoder)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let body = FuzzDriver.bytes(data, size)
+    for kind in [EventRequest.Kind.selection, .switch, .deletion] {
+        let request: EventRequest
+        do throws(Problem) {
+            request = try EventRequest.decode(body, kind: kind)
+        } catch {
+            invariant(error.status.code == 400, "a body was refused with \(error.status.code), not 400: \(error)")
+            invariant((try? JSONParser().parse(error.jsonBytes)) != nil, "the problem document is not JSON: \(error)")
+            continue
+        }
+        checkLimits(request, kind: kind)
+        checkRoundTrip(request)
+        for screen in BundledScreens.initial {
+            applyToCore(request, screen)
+        }
+    }
+    return 0
+}
+
+/// The limits `EventRequest.decode` documents in its messages.
+private func checkLimits(_ request: EventRequest, kind: EventRequest.Kind) {
+    invariant(request.kind == kind, "decoded as \(request.kind), asked for \(kind)")
+    invariant((request.isOn != nil) == (kind == .switch), "isOn is \(String(describing: request.isOn)) on a \(kind) event")
+    invariant((request.revision ?? 0) >= 0, "negative revision \(String(describing: request.revision))")
+    if let eventID = request.eventID {
+        invariant(!eventID.isEmpty && eventID.utf8.count <= EventRequest.maxEventIDLength, "eventId out of limits: \(eventID.utf8.count) bytes")
+    }
+    switch request.target {
+    case .row(let id):
+        invariant(!id.isEmpty && id.utf8.count <= EventRequest.maxRowIDLength, "row id out of limits: \(id.utf8.count) bytes")
+    case .indexPath(let path):
+        invariant(path.section >= 0 && path.row >= 0, "negative indexPath \(path)")
+        invariant(request.revision != nil, "an indexPath was accepted without a revision")
+    }
+    let fingerprint = request.fingerprint(screen: "screen")
+    let parsed = try? JSONParser().parse(fingerprint)
+    invariant(parsed?.canonicalBytes == fingerprint, "the fingerprint is not canonical JSON: \(String(decoding: fingerprint, as: UTF8.self))")
+}
+
+/// The request, written back as a body, decodes to the same request.
+private func checkRoundTrip(_ request: EventRequest) {
+    var object = JSONObject()
+    switch request.target {
+    case .row(let id): object["row"] = .string(id)
+    case .indexPath(let path): object["indexPath"] = ["section": .number(Double(path.section)), "row": .number(Double(path.row))]
+    }
+    if let isOn = request.isOn { object["isOn"] = .bool(isOn) }
+    if let revision = request.revision { object["revision"] = .number(Double(revision)) }
+    if let eventID = request.eventID { object["eventId"] = .string(eventID) }
+    let body = JSONValue.object(object).canonicalBytes
+    let decoded = try? EventRequest.decode(body, kind: request.kind)
+    invariant(decoded == request, "\(request) written as \(String(decoding: body, as: UTF8.self)) decodes to \(String(describing: decoded))")
+}
+
+/// Resolves the request's row on a screen at revision 0, as the event route does, and
+/// runs the event through the pure pipeline.
+private func applyToCore(_ request: EventRequest, _ screen: BundledScreens.Initial) {
+    guard (request.revision ?? 0) == 0 else { return }  // only revision 0 exists here
+    let rowID: String
+    switch request.target {
+    case .row(let id): rowID = id
+    case .indexPath(let path):
+        guard let row = screen.screen.row(at: path) else { return }
+        rowID = row.id
+    }
+    let event: Event = switch request.kind {
+    case .selection: .select(row: rowID)
+    case .switch: .setSwitch(row: rowID, isOn: request.isOn ?? false)
+    case .deletion: .delete(row: rowID)
+    }
+    _ = PipelineChecks.checkEvent(event, on: screen.definition, state: screen.state, screen: screen.screen)
+}
+
+/// The bundled screens, each rendered once at a new session's state.
+enum BundledScreens {
+    struct Initial: Sendable {
+        let definition: ScreenDefinition
+        let state: SessionState
+        let screen: Screen
+    }
+
+    static let initial: [Initial] = Fixtures.catalogue.screens.map { definition in
+        let state = Fixtures.catalogue.initialState
+        return Initial(definition: definition, state: state, screen: render(definition, state))
+    }
+}

@@ -1,0 +1,92 @@
+import FuzzSupport
+import TabulaCore
+
+/// Fuzzes the expression language: the input, as UTF-8 text, is compiled as an expression
+/// and as a template, with and without a `forEach` item in scope. Compiling must either
+/// fail with an error pointing inside the text, or give an expression whose value always
+/// has its declared type and which reads only declared state keys.
+@main enum FuzzExpressionParser {
+    static func main() {
+        FuzzDriver.run(fuzzExpressionParser)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzExpressionParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let source = String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self)
+    let scalarCount = source.unicodeScalars.count
+    for scope in [ExpressionFixture.rowScope, ExpressionFixture.screenScope] {
+        do {
+            let expression = try Expression.compile(source, scope: scope)
+            invariant(expression.source == source, "the expression does not keep its source")
+            ExpressionFixture.checkValues(of: expression, source: source, scope: scope)
+        } catch {
+            ExpressionFixture.checkError(error, scalarCount: scalarCount, source: source)
+        }
+        do {
+            let template = try Template.compile(source, scope: scope)
+            invariant(template.stateKeys.isSubset(of: scope.state.keys), "template '\(source)' reads undeclared keys \(template.stateKeys)")
+            for context in ExpressionFixture.contexts(for: scope) {
+                _ = template.evaluate(context)
+            }
+            for expression in template.expressions {
+                ExpressionFixture.checkValues(of: expression, source: source, scope: scope)
+            }
+        } catch {
+            ExpressionFixture.checkError(error, scalarCount: scalarCount, source: source)
+        }
+    }
+    return 0
+}
+
+/// The names and values expressions are compiled and evaluated against: every state
+/// type, and a list whose records have every field type.
+enum ExpressionFixture {
+    static let recordSchema = RecordSchema(fields: ["name": .string, "secure": .bool, "age": .number])
+
+    static let state: [String: StateType] = [
+        "wifi": .scalar(.bool), "bluetooth": .scalar(.bool), "appearance": .scalar(.string),
+        "volume": .scalar(.number), "networks": .list(recordSchema), "people": .list(RecordSchema()),
+    ]
+
+    /// Inside a `forEach` row over `networks`.
+    static let rowScope = ExpressionScope(state: state, item: ("networks", recordSchema))
+    /// Anywhere else: no `item`.
+    static let screenScope = ExpressionScope(state: state)
+
+    static let home = Record(id: "home", fields: ["name": .string("Home"), "secure": .bool(true), "age": .number(3)])
+
+    static let sessionState = SessionState(values: [
+        "wifi": .scalar(.bool(true)), "bluetooth": .scalar(.bool(false)), "appearance": .scalar(.string("dark")),
+        "volume": .scalar(.number(-7.5)), "networks": .list([home]), "people": .list([]),
+    ])
+
+    /// A full state, and an empty one where every key falls back to its type's zero.
+    static func contexts(for scope: ExpressionScope) -> [EvaluationContext] {
+        let item = scope.item == nil ? nil : home
+        return [EvaluationContext(state: sessionState, item: item), EvaluationContext(state: SessionState(), item: nil)]
+    }
+
+    static func checkValues(of expression: Expression, source: String, scope: ExpressionScope) {
+        invariant(
+            expression.stateKeys.isSubset(of: scope.state.keys),
+            "'\(source)' reads undeclared keys \(expression.stateKeys)")
+        for context in contexts(for: scope) {
+            let value = expression.evaluate(context)
+            invariant(
+                value.scalarType == expression.type,
+                "'\(source)' is typed \(expression.type) but evaluates to \(value)")
+            if expression.type == .bool {
+                invariant(expression.isTrue(context) == (value == .bool(true)), "isTrue disagrees with the value of '\(source)'")
+            }
+        }
+    }
+
+    /// An error points inside the text (or just past its end) and says something.
+    static func checkError(_ error: ExpressionError, scalarCount: Int, source: String) {
+        invariant(
+            (0...scalarCount).contains(error.offset),
+            "error offset \(error.offset) is outside '\(source)' (\(scalarCount) scalars): \(error.message)")
+        invariant(!error.message.isEmpty, "empty error message for '\(source)'")
+    }
+}
