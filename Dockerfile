@@ -27,7 +27,7 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tabula \
-    && useradd --system --uid 10001 --gid tabula --home-dir /var/lib/tabula --shell /usr/sbin/nologin tabula \
+    && useradd --uid 10001 --gid tabula --home-dir /var/lib/tabula --shell /usr/sbin/nologin tabula \
     && install -d -o tabula -g tabula -m 0750 /var/lib/tabula
 COPY --from=build /out/tabula /usr/local/bin/tabula
 COPY Fixtures /srv/tabula/Fixtures
