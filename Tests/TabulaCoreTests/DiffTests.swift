@@ -19,6 +19,15 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
     }
 
+    /// ASCII ids take a byte-hashed table; others keep String's canonical equality, so a
+    /// composed and a decomposed "café" are the same row, and a moved ASCII row is a move.
+    @Test func idsMatchAsStringsDoWhateverTheirBytes() throws {
+        let composed = try changes(screen([section("a", ["x", "caf\u{E9}"])]), screen([section("a", ["cafe\u{301}", "x"])]))
+        #expect(composed.rows.inserted.isEmpty && composed.rows.deleted.isEmpty && composed.rows.moved.count == 1)
+        let ascii = try changes(screen([section("a", ["r1", "r2", "r3"])]), screen([section("a", ["r3", "r1", "r2", "r4"])]))
+        #expect(ascii.rows.moved.map(\.from) == [path(0, 2)] && ascii.rows.inserted.map(\.path) == [path(0, 3)])
+    }
+
     @Test func rowInsertionUsesNewIndexes() throws {
         let changes = try changes(screen([section("a", ["1", "3"])]), screen([section("a", ["0", "1", "2", "3"])]))
         #expect(changes.rows.inserted.map(\.path) == [path(0, 0), path(0, 2)])

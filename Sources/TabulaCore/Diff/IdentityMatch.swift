@@ -24,6 +24,17 @@ struct IdentityMatch {
     }
 
     private static func matchUnique(old: [String], new: [String]) -> IdentityMatch? {
+        if let table = ASCIIIDTable(old) {
+            var newToOld = [Int](repeating: -1, count: new.count)
+            var oldToNew = [Int](repeating: -1, count: old.count)
+            for (index, id) in new.enumerated() {
+                guard let oldIndex = table.position(of: id, in: old) else { continue }
+                guard oldToNew[oldIndex] < 0 else { return nil }  // the new side repeats an id
+                oldToNew[oldIndex] = index
+                newToOld[index] = oldIndex
+            }
+            return IdentityMatch(newToOld: newToOld, oldToNew: oldToNew)
+        }
         var oldIndexByID = [String: Int](minimumCapacity: old.count)
         for (index, id) in old.enumerated() where oldIndexByID.updateValue(index, forKey: id) != nil {
             return nil
