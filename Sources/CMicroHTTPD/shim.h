@@ -22,6 +22,7 @@ struct tabula_daemon_settings {
     MHD_LogCallback logger;
     MHD_AcceptPolicyCallback accept_policy;
     MHD_NotifyConnectionCallback notify_connection;
+    void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *connection);
     void *context;
     unsigned int thread_pool_size;
     unsigned int connection_timeout_seconds;
@@ -38,6 +39,15 @@ static size_t tabula_keep_escapes(void *cls, struct MHD_Connection *connection, 
     return strlen(text);
 }
 
+/// Whether the request target reached the access handler whole. libmicrohttpd ends the
+/// target by writing a NUL over the space before "HTTP/x.y", so the version string starts
+/// right after the target's full length (`target_length`, measured in the URI log callback
+/// before the query is split off). A NUL byte the client sent ends the C string earlier,
+/// and libmicrohttpd would hand over only the part before it; then the two disagree.
+static inline int tabula_target_is_whole(const char *url, const char *version, size_t target_length) {
+    return version == url + target_length + 1;
+}
+
 static inline struct MHD_Daemon *tabula_start_daemon(const struct tabula_daemon_settings *s) {
     return MHD_start_daemon(
         s->flags, 0, s->accept_policy, s->context, s->access_handler, s->context,
@@ -45,6 +55,7 @@ static inline struct MHD_Daemon *tabula_start_daemon(const struct tabula_daemon_
         MHD_OPTION_SOCK_ADDR, s->address,
         MHD_OPTION_NOTIFY_COMPLETED, s->request_completed, s->context,
         MHD_OPTION_NOTIFY_CONNECTION, s->notify_connection, s->context,
+        MHD_OPTION_URI_LOG_CALLBACK, s->uri_logger, s->context,
         MHD_OPTION_UNESCAPE_CALLBACK, tabula_keep_escapes, NULL,
         MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size,
         MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds,

@@ -11,7 +11,8 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     /// A header whose name is not an HTTP token, such as `Content-Length :` with a space
     /// before the colon, which libmicrohttpd would take for an unknown header (smuggling).
     case malformedHeader = "malformed_header"
-    /// A request target that is not valid UTF-8 (before percent-decoding).
+    /// A request target that is not valid UTF-8 (before percent-decoding), or that a raw
+    /// NUL byte cuts short.
     case malformedPath = "malformed_path"
     /// More than one Host header.
     case duplicateHost = "duplicate_host"

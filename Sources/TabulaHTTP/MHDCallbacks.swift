@@ -13,8 +13,14 @@ enum MHDCallbacks {
         }
         // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
         let validURL = url.flatMap { String(validatingCString: $0) }
+        var targetIsWhole = true
+        if let url, let version, let info = tabula_socket_context(connection) {
+            let length = Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().targetLength
+            targetIsWhole = tabula_target_is_whole(url, version, length) != 0
+        }
         let (context, result) = core.begin(
-            connection, url: validURL ?? url.map { String(cString: $0) } ?? "/", urlIsValidUTF8: validURL != nil || url == nil,
+            connection, url: validURL ?? url.map { String(cString: $0) } ?? "/",
+            urlIsValidUTF8: validURL != nil || url == nil, targetIsWhole: targetIsWhole,
             method: method.map { String(cString: $0) } ?? "", version: version.map { String(cString: $0) } ?? "")
         // The completion callback releases this reference.
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -56,6 +62,16 @@ enum MHDCallbacks {
         }
     }
 
+    /// libmicrohttpd's URI log callback, called with each request target before the query
+    /// is split off: records the target's length for the access handler, which refuses a
+    /// target a client-sent NUL byte cut short (see `tabula_target_is_whole`). Returns NULL,
+    /// so the request's context slot stays empty for the access handler.
+    static let targetCheck: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
+        guard let uri, let connection, let info = tabula_socket_context(connection) else { return nil }
+        Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().targetLength = strlen(uri)
+        return nil
+    }
+
     static let logger: MHD_LogCallback = { cls, format, arguments in
         guard let cls, let format, let arguments else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
@@ -69,10 +85,13 @@ enum MHDCallbacks {
     }
 }
 
-/// What the server keeps per connection.
-final class ConnectionInfo: Sendable {
+/// What the server keeps per connection. Only the connection's own thread touches it
+/// after creation (libmicrohttpd serves a connection on one thread).
+final class ConnectionInfo: @unchecked Sendable {
     /// The client's address, formatted once.
     let address: String
+    /// The current request target's length up to its first NUL, from the URI log callback.
+    var targetLength = 0
 
     init(address: String) {
         self.address = address

@@ -67,7 +67,7 @@ final class ServerCore: @unchecked Sendable {
     /// the request must be refused (queueing now makes libmicrohttpd close the connection,
     /// which is right for a refusal and wrong for everything else: no keep-alive).
     func begin(
-        _ connection: OpaquePointer, url: String, urlIsValidUTF8: Bool, method: String, version: String
+        _ connection: OpaquePointer, url: String, urlIsValidUTF8: Bool, targetIsWhole: Bool, method: String, version: String
     ) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
         inFlight.wrappingAdd(1, ordering: .relaxed)
@@ -87,7 +87,7 @@ final class ServerCore: @unchecked Sendable {
         if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
             return (context, refuse(context, reason))
         }
-        if !urlIsValidUTF8 {
+        if !urlIsValidUTF8 || !targetIsWhole {
             return (context, refuse(context, .malformedPath))
         }
         return (context, .YES)

@@ -7,7 +7,7 @@ import TabulaCore
 import TabulaService
 import TabulaTestSupport
 
-// One table of malformed and hostile requests (210 rows), each sent on its own connection
+// One table of malformed and hostile requests (213 rows), each sent on its own connection
 // to a live server on the SQLite store, each followed by the same checks: the server still
 // answers, and the session's revision, screen bytes and stored state are what they were.
 // Expectations come from the README's "API v1" and "Hardening defaults", the OpenAPI
@@ -608,7 +608,7 @@ extension HostileInputTests {
         // RFC 9112 §5.1: whitespace before the colon must be refused (a front proxy may read
         // the field differently). NUL inside a field value is not in this table:
         // libmicrohttpd 0.9.75 ends the value at the NUL before Tabula sees it (README,
-        // "Known limitations").
+        // "Known limitations"); NUL in the request target is (in `paths`).
         HostileCase("whitespace before the colon of Content-Length smuggles a request", .refused(400)) { target in
             let smuggled = "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(target.session)\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
             return Hostile.smuggling(Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length : \(smuggled.utf8.count)\r\n\r\n" + smuggled))(target)
@@ -655,6 +655,13 @@ extension HostileInputTests {
                     Hostile.post(wire("/v1/screens/") + [0xFF] + wire("/selection"), body: wire(#"{"row": "light"}"#))),
         HostileCase("%00 as a screen id", .problem(404, "unknown-screen"), Hostile.get("/v1/screens/%00")),
         HostileCase("%00 does not truncate an event's screen", .problem(404, "unknown-screen"), Hostile.event("selection", #"{"row": "light"}"#, screen: "settings%00")),
+        // libmicrohttpd hands the target over as a C string; Tabula checks where it ends.
+        HostileCase("raw NUL in an event path", .problem(400, "malformed-path"),
+                    Hostile.post(wire("/v1/screens/settings/selection") + [0] + wire("x"), body: wire(#"{"row": "light"}"#))),
+        HostileCase("raw NUL in a query", .problem(400, "malformed-path"),
+                    Hostile.raw(wire("GET /v1/screens/settings/changes?since=0") + [0] + wire("junk HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
+        HostileCase("raw NUL then a fake version in the target", .problem(400, "malformed-path"),
+                    Hostile.raw(wire("GET /v1/screens/settings") + [0] + wire("HTTP/1.1 HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
         HostileCase("escaped unicode garbage as an event's screen", .problem(404, "unknown-screen"),
                     Hostile.event("selection", #"{"row": "light"}"#, screen: "%E2%80%AE%F0%9F%92%A9")),
         HostileCase("escaped letters decode to the screen", .success(200), Hostile.get("/v1/screens/set%74ings")),

@@ -37,7 +37,7 @@ extension Problem {
         case .malformedHeader:
             detail = "a header name is not an HTTP token (a space before the colon, for example); send \"Name: value\""
         case .malformedPath:
-            detail = "the request target is not valid UTF-8; percent-encode bytes outside ASCII"
+            detail = "the request target is not valid UTF-8 or holds a raw NUL byte; percent-encode bytes outside printable ASCII"
         case .duplicateHost:
             detail = "the request has more than one Host header; send exactly one"
         case .unsupportedTransferEncoding:
