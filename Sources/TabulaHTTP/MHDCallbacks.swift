@@ -11,16 +11,15 @@ enum MHDCallbacks {
             let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
             return core.proceed(context, uploadData: uploadData, uploadSize: uploadSize)
         }
+        let info = tabula_socket_context(connection).map { Unmanaged<ConnectionInfo>.fromOpaque($0).takeUnretainedValue() }
         // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
         let validURL = url.flatMap { String(validatingCString: $0) }
-        var targetIsWhole = true
-        if let url, let version, let info = tabula_socket_context(connection) {
-            let length = Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().targetLength
-            targetIsWhole = tabula_target_is_whole(url, version, length) != 0
+        var targetIsSound = url == nil || validURL != nil
+        if let url, let version, let info {
+            targetIsSound = targetIsSound && tabula_target_is_whole(url, version, info.targetLength) != 0
         }
         let (context, result) = core.begin(
-            connection, url: validURL ?? url.map { String(cString: $0) } ?? "/",
-            urlIsValidUTF8: validURL != nil || url == nil, targetIsWhole: targetIsWhole,
+            connection, info: info, url: validURL ?? url.map { String(cString: $0) } ?? "/", targetIsSound: targetIsSound,
             method: method.map { String(cString: $0) } ?? "", version: version.map { String(cString: $0) } ?? "")
         // The completion callback releases this reference.
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()

@@ -66,8 +66,9 @@ final class ServerCore: @unchecked Sendable {
     /// First access-handler call: the headers are in. Returns YES without queueing unless
     /// the request must be refused (queueing now makes libmicrohttpd close the connection,
     /// which is right for a refusal and wrong for everything else: no keep-alive).
+    /// `targetIsSound` is false for a target that is not UTF-8 or that a NUL byte cut short.
     func begin(
-        _ connection: OpaquePointer, url: String, urlIsValidUTF8: Bool, targetIsWhole: Bool, method: String, version: String
+        _ connection: OpaquePointer, info: ConnectionInfo?, url: String, targetIsSound: Bool, method: String, version: String
     ) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
         inFlight.wrappingAdd(1, ordering: .relaxed)
@@ -76,18 +77,14 @@ final class ServerCore: @unchecked Sendable {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, HeaderScan.collect, pointer)
         }
         context.headers = scan.headers
-        if let info = tabula_socket_context(connection) {
-            context.clientAddress = Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().address
-        } else {
-            context.clientAddress = SocketAddress.describe(tabula_client_address(connection))
-        }
+        context.clientAddress = info?.address ?? SocketAddress.describe(tabula_client_address(connection))
         if !accepting.load(ordering: .relaxed) {
             return (context, refuse(context, .shuttingDown))
         }
         if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
             return (context, refuse(context, reason))
         }
-        if !urlIsValidUTF8 || !targetIsWhole {
+        if !targetIsSound {
             return (context, refuse(context, .malformedPath))
         }
         return (context, .YES)
@@ -340,7 +337,7 @@ enum QueryScan {
 
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> String {
+    public func trimmingSpaces() -> String {
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count

@@ -28,6 +28,6 @@ public struct APIKey: Sendable {
     }
 
     static func protects(_ rawPath: String) -> Bool {
-        rawPath == "/v1" || rawPath.hasPrefix("/v1/") || rawPath.hasPrefix("/v1?")
+        rawPath == "/v1" || rawPath.hasPrefix("/v1/")
     }
 }
