@@ -93,11 +93,6 @@ public final class PostgresConnection: @unchecked Sendable {
         return PQstatus(handle) == CONNECTION_OK
     }
 
-    /// Reconnects after a failure.
-    public func reconnect(statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
-        try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
-    }
-
     /// Runs one statement with `$1…` parameters, in binary format both ways.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {

@@ -9,21 +9,6 @@ struct RowInstance {
 }
 
 extension ScreenDefinition {
-    /// Every row instance of every section, in screen order.
-    func rowInstances(_ state: SessionState) -> [RowInstance] {
-        var instances: [RowInstance] = []
-        for section in sections {
-            let sectionVisible = section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true
-            for row in section.rows {
-                forEachInstance(of: row, state) { item, context in
-                    let visible = sectionVisible && (row.visibleWhen?.isTrue(context) ?? true)
-                    instances.append(RowInstance(definition: row, item: item, id: row.id.evaluate(context), isVisible: visible))
-                }
-            }
-        }
-        return instances
-    }
-
     /// The row instance with this id at this state (hidden or not), or `nil`.
     func rowInstance(_ id: String, _ state: SessionState) -> RowInstance? {
         guard let (position, item) = rowLocator.locate(id, in: state) else { return nil }

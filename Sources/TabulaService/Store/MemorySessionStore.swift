@@ -80,11 +80,6 @@ public final class MemorySessionStore: SessionStore {
 
     public func close() {}
 
-    /// The log entries still kept for a session (the last `keepRevisions`), oldest first.
-    public func eventLog(session token: String) -> [EventRecord] {
-        lookup(token)?.lock.withLock { $0.log.elements } ?? []
-    }
-
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
         let time = now()
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000

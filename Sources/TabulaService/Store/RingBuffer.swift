@@ -28,7 +28,4 @@ struct RingBuffer<Element> {
 
     var first: Element? { storage.isEmpty ? nil : self[0] }
     var last: Element? { storage.isEmpty ? nil : self[storage.count - 1] }
-
-    /// The elements, oldest first.
-    var elements: [Element] { (0..<storage.count).map { self[$0] } }
 }
