@@ -34,6 +34,16 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX answers_by_time ON answers(time_ms);
         """,
+        // Version 2: a session's current state is its newest log entry, so an event writes
+        // one log row instead of also rewriting the session row and its last-use index entry
+        // (half the pages per event). Heads missing from the log are copied in first, so
+        // nothing held only by `sessions` is lost.
+        """
+        INSERT OR IGNORE INTO events(token, revision, event_id, kind, payload, state, time_ms)
+            SELECT token, revision, NULL, 'migrated', x'7b7d', state, last_used_ms FROM sessions;
+        ALTER TABLE sessions DROP COLUMN revision;
+        ALTER TABLE sessions DROP COLUMN state;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

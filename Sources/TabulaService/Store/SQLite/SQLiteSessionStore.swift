@@ -40,7 +40,10 @@ public final class SQLiteSessionStore: SessionStore {
         self.cache = cache
         do {
             let writeConnection = try SQLiteDatabase(path: path)
-            try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000;")
+            // A 64 MiB page cache (filled only as pages are used): with SQLite's 2 MiB default the
+            // writer re-reads log pages from the OS on most events.
+            try writeConnection.execute(
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536;")
             try SQLiteSchema.migrate(writeConnection)
             let readConnection = try SQLiteDatabase(path: path)
             try readConnection.execute("PRAGMA busy_timeout=5000;")
@@ -125,8 +128,9 @@ public final class SQLiteSessionStore: SessionStore {
                 guard let current = try batch.currentState(token) else { return { completion(.success(nil)) } }
                 let value: Value
                 let writing: SessionWriting
+                var stateBytes: [UInt8]?
                 if let speculation, try speculation.holds(on: current, statements: batch.statements, token: token, answerCutoff: cutoff) {
-                    (value, writing) = (speculation.value, speculation.writing)
+                    (value, writing, stateBytes) = (speculation.value, speculation.writing, speculation.stateBytes)
                 } else {
                     let view = SQLiteSessionView(token: token, current: current, statements: batch.statements, lock: nil, answerCutoff: cutoff)
                     var fresh = SessionWriting(reading: view, time: now())
@@ -135,7 +139,7 @@ public final class SQLiteSessionStore: SessionStore {
                     writing = fresh
                 }
                 if let commit = writing.commit {
-                    guard try batch.statements.apply(token, commit, from: current, keepRevisions: keep) else {
+                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes, from: current, keepRevisions: keep) else {
                         throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
                     }
                     if commit.state.revision == current.revision + 1 { batch.changed[token] = commit.state }
@@ -159,7 +163,8 @@ public final class SQLiteSessionStore: SessionStore {
         var writing = SessionWriting(reading: view, time: now())
         let value = body(&writing)
         guard view.failure == nil else { return nil }
-        return WriteSpeculation(base: base, value: value, writing: writing)
+        let stateBytes = writing.commit.flatMap { $0.state.revision == base.revision + 1 ? $0.state.valuesBytes : nil }
+        return WriteSpeculation(base: base, value: value, writing: writing, stateBytes: stateBytes)
     }
 
     public func currentStateIfCached(session token: String) -> SessionState? {

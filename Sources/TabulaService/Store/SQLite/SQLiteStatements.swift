@@ -8,7 +8,6 @@ final class SQLiteStatements: @unchecked Sendable {
     let schema: StateSchema
     private let selectSession: SQLiteStatement
     private let insertSession: SQLiteStatement
-    private let updateSession: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let selectEventState: SQLiteStatement
@@ -22,6 +21,7 @@ final class SQLiteStatements: @unchecked Sendable {
     let rollbackToSavepoint: SQLiteStatement
     private let deleteExpiredAnswers: SQLiteStatement
     private let selectIdleSessions: SQLiteStatement
+    private let selectLastEventTime: SQLiteStatement
     private let deleteSessionEvents: SQLiteStatement
     private let deleteSessionAnswers: SQLiteStatement
     private let deleteSession: SQLiteStatement
@@ -29,14 +29,13 @@ final class SQLiteStatements: @unchecked Sendable {
     init(_ database: SQLiteDatabase, schema: StateSchema) throws(SQLiteError) {
         self.database = database
         self.schema = schema
-        selectSession = try database.prepare("SELECT revision, state FROM sessions WHERE token = ?")
-        insertSession = try database.prepare(
-            "INSERT INTO sessions(token, revision, state, created_ms, last_used_ms) VALUES (?, 0, ?, ?, ?)")
-        updateSession = try database.prepare(
-            "UPDATE sessions SET revision = ?, state = ?, last_used_ms = ? WHERE token = ? AND revision = ?")
+        // A session's current state is its newest log entry (schema version 2).
+        selectSession = try database.prepare("SELECT revision, state FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
+        insertSession = try database.prepare("INSERT INTO sessions(token, created_ms, last_used_ms) VALUES (?, ?, ?)")
         touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token = ? AND last_used_ms < ?")
+        // OR IGNORE: an existing row at the revision means the session moved; `apply` reports it.
         insertEvent = try database.prepare(
-            "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            "INSERT OR IGNORE INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")
         selectEventState = try database.prepare("SELECT state FROM events WHERE token = ? AND revision = ?")
         selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
         compactEvents = try database.prepare("DELETE FROM events WHERE token = ? AND revision < ?")
@@ -50,6 +49,7 @@ final class SQLiteStatements: @unchecked Sendable {
         rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
         deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
         selectIdleSessions = try database.prepare("SELECT token FROM sessions WHERE last_used_ms < ? LIMIT ?")
+        selectLastEventTime = try database.prepare("SELECT time_ms FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
         deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
         deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
@@ -57,15 +57,29 @@ final class SQLiteStatements: @unchecked Sendable {
 
     /// Deletes answers older than `answerCutoff` and up to `limit` sessions idle since
     /// before `sessionCutoff`, with their log and answers; returns the removed tokens.
+    /// Events do not rewrite `last_used_ms` (the log row carries their time), so a session
+    /// whose `last_used_ms` is old but whose newest event is recent is kept, and its
+    /// `last_used_ms` catches up so that it is not looked at again on every pass.
     func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int) throws(SQLiteError) -> [String] {
         try deleteExpiredAnswers.run([.integer(answerCutoff)])
-        let tokens = try selectIdleSessions.rows([.integer(sessionCutoff), .integer(Int64(limit))]).compactMap { $0.first?.text }
-        for token in tokens {
-            try deleteSessionEvents.run([.text(token)])
-            try deleteSessionAnswers.run([.text(token)])
-            try deleteSession.run([.text(token)])
+        var removed: [String] = []
+        while removed.count < limit {
+            let requested = limit - removed.count
+            let candidates = try selectIdleSessions.rows([.integer(sessionCutoff), .integer(Int64(requested))])
+                .compactMap { $0.first?.text }
+            for token in candidates {
+                if let lastEvent = try selectLastEventTime.rows([.text(token)]).first?.first?.integer, lastEvent >= sessionCutoff {
+                    try touch(token, time: lastEvent, olderThan: lastEvent)
+                    continue
+                }
+                try deleteSessionEvents.run([.text(token)])
+                try deleteSessionAnswers.run([.text(token)])
+                try deleteSession.run([.text(token)])
+                removed.append(token)
+            }
+            if candidates.count < requested { break }
         }
-        return tokens
+        return removed
     }
 
     func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
@@ -80,25 +94,24 @@ final class SQLiteStatements: @unchecked Sendable {
 
     func createSession(_ token: String, _ state: SessionState, time: Milliseconds) throws(SQLiteError) {
         let bytes = state.valuesBytes
-        try insertSession.run([.text(token), .blob(bytes), .integer(time), .integer(time)])
+        try insertSession.run([.text(token), .integer(time), .integer(time)])
         try insertEvent.run([.text(token), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time)])
     }
 
-    /// Writes a commit: the new state (compare-and-swap on the revision), its log entry with
-    /// the state it produced, compaction of entries older than `keepRevisions`, the answer.
+    /// Writes a commit: its log entry with the state it produced (which makes it the
+    /// session's current state), compaction of entries older than `keepRevisions`, the answer.
     /// Returns `false` when the revision moved meanwhile (nothing is written then).
-    func apply(_ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keepRevisions: Int) throws(SQLiteError) -> Bool {
+    /// `stateBytes` is the new state's stored form when the caller has it already.
+    func apply(
+        _ token: String, _ commit: SessionWriting.Commit, stateBytes: [UInt8]?, from current: SessionState, keepRevisions: Int
+    ) throws(SQLiteError) -> Bool {
         if commit.state.revision == current.revision + 1 {
-            let stateBytes = commit.state.valuesBytes
-            try updateSession.run([
-                .integer(Int64(commit.state.revision)), .blob(stateBytes), .integer(commit.event.time),
-                .text(token), .integer(Int64(current.revision)),
-            ])
-            guard database.changes == 1 else { return false }
             try insertEvent.run([
                 .text(token), .integer(Int64(commit.state.revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
-                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes), .integer(commit.event.time),
+                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? commit.state.valuesBytes),
+                .integer(commit.event.time),
             ])
+            guard database.changes == 1 else { return false }
             try compactEvents.run([.text(token), .integer(Int64(commit.state.revision - keepRevisions))])
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {

@@ -34,14 +34,17 @@ final class SQLiteBatch: @unchecked Sendable {
 /// batch), runs each in a savepoint of one transaction, commits once with
 /// `synchronous=FULL`, and only then answers. One fsync is shared by the whole batch,
 /// which is what lets a disk that manages a few thousand commits a second carry more
-/// events than that.
+/// events than that. Answers are sent from a second thread, so that the writer starts the
+/// next batch while the previous one's clients are being answered.
 final class SQLiteWriter: @unchecked Sendable {
     let queue = BlockingQueue<WriteJob>(capacity: 50_000)
+    private let answers = BlockingQueue<@Sendable () -> Void>(capacity: Int.max)
     private let statements: SQLiteStatements
     private let cache: SessionStateCache
     private let logger: Logger
     private let maxBatch: Int
     private var thread: WorkerThread?
+    private var answerThread: WorkerThread?
 
     init(statements: SQLiteStatements, cache: SessionStateCache, logger: Logger, maxBatch: Int = 512) {
         self.statements = statements
@@ -56,6 +59,11 @@ final class SQLiteWriter: @unchecked Sendable {
                 if !jobs.isEmpty { runBatch(jobs) }
             }
         }
+        answerThread = WorkerThread.start { [answers] in
+            while let continuations = answers.take(maximum: 4096) {
+                for continuation in continuations { continuation() }
+            }
+        }
     }
 
     /// Queues a job; `false` when the writer is overloaded or stopped.
@@ -63,11 +71,19 @@ final class SQLiteWriter: @unchecked Sendable {
         queue.push(job)
     }
 
-    /// Finishes the queued jobs and stops the thread.
+    /// Finishes the queued jobs, answers them, and stops both threads.
     func stop() {
         queue.close()
         thread?.join()
         thread = nil
+        answers.close()
+        answerThread?.join()
+        answerThread = nil
+    }
+
+    /// Hands work to the answering thread; on the writer's own thread if that one is gone.
+    private func answer(_ continuation: @escaping @Sendable () -> Void) {
+        if !answers.push(continuation) { continuation() }
     }
 
     private func runBatch(_ jobs: [WriteJob]) {
@@ -112,7 +128,7 @@ final class SQLiteWriter: @unchecked Sendable {
         }
         for token in batch.removed { cache.remove(token) }
         for (token, state) in batch.changed { cache.put(token, state) }
-        for continuation in committed { continuation() }
-        for (job, error) in rolledBack { job.failed(error) }
+        for continuation in committed { answer(continuation) }
+        for (job, error) in rolledBack { answer { job.failed(error) } }
     }
 }

@@ -10,6 +10,8 @@ struct WriteSpeculation<Value: Sendable>: Sendable {
     let base: SessionState
     let value: Value
     let writing: SessionWriting
+    /// The committed state's stored form, encoded here rather than on the writer thread.
+    let stateBytes: [UInt8]?
 
     func holds(on current: SessionState, statements: SQLiteStatements, token: String, answerCutoff: Milliseconds) throws(SQLiteError) -> Bool {
         guard current.revision == base.revision else { return false }

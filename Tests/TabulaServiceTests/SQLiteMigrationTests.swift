@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import TabulaCore
+import TabulaService
+import TabulaSQLite
+import TabulaTestSupport
+
+/// A database written by an older tabula opens with its sessions intact.
+@Suite struct SQLiteMigrationTests {
+    /// Schema version 1 as the first release created it (sessions carried their current state).
+    static let versionOne = """
+        CREATE TABLE tabula_schema (version INTEGER NOT NULL);
+        INSERT INTO tabula_schema(version) VALUES (1);
+        CREATE TABLE sessions (
+            token TEXT PRIMARY KEY, revision INTEGER NOT NULL, state BLOB NOT NULL,
+            created_ms INTEGER NOT NULL, last_used_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sessions_by_last_use ON sessions(last_used_ms);
+        CREATE TABLE events (
+            token TEXT NOT NULL, revision INTEGER NOT NULL, event_id TEXT, kind TEXT NOT NULL,
+            payload BLOB NOT NULL, state BLOB NOT NULL, time_ms INTEGER NOT NULL,
+            PRIMARY KEY (token, revision)
+        ) WITHOUT ROWID;
+        CREATE TABLE answers (
+            token TEXT NOT NULL, event_id TEXT NOT NULL, fingerprint BLOB NOT NULL, status INTEGER NOT NULL,
+            body BLOB NOT NULL, time_ms INTEGER NOT NULL, PRIMARY KEY (token, event_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX answers_by_time ON answers(time_ms);
+        """
+
+    @Test func versionOneSessionsKeepTheirStateAndLog() throws {
+        let factory = try StoreFactory(.sqlite)
+        let path = factory.directory.path + "/tabula.sqlite"
+        let complete = String(repeating: "A", count: 32)
+        let headOnlyInSessions = String(repeating: "B", count: 32)
+        let now = unixMilliseconds()
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute(Self.versionOne)
+            let insertSession = try database.prepare("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)")
+            let insertEvent = try database.prepare("INSERT INTO events VALUES (?, ?, NULL, 'switch', x'7b7d', ?, ?)")
+            let states = [#"{"on":false}"#, #"{"on":true}"#, #"{"on":false}"#, #"{"on":true}"#].map { SQLiteValue.blob(Array($0.utf8)) }
+            try insertSession.run([.text(complete), .integer(1), states[1], .integer(now), .integer(now)])
+            for revision in 0...1 { try insertEvent.run([.text(complete), .integer(Int64(revision)), states[revision], .integer(now)]) }
+            // A head that only `sessions` holds (the log lost it): the migration must keep it.
+            try insertSession.run([.text(headOnlyInSessions), .integer(3), states[3], .integer(now), .integer(now)])
+            for revision in 0...2 { try insertEvent.run([.text(headOnlyInSessions), .integer(Int64(revision)), states[revision], .integer(now)]) }
+        }
+
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        let first = try api.send("GET", "/v1/screens/flip", session: complete)
+        #expect(first.json.objectValue?["revision"] == 1)
+        #expect(first.bodyText.contains(#""isOn":true"#))
+        #expect(try api.revision(headOnlyInSessions, screen: "flip") == 3)
+        let flipped = try api.send("POST", "/v1/screens/flip/selection", session: headOnlyInSessions, json: #"{"row": "flip"}"#)
+        #expect(flipped.json.objectValue?["toRevision"] == 4)
+        #expect(flipped.bodyText.contains(#""isOn":false"#))
+        // Revision 2 is still rebuildable from the migrated log.
+        let catchUp = try api.send("GET", "/v1/screens/flip/changes?since=2", session: headOnlyInSessions)
+        #expect(catchUp.status == 200)
+        #expect(catchUp.json.objectValue?["toRevision"] == 4)
+
+        let database = try SQLiteDatabase(path: path)
+        #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == 2)
+        let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
+        #expect(columns == ["token", "created_ms", "last_used_ms"])
+        let heads = try database.prepare("SELECT kind FROM events WHERE token = ? AND revision = 3").rows([.text(headOnlyInSessions)])
+        #expect(heads.first?.first?.text == "migrated")
+    }
+}
