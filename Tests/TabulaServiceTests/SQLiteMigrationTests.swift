@@ -63,10 +63,52 @@ import TabulaTestSupport
         #expect(catchUp.json.objectValue?["toRevision"] == 4)
 
         let database = try SQLiteDatabase(path: path)
-        #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == 2)
+        #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == 3)
         let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
         #expect(columns == ["token", "created_ms", "last_used_ms"])
         let heads = try database.prepare("SELECT kind FROM events WHERE token = ? AND revision = 3").rows([.text(headOnlyInSessions)])
         #expect(heads.first?.first?.text == "migrated")
+    }
+
+    /// The log is a ring of `--keep-revisions` + 1 slots; a restart with another value
+    /// resizes it and keeps exactly the newest revisions the new value promises.
+    @Test func aRestartWithAnotherKeepRevisionsKeepsTheNewestRevisions() throws {
+        let factory = try StoreFactory(.sqlite)
+        let catalogue = try flipCatalogue()
+        func reopen(keep: Int) throws -> APITestServer {
+            factory.settings.keepRevisions = keep
+            return try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        }
+        func catchUp(_ api: APITestServer, _ session: String, since: Int) throws -> Int {
+            try api.send("GET", "/v1/screens/flip/changes?since=\(since)", session: session).status
+        }
+        var api = try reopen(keep: 100)
+        let session = try api.newSession()
+        for _ in 0..<10 { _ = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#) }
+        #expect(try catchUp(api, session, since: 0) == 200)
+        api.store.close()
+
+        api = try reopen(keep: 3)
+        #expect(try api.revision(session, screen: "flip") == 10)
+        #expect(try catchUp(api, session, since: 7) == 200)
+        #expect(try catchUp(api, session, since: 6) == 409)
+        // The ring wraps: revision 11 takes the slot of revision 7.
+        let next = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#)
+        #expect(next.json.objectValue?["toRevision"] == 11)
+        #expect(try catchUp(api, session, since: 8) == 200)
+        #expect(try catchUp(api, session, since: 7) == 409)
+        api.store.close()
+
+        api = try reopen(keep: 50)
+        defer { api.store.close() }
+        #expect(try catchUp(api, session, since: 8) == 200)
+        #expect(try catchUp(api, session, since: 7) == 409)
+        for _ in 0..<60 { _ = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#) }
+        #expect(try api.revision(session, screen: "flip") == 71)
+        #expect(try catchUp(api, session, since: 21) == 200)
+        #expect(try catchUp(api, session, since: 20) == 409)
+        let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
+        let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(session)])
+        #expect(rows.first?.first?.integer == 51)
     }
 }

@@ -44,9 +44,59 @@ enum SQLiteSchema {
         ALTER TABLE sessions DROP COLUMN revision;
         ALTER TABLE sessions DROP COLUMN state;
         """,
+        // Version 3: the log of a session is a ring of `--keep-revisions` + 1 slots
+        // (revision modulo the ring's size), so an event overwrites its slot's row in place
+        // instead of appending one row and deleting another (B-tree splits and merges on every
+        // event). Rows start parked on negative slots; `fitRing` places them.
+        """
+        CREATE TABLE events_ring (
+            token TEXT NOT NULL,
+            slot INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            event_id TEXT,
+            kind TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            state BLOB NOT NULL,
+            time_ms INTEGER NOT NULL,
+            PRIMARY KEY (token, slot)
+        ) WITHOUT ROWID;
+        INSERT INTO events_ring SELECT token, -1 - revision, revision, event_id, kind, payload, state, time_ms FROM events;
+        DROP TABLE events;
+        ALTER TABLE events_ring RENAME TO events;
+        CREATE TABLE tabula_settings (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
+
+    /// Makes the log's ring `size` slots long (`--keep-revisions` + 1) when it is not yet:
+    /// entries older than the newest `size` of their session are deleted, and every entry
+    /// moves to slot `revision % size` (parked on negative slots first, so no two rows ever
+    /// claim one slot). A restart with another `--keep-revisions` lands here.
+    static func fitRing(_ database: SQLiteDatabase, size: Int) throws(StoreError) {
+        do {
+            let current = try database.prepare("SELECT value FROM tabula_settings WHERE name = 'ring_size'").rows()
+            guard current.first?.first?.integer != Int64(size) else { return }
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                try database.execute("""
+                    DELETE FROM events WHERE (token, revision) IN (
+                        SELECT events.token, events.revision FROM events
+                        JOIN (SELECT token, MAX(revision) AS head FROM events GROUP BY token) AS heads ON heads.token = events.token
+                        WHERE events.revision <= heads.head - \(size));
+                    UPDATE events SET slot = -1 - revision;
+                    UPDATE events SET slot = revision % \(size);
+                    INSERT OR REPLACE INTO tabula_settings(name, value) VALUES ('ring_size', \(size));
+                    """)
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
+        } catch {
+            throw StoreError("cannot resize the event log to \(size) revisions: \(error)")
+        }
+    }
 
     /// Brings the database to the current version; refuses a newer one.
     static func migrate(_ database: SQLiteDatabase) throws(StoreError) {

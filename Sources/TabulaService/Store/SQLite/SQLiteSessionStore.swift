@@ -45,10 +45,12 @@ public final class SQLiteSessionStore: SessionStore {
             try writeConnection.execute(
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536;")
             try SQLiteSchema.migrate(writeConnection)
+            let ringSize = settings.keepRevisions + 1
+            try SQLiteSchema.fitRing(writeConnection, size: ringSize)
             let readConnection = try SQLiteDatabase(path: path)
             try readConnection.execute("PRAGMA busy_timeout=5000;")
-            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, schema: schema), cache: cache, logger: logger)
-            reader = try SQLiteStatements(readConnection, schema: schema)
+            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, schema: schema, ringSize: ringSize), cache: cache, logger: logger)
+            reader = try SQLiteStatements(readConnection, schema: schema, ringSize: ringSize)
         } catch let error as StoreError {
             Glibc.close(lockDescriptor)
             throw error
@@ -120,7 +122,6 @@ public final class SQLiteSessionStore: SessionStore {
         session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
     ) {
-        let keep = settings.keepRevisions
         let cutoff = answerCutoff()
         let speculation = speculate(token, body, answerCutoff: cutoff)
         submit(WriteJob(
@@ -139,7 +140,7 @@ public final class SQLiteSessionStore: SessionStore {
                     writing = fresh
                 }
                 if let commit = writing.commit {
-                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes, from: current, keepRevisions: keep) else {
+                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes, from: current) else {
                         throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
                     }
                     if commit.state.revision == current.revision + 1 { batch.changed[token] = commit.state }

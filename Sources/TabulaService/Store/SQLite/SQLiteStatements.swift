@@ -6,13 +6,14 @@ import TabulaSQLite
 final class SQLiteStatements: @unchecked Sendable {
     let database: SQLiteDatabase
     let schema: StateSchema
+    /// Slots of each session's log: revision `r` lives in slot `r % ringSize`.
+    let ringSize: Int
     private let selectSession: SQLiteStatement
     private let insertSession: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let selectEventState: SQLiteStatement
     private let selectOldestRevision: SQLiteStatement
-    private let compactEvents: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
     let countSessions: SQLiteStatement
@@ -26,19 +27,24 @@ final class SQLiteStatements: @unchecked Sendable {
     private let deleteSessionAnswers: SQLiteStatement
     private let deleteSession: SQLiteStatement
 
-    init(_ database: SQLiteDatabase, schema: StateSchema) throws(SQLiteError) {
+    init(_ database: SQLiteDatabase, schema: StateSchema, ringSize: Int) throws(SQLiteError) {
         self.database = database
         self.schema = schema
+        self.ringSize = ringSize
         // A session's current state is its newest log entry (schema version 2).
         selectSession = try database.prepare("SELECT revision, state FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
         insertSession = try database.prepare("INSERT INTO sessions(token, created_ms, last_used_ms) VALUES (?, ?, ?)")
         touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token = ? AND last_used_ms < ?")
-        // OR IGNORE: an existing row at the revision means the session moved; `apply` reports it.
-        insertEvent = try database.prepare(
-            "INSERT OR IGNORE INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        selectEventState = try database.prepare("SELECT state FROM events WHERE token = ? AND revision = ?")
+        // Overwrites the slot's older revision; a slot holding this revision or a newer one
+        // means the session moved, which `apply` sees as no change.
+        insertEvent = try database.prepare("""
+            INSERT INTO events(token, slot, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (token, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
+                kind = excluded.kind, payload = excluded.payload, state = excluded.state, time_ms = excluded.time_ms
+            WHERE events.revision < excluded.revision
+            """)
+        selectEventState = try database.prepare("SELECT revision, state FROM events WHERE token = ? AND slot = ?")
         selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
-        compactEvents = try database.prepare("DELETE FROM events WHERE token = ? AND revision < ?")
         selectAnswer = try database.prepare(
             "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = ? AND event_id = ?")
         insertAnswer = try database.prepare(
@@ -95,24 +101,24 @@ final class SQLiteStatements: @unchecked Sendable {
     func createSession(_ token: String, _ state: SessionState, time: Milliseconds) throws(SQLiteError) {
         let bytes = state.valuesBytes
         try insertSession.run([.text(token), .integer(time), .integer(time)])
-        try insertEvent.run([.text(token), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time)])
+        try insertEvent.run([
+            .text(token), .integer(0), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time),
+        ])
     }
 
     /// Writes a commit: its log entry with the state it produced (which makes it the
-    /// session's current state), compaction of entries older than `keepRevisions`, the answer.
-    /// Returns `false` when the revision moved meanwhile (nothing is written then).
+    /// session's current state, and overwrites the entry `ringSize` revisions older), and
+    /// the answer. Returns `false` when the revision moved meanwhile (nothing is written then).
     /// `stateBytes` is the new state's stored form when the caller has it already.
-    func apply(
-        _ token: String, _ commit: SessionWriting.Commit, stateBytes: [UInt8]?, from current: SessionState, keepRevisions: Int
-    ) throws(SQLiteError) -> Bool {
+    func apply(_ token: String, _ commit: SessionWriting.Commit, stateBytes: [UInt8]?, from current: SessionState) throws(SQLiteError) -> Bool {
         if commit.state.revision == current.revision + 1 {
+            let revision = commit.state.revision
             try insertEvent.run([
-                .text(token), .integer(Int64(commit.state.revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
+                .text(token), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
                 .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? commit.state.valuesBytes),
                 .integer(commit.event.time),
             ])
             guard database.changes == 1 else { return false }
-            try compactEvents.run([.text(token), .integer(Int64(commit.state.revision - keepRevisions))])
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             try insertAnswer.run([
@@ -130,8 +136,10 @@ final class SQLiteStatements: @unchecked Sendable {
     func state(_ token: String, at revision: Int, current: SessionState) throws(SQLiteError) -> RevisionLookup {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
-        if let row = try selectEventState.rows([.text(token), .integer(Int64(revision))]).first {
-            return .found(restore(row[0], revision: revision))
+        if revision >= 0, let row = try selectEventState.rows([.text(token), .integer(Int64(revision % ringSize))]).first,
+            row[0].integer == Int64(revision)
+        {
+            return .found(restore(row[1], revision: revision))
         }
         let oldest = try selectOldestRevision.rows([.text(token)]).first?.first?.integer.map(Int.init) ?? current.revision
         return .tooOld(oldestKept: oldest)
