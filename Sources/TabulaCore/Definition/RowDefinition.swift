@@ -17,14 +17,9 @@ public final class RowDefinition: Sendable {
     /// Where the row is declared (`$.sections[0].rows[2]`), for messages.
     public let path: String
 
-    /// Every state key the row's rendering reads (its list too, when it repeats).
-    public var dependencies: Set<String> {
-        var keys = id.stateKeys
-        if let forEach { keys.insert(forEach) }
-        for source in fields.values { keys.formUnion(source.stateKeys) }
-        for expression in [visibleWhen, height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
-        return keys
-    }
+    /// Every state key the row's rendering reads (its list too, when it repeats): when none
+    /// changed, neither did its rows.
+    public let dependencies: Set<String>
 
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
@@ -43,6 +38,11 @@ public final class RowDefinition: Sendable {
         self.onSwitch = onSwitch
         self.onDelete = onDelete
         self.path = path
+        var keys = id.stateKeys
+        if let forEach { keys.insert(forEach) }
+        for source in fields.values { keys.formUnion(source.stateKeys) }
+        for expression in [visibleWhen, height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
+        dependencies = keys
     }
 }
 

@@ -50,6 +50,9 @@ public final class SectionDefinition: Sendable {
     public let rows: [RowDefinition]
     /// Every state key the section's rendering reads: when none changed, neither did it.
     public let dependencies: Set<String>
+    /// The keys the header's and the footer's fields read.
+    public let headerDependencies: Set<String>
+    public let footerDependencies: Set<String>
 
     public init(
         id: String, header: HeaderFooterDefinition?, footer: HeaderFooterDefinition?,
@@ -61,8 +64,11 @@ public final class SectionDefinition: Sendable {
         self.visibleWhen = visibleWhen
         self.keepWhenEmpty = keepWhenEmpty
         self.rows = rows
+        headerDependencies = Set(header?.fields.values.flatMap(\.stateKeys) ?? [])
+        footerDependencies = Set(footer?.fields.values.flatMap(\.stateKeys) ?? [])
         var keys = visibleWhen?.stateKeys ?? []
-        for model in [header, footer].compactMap({ $0 }) { keys.formUnion(model.fields.values.flatMap(\.stateKeys)) }
+        keys.formUnion(headerDependencies)
+        keys.formUnion(footerDependencies)
         for row in rows { keys.formUnion(row.dependencies) }
         dependencies = keys
     }

@@ -16,8 +16,8 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 }
 
 /// Renders a definition at a state given the screen it rendered at another state: sections
-/// that read no state key whose value differs are taken from `previous`. The result equals
-/// `render(definition, state)` when `previous == render(definition, previousState)`.
+/// and rows that read no state key whose value differs are taken from `previous`. The result
+/// equals `render(definition, state)` when `previous == render(definition, previousState)`.
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
@@ -38,6 +38,10 @@ public func render(
         if earlier != nil { cursor += 1 }
         if sectionDefinition.dependencies.isDisjoint(with: changed) {
             if let earlier { screen.sections.append(earlier) }
+        } else if let earlier {
+            if let section = render(sectionDefinition, definition, state, reusing: earlier, changed: changed) {
+                screen.sections.append(section)
+            }
         } else if let section = render(sectionDefinition, definition, state) {
             screen.sections.append(section)
         }
@@ -55,6 +59,39 @@ private func render(_ sectionDefinition: SectionDefinition, _ definition: Screen
         footer: sectionDefinition.footer.map { $0.render(stateContext) })
     for rowDefinition in sectionDefinition.rows {
         definition.forEachInstance(of: rowDefinition, state) { _, context in
+            guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
+            section.rows.append(rowDefinition.render(context))
+        }
+    }
+    return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
+}
+
+/// One section that was on screen at the previous state, `earlier` as rendered there, or
+/// `nil` when it is now hidden or empty. A row (or a `forEach` row's instance) whose rendering
+/// reads none of the `changed` keys is what it was: taken from `earlier` by id, and left out
+/// when `earlier` lacks it (it was hidden and still is). Only the others are rendered.
+private func render(
+    _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
+    reusing earlier: Section, changed: Set<String>
+) -> Section? {
+    let stateContext = EvaluationContext(state: state)
+    guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
+    var section = Section(
+        id: sectionDefinition.id,
+        header: sectionDefinition.headerDependencies.isDisjoint(with: changed)
+            ? earlier.header : sectionDefinition.header.map { $0.render(stateContext) },
+        footer: sectionDefinition.footerDependencies.isDisjoint(with: changed)
+            ? earlier.footer : sectionDefinition.footer.map { $0.render(stateContext) })
+    section.rows.reserveCapacity(earlier.rows.count)
+    var earlierRows: [String: Row]?  // built when the first row is reused
+    for rowDefinition in sectionDefinition.rows {
+        let unchanged = rowDefinition.dependencies.isDisjoint(with: changed)
+        definition.forEachInstance(of: rowDefinition, state) { _, context in
+            if unchanged {
+                if earlierRows == nil { earlierRows = Dictionary(earlier.rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+                if let row = earlierRows?[rowDefinition.id.evaluate(context)] { section.rows.append(row) }
+                return
+            }
             guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
             section.rows.append(rowDefinition.render(context))
         }
