@@ -20,8 +20,8 @@ RUN swift build -c release --static-swift-stdlib --product tabula \
     && install -D -s -m 0755 .build/release/tabula /out/tabula
 
 FROM debian:bookworm-slim AS runtime
-# The binary links libmicrohttpd, SQLite and libpq dynamically (see `ldd`); the Swift
-# runtime is inside it. Unpinned for the same reason as above.
+# The binary links libmicrohttpd and SQLite dynamically (see `ldd`) and loads libpq with
+# dlopen for --store postgres; the Swift runtime is inside it. Unpinned for the same reason as above.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 ca-certificates \

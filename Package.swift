@@ -49,12 +49,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "TabulaSQLite", dependencies: ["CSQLite"]),
-        // libpq (Debian libpq-dev) and a thin wrapper: binary parameters, bounded calls.
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq's header (Debian libpq-dev) and a thin wrapper: binary parameters, bounded
+        // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
+        .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ"]),
         // Routes, problems, metrics, sessions and stores around the core.
         .target(

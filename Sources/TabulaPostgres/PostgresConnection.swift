@@ -55,15 +55,17 @@ public struct PostgresResult: Sendable {
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private let url: String
+    private let pq: LibPQ
 
     /// Connects; `statementTimeoutMilliseconds` bounds every statement on the server.
     public init(url: String, statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
+        pq = try LibPQ.get()
         self.url = Self.withTimeouts(url)
         try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
     }
 
     deinit {
-        if let handle { PQfinish(handle) }
+        if let handle { pq.finish(handle) }
     }
 
     /// Adds connect and TCP timeouts unless the URL sets them itself.
@@ -77,10 +79,10 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private func connect(statementTimeoutMilliseconds: Int) throws(PostgresError) {
-        if let handle { PQfinish(handle) }
-        handle = PQconnectdb(url)
-        guard let handle, PQstatus(handle) == CONNECTION_OK else {
-            let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+        if let handle { pq.finish(handle) }
+        handle = pq.connectdb(url)
+        guard let handle, pq.status(handle) == CONNECTION_OK else {
+            let message = handle.flatMap { pq.errorMessage($0) }.map { String(cString: $0) } ?? "out of memory"
             throw PostgresError(message: "cannot connect: \(message.trimmingNewlines())")
         }
         _ = try execute("SET statement_timeout = \(statementTimeoutMilliseconds)")
@@ -90,7 +92,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Whether the connection is usable (libpq's own view; a dead server shows on the next call).
     public var isOpen: Bool {
         guard let handle else { return false }
-        return PQstatus(handle) == CONNECTION_OK
+        return pq.status(handle) == CONNECTION_OK
     }
 
     /// Runs one statement with `$1…` parameters, in binary format both ways.
@@ -120,18 +122,23 @@ public final class PostgresConnection: @unchecked Sendable {
             lengths.append(Int32(buffers.last??.count ?? 0))
         }
         let result = Self.withPointers(buffers) { pointers in
-            PQexecParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+            pq.execParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
         }
-        guard let result else { throw PostgresError(message: String(cString: PQerrorMessage(handle)).trimmingNewlines()) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        guard let result else { throw PostgresError(message: connectionMessage(handle)) }
+        defer { pq.clear(result) }
+        switch pq.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-            return PostgresResult(rows: Self.rows(result), affectedRows: Int(String(cString: PQcmdTuples(result))) ?? 0)
+            let affected = pq.cmdTuples(result).map { String(cString: $0) } ?? ""
+            return PostgresResult(rows: rows(result), affectedRows: Int(affected) ?? 0)
         default:
-            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let message = String(cString: PQresultErrorMessage(result)).trimmingNewlines()
-            throw PostgresError(message: message.isEmpty ? String(cString: PQerrorMessage(handle)).trimmingNewlines() : message, sqlState: sqlState)
+            let sqlState = pq.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = (pq.resultErrorMessage(result).map { String(cString: $0) } ?? "").trimmingNewlines()
+            throw PostgresError(message: message.isEmpty ? connectionMessage(handle) : message, sqlState: sqlState)
         }
+    }
+
+    private func connectionMessage(_ handle: OpaquePointer) -> String {
+        (pq.errorMessage(handle).map { String(cString: $0) } ?? "").trimmingNewlines()
     }
 
     private static func withPointers<Result>(_ buffers: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> Result) -> Result {
@@ -153,20 +160,20 @@ public final class PostgresConnection: @unchecked Sendable {
         return body(pointers)
     }
 
-    private static func rows(_ result: OpaquePointer) -> [[PostgresValue]] {
-        let rowCount = PQntuples(result)
-        let columnCount = PQnfields(result)
+    private func rows(_ result: OpaquePointer) -> [[PostgresValue]] {
+        let rowCount = pq.ntuples(result)
+        let columnCount = pq.nfields(result)
         guard rowCount > 0 else { return [] }
         return (0..<rowCount).map { row in
             (0..<columnCount).map { column in value(result, row, column) }
         }
     }
 
-    private static func value(_ result: OpaquePointer, _ row: Int32, _ column: Int32) -> PostgresValue {
-        guard PQgetisnull(result, row, column) == 0, let pointer = PQgetvalue(result, row, column) else { return .null }
-        let length = Int(PQgetlength(result, row, column))
+    private func value(_ result: OpaquePointer, _ row: Int32, _ column: Int32) -> PostgresValue {
+        guard pq.getisnull(result, row, column) == 0, let pointer = pq.getvalue(result, row, column) else { return .null }
+        let length = Int(pq.getlength(result, row, column))
         let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-        switch PQftype(result, column) {
+        switch pq.ftype(result, column) {
         case 20 where length == 8:  // int8
             return .integer(bytes.reduce(0) { $0 << 8 | Int64($1) })
         case 23 where length == 4:  // int4

@@ -6,6 +6,25 @@ import Testing
 import TabulaTestSupport
 
 @Suite(.serialized) struct ServeProcessTests {
+    /// The files a running process maps, from /proc (read to the end: its size shows as 0).
+    func mappedLibraries(_ server: ServerProcess) throws -> String {
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
+        defer { try? file.close() }
+        return String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
+    @Test func libpqIsLoadedOnlyForThePostgreSQLStore() throws {
+        let sqlite = try ServerProcess(arguments: ["--store", "sqlite"])
+        #expect(!(try mappedLibraries(sqlite)).contains("libpq.so"))
+        #expect(!(try mappedLibraries(sqlite)).contains("libkrb5"))
+        let url = try PostgresCluster.shared.get().makeDatabase()
+        let postgres = try ServerProcess(arguments: ["--store", "postgres", "--database-url", url])
+        let created = try RawHTTPConnection(port: postgres.port)
+        try created.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        #expect(try created.readResponse().status == 201)
+        #expect(try mappedLibraries(postgres).contains("libpq.so"))
+    }
+
     @Test func sigtermLetsTheRequestInProgressFinishThenExitsZero() throws {
         let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
         let setup = try RawHTTPConnection(port: server.port)

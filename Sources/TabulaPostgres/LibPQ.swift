@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLibPQ
+
+/// libpq's functions, loaded with `dlopen` when the first connection is made. A process on
+/// the memory or SQLite store never maps libpq, nor the TLS, Kerberos and LDAP libraries it
+/// pulls in (about 3 MB of resident memory at idle).
+struct LibPQ: @unchecked Sendable {
+    typealias Connection = OpaquePointer
+    typealias Result = OpaquePointer
+    typealias Text = UnsafeMutablePointer<CChar>
+    typealias ConnectDB = @convention(c) (UnsafePointer<CChar>?) -> Connection?
+    typealias OnConnection = @convention(c) (Connection?) -> Void
+    typealias Status = @convention(c) (Connection?) -> ConnStatusType
+    typealias ConnectionText = @convention(c) (Connection?) -> Text?
+    typealias ExecParams = @convention(c) (
+        Connection?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
+        UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
+    ) -> Result?
+    typealias OnResult = @convention(c) (Result?) -> Void
+    typealias ResultStatus = @convention(c) (Result?) -> ExecStatusType
+    typealias ResultText = @convention(c) (Result?) -> Text?
+    typealias ResultField = @convention(c) (Result?, Int32) -> Text?
+    typealias ResultCount = @convention(c) (Result?) -> Int32
+    typealias CellNumber = @convention(c) (Result?, Int32, Int32) -> Int32
+    typealias CellText = @convention(c) (Result?, Int32, Int32) -> Text?
+    typealias ColumnType = @convention(c) (Result?, Int32) -> Oid
+
+    let connectdb: ConnectDB
+    let finish: OnConnection
+    let status: Status
+    let errorMessage: ConnectionText
+    let execParams: ExecParams
+    let clear: OnResult
+    let resultStatus: ResultStatus
+    let cmdTuples: ResultText
+    let resultErrorField: ResultField
+    let resultErrorMessage: ResultText
+    let ntuples: ResultCount
+    let nfields: ResultCount
+    let getisnull: CellNumber
+    let getvalue: CellText
+    let getlength: CellNumber
+    let ftype: ColumnType
+
+    /// The library, loaded on first use; the error says what to install when it is missing.
+    private static let shared: Swift.Result<LibPQ, PostgresError> = load()
+
+    static func get() throws(PostgresError) -> LibPQ {
+        try shared.get()
+    }
+
+    private static func load() -> Swift.Result<LibPQ, PostgresError> {
+        let name = "libpq.so.5"
+        guard let library = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "not found"
+            return .failure(PostgresError(message: "cannot load \(name) (\(reason)); install the libpq5 package to use --store postgres"))
+        }
+        var missing: [String] = []
+        func symbol<Function>(_ name: String, _ type: Function.Type) -> Function? {
+            guard let address = dlsym(library, name) else {
+                missing.append(name)
+                return nil
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        let connectdb = symbol("PQconnectdb", ConnectDB.self)
+        let finish = symbol("PQfinish", OnConnection.self)
+        let status = symbol("PQstatus", Status.self)
+        let errorMessage = symbol("PQerrorMessage", ConnectionText.self)
+        let execParams = symbol("PQexecParams", ExecParams.self)
+        let clear = symbol("PQclear", OnResult.self)
+        let resultStatus = symbol("PQresultStatus", ResultStatus.self)
+        let cmdTuples = symbol("PQcmdTuples", ResultText.self)
+        let resultErrorField = symbol("PQresultErrorField", ResultField.self)
+        let resultErrorMessage = symbol("PQresultErrorMessage", ResultText.self)
+        let ntuples = symbol("PQntuples", ResultCount.self)
+        let nfields = symbol("PQnfields", ResultCount.self)
+        let getisnull = symbol("PQgetisnull", CellNumber.self)
+        let getvalue = symbol("PQgetvalue", CellText.self)
+        let getlength = symbol("PQgetlength", CellNumber.self)
+        let ftype = symbol("PQftype", ColumnType.self)
+        guard let connectdb, let finish, let status, let errorMessage, let execParams, let clear, let resultStatus,
+            let cmdTuples, let resultErrorField, let resultErrorMessage, let ntuples, let nfields, let getisnull,
+            let getvalue, let getlength, let ftype
+        else {
+            return .failure(PostgresError(message: "\(name) lacks \(missing.joined(separator: ", ")); install a current libpq5"))
+        }
+        return .success(LibPQ(
+            connectdb: connectdb, finish: finish, status: status, errorMessage: errorMessage, execParams: execParams,
+            clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples, resultErrorField: resultErrorField,
+            resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields, getisnull: getisnull,
+            getvalue: getvalue, getlength: getlength, ftype: ftype))
+    }
+}
