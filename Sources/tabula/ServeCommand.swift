@@ -121,6 +121,9 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         service.attach(server)
+        // Loading the screens and migrating the database free most of what they allocate;
+        // hand those pages back rather than keep them as idle memory.
+        releaseFreedMemory()
         logger.notice("listening on http://\(settings.server.host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
 
         var received: Int32 = 0
@@ -237,4 +240,12 @@ struct ServeCommand: ParsableCommand {
         guard value > 0 else { throw ValidationError("\(name) must be at least 1") }
         return value
     }
+}
+
+/// glibc's `malloc_trim(0)`: returns free heap pages to the system. Looked up at run time
+/// because Swift's Glibc module does not import `<malloc.h>`.
+private func releaseFreedMemory() {
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    guard let symbol = dlsym(nil, "malloc_trim") else { return }  // nil: RTLD_DEFAULT
+    _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
 }
