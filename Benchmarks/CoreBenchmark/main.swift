@@ -60,7 +60,7 @@ if only == nil || only == "diff" {
                 print("error: apply(diff(a, b), a) != b for \(rows) rows")
                 exit(1)
             }
-            let micros = medianMicroseconds(repetitions: rows >= 100_000 ? 15 : 41) { sink &+= diff(old: old, new: new).rows.moved.count }
+            let micros = medianMicroseconds(repetitions: rows >= 100_000 ? 21 : 201) { sink &+= diff(old: old, new: new).rows.moved.count }
             let nsPerRow = micros * 1000 / Double(rows)
             if rows == sizes[0] { nsPerRowAtSmallest = nsPerRow }
             print(

@@ -19,6 +19,36 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
     }
 
+    /// The diff compares rows field by field where they lie (no copies): a row that differs
+    /// in any one stored property is an update. A new property of `Row` must join the
+    /// comparison in Diff.swift, and the count below.
+    @Test func aRowDifferingInAnyFieldIsUpdated() throws {
+        let base = Row(id: "r", content: .basic(title: "T"), selectable: false, deletable: false)
+        #expect(Mirror(reflecting: base).children.count == 7, "Row changed: update sameRow in Diff.swift and this test")
+        var variants: [Row] = []
+        for index in 0..<6 {
+            var row = base
+            switch index {
+            case 0: row.content = .basic(title: "U")
+            case 1: row.selectable = true
+            case 2: row.deletable = true
+            case 3: row.accessory = .checkmark
+            case 4: row.height = 44
+            default: row.estimatedHeight = 44
+            }
+            variants.append(row)
+        }
+        for variant in variants {
+            let changes = try changes(screen([Section(id: "a", rows: [base])]), screen([Section(id: "a", rows: [variant])]))
+            #expect(changes.rows.updated.count == 1)
+        }
+        // Moved rows take the general path and compare the same way.
+        let moved = try changes(
+            screen([Section(id: "a", rows: [base, Row(id: "x", content: .empty, selectable: false, deletable: false)])]),
+            screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[4]])]))
+        #expect(moved.rows.updated.count == 1 && moved.rows.moved.count == 1)
+    }
+
     /// ASCII ids take a byte-hashed table; others keep String's canonical equality, so a
     /// composed and a decomposed "café" are the same row, and a moved ASCII row is a move.
     @Test func idsMatchAsStringsDoWhateverTheirBytes() throws {

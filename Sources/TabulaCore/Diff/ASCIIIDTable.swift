@@ -1,6 +1,6 @@
-/// A hash table from ids to their positions, for ids that are all ASCII: one FNV-1a pass
-/// over each id's bytes instead of `Hasher`'s seeded SipHash, which dominated the diff's
-/// profile. For ASCII text, byte equality is `String` equality (canonical equivalence
+/// A hash table from ids to their positions, for ids that are all ASCII: one pass over
+/// each id's bytes, eight at a time, instead of `Hasher`'s seeded SipHash, which dominated
+/// the diff's profile. For ASCII text, byte equality is `String` equality (canonical equivalence
 /// only differs beyond ASCII), so the table answers exactly like a `[String: Int]`.
 struct ASCIIIDTable {
     /// Position + 1 of the id in each slot; 0 for an empty slot.
@@ -41,17 +41,33 @@ struct ASCIIIDTable {
         return nil
     }
 
-    /// FNV-1a of the UTF-8 bytes, or `nil` if a byte is not ASCII.
+    /// A hash of the UTF-8 bytes taken eight at a time (multiply-xorshift, then a final
+    /// avalanche), or `nil` if a byte is not ASCII.
     private static func asciiHash(_ id: String) -> UInt64? {
         var text = id  // withUTF8 is mutating: it may make a bridged string contiguous
         return text.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var seen: UInt8 = 0
-            for byte in bytes {
-                seen |= byte
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+            let raw = UnsafeRawPointer(base)
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+            var seen: UInt64 = 0
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                seen |= word
+                hash = (hash ^ word) &* 0x9e37_79b9_7f4a_7c15
+                hash ^= hash >> 29
+                offset += 8
             }
-            return seen < 0x80 ? hash : nil
+            if offset < bytes.count {
+                var word: UInt64 = 0
+                for index in offset..<bytes.count { word |= UInt64(bytes[index]) << (8 * UInt64(index - offset)) }
+                seen |= word
+                hash = (hash ^ word) &* 0x9e37_79b9_7f4a_7c15
+            }
+            hash ^= hash >> 32
+            hash = hash &* 0xd6e8_feb8_6659_fd93
+            hash ^= hash >> 32
+            return seen & 0x8080_8080_8080_8080 == 0 ? hash : nil
         }
     }
 }

@@ -42,9 +42,13 @@ private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet
             changes.sections.updated.append(
                 SectionUpdate(from: sectionIndex, to: sectionIndex, header: newSection.header, footer: newSection.footer))
         }
-        for (rowIndex, (oldRow, newRow)) in zip(oldSection.rows, newSection.rows).enumerated() where oldRow != newRow {
-            let path = RowPath(section: sectionIndex, row: rowIndex)
-            changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRow))
+        oldSection.rows.withUnsafeBufferPointer { oldRows in
+            newSection.rows.withUnsafeBufferPointer { newRows in
+                for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
+                    let path = RowPath(section: sectionIndex, row: rowIndex)
+                    changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
+                }
+            }
         }
     }
 }
@@ -160,7 +164,7 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
                 if changedSection || movedWithinSection[rowIndex] {
                     changes.moved.append(RowMove(from: from, to: to))
                 }
-                let changed = old.sections[from.section].rows.withUnsafeBufferPointer { $0[from.row] != newRowBuffer[rowIndex] }
+                let changed = old.sections[from.section].rows.withUnsafeBufferPointer { !sameRow($0, from.row, newRowBuffer, rowIndex) }
                 if changed {
                     changes.updated.append(RowUpdate(from: from, to: to, row: newRowBuffer[rowIndex]))
                 }
@@ -175,4 +179,17 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
             changes.deleted.append(RowPath(section: oldSectionIndex, row: rowIndex))
         }
     }
+}
+
+/// `old[oldIndex] == new[newIndex]`, reading each field where the rows lie: `==` on the
+/// elements copied both whole rows first (every string retained, then released), a fifth
+/// of the diff's time. Compares every stored property of `Row` (a test keeps the count).
+private func sameRow(_ old: UnsafeBufferPointer<Row>, _ oldIndex: Int, _ new: UnsafeBufferPointer<Row>, _ newIndex: Int) -> Bool {
+    guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return old[oldIndex] == new[newIndex] }
+    let left = oldBase + oldIndex
+    let right = newBase + newIndex
+    return left.pointee.id == right.pointee.id && left.pointee.selectable == right.pointee.selectable
+        && left.pointee.deletable == right.pointee.deletable && left.pointee.accessory == right.pointee.accessory
+        && left.pointee.height == right.pointee.height && left.pointee.estimatedHeight == right.pointee.estimatedHeight
+        && left.pointee.content == right.pointee.content
 }
