@@ -38,7 +38,8 @@ final class SQLiteBatch: @unchecked Sendable {
 /// next batch while the previous one's clients are being answered.
 final class SQLiteWriter: @unchecked Sendable {
     let queue = BlockingQueue<WriteJob>(capacity: 50_000)
-    private let answers = BlockingQueue<@Sendable () -> Void>(capacity: Int.max)
+    /// Each batch's answers, in commit order.
+    private let answers = BlockingQueue<[@Sendable () -> Void]>(capacity: Int.max)
     private let statements: SQLiteStatements
     private let cache: SessionStateCache
     private let logger: Logger
@@ -60,8 +61,10 @@ final class SQLiteWriter: @unchecked Sendable {
             }
         }
         answerThread = WorkerThread.start { [answers] in
-            while let continuations = answers.take(maximum: 4096) {
-                for continuation in continuations { continuation() }
+            while let batches = answers.take(maximum: 64) {
+                for continuations in batches {
+                    for continuation in continuations { continuation() }
+                }
             }
         }
     }
@@ -81,9 +84,11 @@ final class SQLiteWriter: @unchecked Sendable {
         answerThread = nil
     }
 
-    /// Hands work to the answering thread; on the writer's own thread if that one is gone.
-    private func answer(_ continuation: @escaping @Sendable () -> Void) {
-        if !answers.push(continuation) { continuation() }
+    /// Hands a batch's answers to the answering thread (one wake-up for the whole batch);
+    /// runs them on the writer's own thread if that one is gone.
+    private func answer(_ continuations: [@Sendable () -> Void]) {
+        if continuations.isEmpty || answers.push(continuations) { return }
+        for continuation in continuations { continuation() }
     }
 
     private func runBatch(_ jobs: [WriteJob]) {
@@ -128,7 +133,6 @@ final class SQLiteWriter: @unchecked Sendable {
         }
         for token in batch.removed { cache.remove(token) }
         for (token, state) in batch.changed { cache.put(token, state) }
-        for continuation in committed { answer(continuation) }
-        for (job, error) in rolledBack { answer { job.failed(error) } }
+        answer(committed + rolledBack.map { job, error in { job.failed(error) } })
     }
 }
