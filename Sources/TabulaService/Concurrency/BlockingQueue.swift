@@ -7,7 +7,9 @@ import Glibc
 final class BlockingQueue<Job>: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
-    private var jobs: [Job] = []
+    /// Taken jobs are set to `nil` at once, so that what they hold is freed when they run,
+    /// not when the array is next compacted.
+    private var jobs: [Job?] = []
     private var head = 0
     private var closed = false
     let capacity: Int
@@ -52,7 +54,12 @@ final class BlockingQueue<Job>: @unchecked Sendable {
         }
         guard jobs.count > head else { return nil }
         let end = min(jobs.count, head + maximum)
-        let batch = Array(jobs[head..<end])
+        var batch: [Job] = []
+        batch.reserveCapacity(end - head)
+        for index in head..<end {
+            if let job = jobs[index] { batch.append(job) }
+            jobs[index] = nil
+        }
         head = end
         if head > 1024 && head * 2 > jobs.count {
             jobs.removeFirst(head)
