@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TabulaCore
-import TabulaService
+@testable import TabulaService
 import TabulaSQLite
 import TabulaTestSupport
 
@@ -110,5 +110,35 @@ import TabulaTestSupport
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
         let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(session)])
         #expect(rows.first?.first?.integer == 51)
+    }
+}
+
+/// A removed session stays removed: its log cannot be written again, and a state read
+/// before the removal is not put back into the cache after it.
+@Suite struct SQLiteRemovalTests {
+    @Test func anEventForASessionWhoseRowIsGoneWritesNoLog() throws {
+        let factory = try StoreFactory(.sqlite)
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        #expect(try api.revision(session, screen: "flip") == 0)  // cached now
+        let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
+        try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token = '\(session)'")
+        let response = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#)
+        #expect(response.status != 200)
+        let rows = try database.prepare("SELECT MAX(revision) FROM events WHERE token = ?").rows([.text(session)])
+        #expect(rows.first?.first?.integer == 0)
+    }
+
+    @Test func aStateReadBeforeARemovalIsNotCachedAfterIt() {
+        let cache = SessionStateCache(maxEntries: 100)
+        let state = SessionState(revision: 5)
+        let before = cache.removalCount
+        cache.remove("other-session")
+        cache.put("session", state, unlessRemovedSince: before)
+        #expect(cache.get("session") == nil)
+        cache.put("session", state, unlessRemovedSince: cache.removalCount)
+        #expect(cache.get("session")?.revision == 5)
     }
 }

@@ -9,6 +9,9 @@ final class SessionStateCache: Sendable {
     private static let shardCount = 16
     private let entries = ShardedDictionary<SessionKey, SessionState>(shards: shardCount)
     private let maxEntriesPerShard: Int
+    /// Counts removals, so that a state read from the database before a session was removed
+    /// is not put back after it (the session would then be served from memory).
+    private let removals = Locked<UInt64>(0)
 
     init(maxEntries: Int) {
         maxEntriesPerShard = max(16, maxEntries / Self.shardCount)
@@ -30,6 +33,21 @@ final class SessionStateCache: Sendable {
     }
 
     func remove(_ token: String) {
-        entries[SessionKey(token)] = nil
+        removals.withLock { count in
+            count &+= 1
+            entries[SessionKey(token)] = nil
+        }
+    }
+
+    /// The removal count to pass to ``put(_:_:unlessRemovedSince:)``, taken before reading
+    /// the database.
+    var removalCount: UInt64 { removals.withLock { $0 } }
+
+    /// Puts a state read from the database, unless a session was removed since `count`.
+    func put(_ token: String, _ state: SessionState, unlessRemovedSince count: UInt64) {
+        removals.withLock { current in
+            guard current == count else { return }
+            put(token, state)
+        }
     }
 }

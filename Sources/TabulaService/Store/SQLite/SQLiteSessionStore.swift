@@ -103,13 +103,18 @@ public final class SQLiteSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
     ) {
         let current: SessionState?
-        do {
-            current = try cache.get(token) ?? readerLock.withLock { () throws(SQLiteError) in try reader.currentState(token) }
-        } catch {
-            return completion(.failure(StoreError("cannot read the database: \(error)")))
+        if let cached = cache.get(token) {
+            current = cached
+        } else {
+            let removals = cache.removalCount
+            do {
+                current = try readerLock.withLock { () throws(SQLiteError) in try reader.currentState(token) }
+            } catch {
+                return completion(.failure(StoreError("cannot read the database: \(error)")))
+            }
+            if let current { cache.put(token, current, unlessRemovedSince: removals) }
         }
         guard let current else { return completion(.success(nil)) }
-        cache.put(token, current)
         let view = SQLiteSessionView(
             token: token, current: current, statements: reader, lock: readerLock, answerCutoff: answerCutoff())
         let value = body(view)

@@ -8,11 +8,11 @@ final class SQLiteStatements: @unchecked Sendable {
     let schema: StateSchema
     /// Slots of each session's log: revision `r` lives in slot `r % ringSize`.
     let ringSize: Int
-    private let selectSession: SQLiteStatement
+    private let selectNewestSlot: SQLiteStatement
+    private let selectSlot: SQLiteStatement
     private let insertSession: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
-    private let selectEventState: SQLiteStatement
     private let selectOldestRevision: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
@@ -22,7 +22,6 @@ final class SQLiteStatements: @unchecked Sendable {
     let rollbackToSavepoint: SQLiteStatement
     private let deleteExpiredAnswers: SQLiteStatement
     private let selectIdleSessions: SQLiteStatement
-    private let selectLastEventTime: SQLiteStatement
     private let deleteSessionEvents: SQLiteStatement
     private let deleteSessionAnswers: SQLiteStatement
     private let deleteSession: SQLiteStatement
@@ -31,19 +30,22 @@ final class SQLiteStatements: @unchecked Sendable {
         self.database = database
         self.schema = schema
         self.ringSize = ringSize
-        // A session's current state is its newest log entry (schema version 2).
-        selectSession = try database.prepare("SELECT revision, state FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
+        // A session's current state is its newest log entry (schema version 2). The newest
+        // slot is found first, reading only the small columns, then that one row is read.
+        selectNewestSlot = try database.prepare("SELECT slot FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
+        selectSlot = try database.prepare("SELECT revision, state, time_ms FROM events WHERE token = ? AND slot = ?")
         insertSession = try database.prepare("INSERT INTO sessions(token, created_ms, last_used_ms) VALUES (?, ?, ?)")
         touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token = ? AND last_used_ms < ?")
         // Overwrites the slot's older revision; a slot holding this revision or a newer one
-        // means the session moved, which `apply` sees as no change.
+        // means the session moved, and a session without its row was removed: `apply` sees
+        // either as no change (a log must never outlive its session).
         insertEvent = try database.prepare("""
-            INSERT INTO events(token, slot, revision, event_id, kind, payload, state, time_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO events(token, slot, revision, event_id, kind, payload, state, time_ms)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
             ON CONFLICT (token, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
                 kind = excluded.kind, payload = excluded.payload, state = excluded.state, time_ms = excluded.time_ms
             WHERE events.revision < excluded.revision
             """)
-        selectEventState = try database.prepare("SELECT revision, state FROM events WHERE token = ? AND slot = ?")
         selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
         selectAnswer = try database.prepare(
             "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = ? AND event_id = ?")
@@ -55,7 +57,6 @@ final class SQLiteStatements: @unchecked Sendable {
         rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
         deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
         selectIdleSessions = try database.prepare("SELECT token FROM sessions WHERE last_used_ms < ? LIMIT ?")
-        selectLastEventTime = try database.prepare("SELECT time_ms FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
         deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
         deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
@@ -69,12 +70,15 @@ final class SQLiteStatements: @unchecked Sendable {
     func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int) throws(SQLiteError) -> [String] {
         try deleteExpiredAnswers.run([.integer(answerCutoff)])
         var removed: [String] = []
-        while removed.count < limit {
+        var examined = 0
+        // Bounded work per pass: sessions still looked at are taken up by the next one.
+        while removed.count < limit && examined < limit * 10 {
             let requested = limit - removed.count
             let candidates = try selectIdleSessions.rows([.integer(sessionCutoff), .integer(Int64(requested))])
                 .compactMap { $0.first?.text }
+            examined += candidates.count
             for token in candidates {
-                if let lastEvent = try selectLastEventTime.rows([.text(token)]).first?.first?.integer, lastEvent >= sessionCutoff {
+                if let lastEvent = try newestEntry(token)?[2].integer, lastEvent >= sessionCutoff {
                     try touch(token, time: lastEvent, olderThan: lastEvent)
                     continue
                 }
@@ -89,8 +93,14 @@ final class SQLiteStatements: @unchecked Sendable {
     }
 
     func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
-        guard let row = try selectSession.rows([.text(token)]).first, let revision = row[0].integer else { return nil }
+        guard let row = try newestEntry(token), let revision = row[0].integer else { return nil }
         return restore(row[1], revision: Int(revision))
+    }
+
+    /// The newest log entry of a session: revision, state, time.
+    private func newestEntry(_ token: String) throws(SQLiteError) -> [SQLiteValue]? {
+        guard let slot = try selectNewestSlot.rows([.text(token)]).first?.first else { return nil }
+        return try selectSlot.rows([.text(token), slot]).first
     }
 
     func restore(_ value: SQLiteValue, revision: Int) -> SessionState {
@@ -136,7 +146,7 @@ final class SQLiteStatements: @unchecked Sendable {
     func state(_ token: String, at revision: Int, current: SessionState) throws(SQLiteError) -> RevisionLookup {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
-        if revision >= 0, let row = try selectEventState.rows([.text(token), .integer(Int64(revision % ringSize))]).first,
+        if revision >= 0, let row = try selectSlot.rows([.text(token), .integer(Int64(revision % ringSize))]).first,
             row[0].integer == Int64(revision)
         {
             return .found(restore(row[1], revision: revision))

@@ -99,7 +99,7 @@ final class SQLiteWriter: @unchecked Sendable {
         } catch {
             logger.error("cannot begin a transaction: \(error)")
             let failure = StoreError("the database cannot start a transaction: \(error)")
-            for job in jobs { job.failed(failure) }
+            answer(jobs.map { job in { job.failed(failure) } })
             return
         }
         var committed: [@Sendable () -> Void] = []
@@ -128,7 +128,7 @@ final class SQLiteWriter: @unchecked Sendable {
             try? database.execute("ROLLBACK")
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
             let failure = StoreError("the database could not commit: \(error)")
-            for job in jobs { job.failed(failure) }
+            answer(jobs.map { job in { job.failed(failure) } })
             return
         }
         for token in batch.removed { cache.remove(token) }
