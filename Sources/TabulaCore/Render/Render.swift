@@ -38,57 +38,38 @@ public func render(
         if earlier != nil { cursor += 1 }
         if sectionDefinition.dependencies.isDisjoint(with: changed) {
             if let earlier { screen.sections.append(earlier) }
-        } else if let earlier {
-            if let section = render(sectionDefinition, definition, state, reusing: earlier, changed: changed) {
-                screen.sections.append(section)
-            }
-        } else if let section = render(sectionDefinition, definition, state) {
+        } else if let section = render(sectionDefinition, definition, state, reusing: earlier, changed: changed) {
             screen.sections.append(section)
         }
     }
     return screen
 }
 
-/// One section, or `nil` when it is hidden or empty (and not kept).
-private func render(_ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState) -> Section? {
-    let stateContext = EvaluationContext(state: state)
-    guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
-    var section = Section(
-        id: sectionDefinition.id,
-        header: sectionDefinition.header.map { $0.render(stateContext) },
-        footer: sectionDefinition.footer.map { $0.render(stateContext) })
-    for rowDefinition in sectionDefinition.rows {
-        definition.forEachInstance(of: rowDefinition, state) { _, context in
-            guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
-            section.rows.append(rowDefinition.render(context))
-        }
-    }
-    return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
-}
-
-/// One section that was on screen at the previous state, `earlier` as rendered there, or
-/// `nil` when it is now hidden or empty. A row (or a `forEach` row's instance) whose rendering
-/// reads none of the `changed` keys is what it was: taken from `earlier` by id, and left out
-/// when `earlier` lacks it (it was hidden and still is). Only the others are rendered.
+/// One section, or `nil` when it is hidden or empty (and not kept). Given `earlier`, the
+/// section as it was on screen at a state differing only in the `changed` keys, a header,
+/// footer, row or `forEach` instance that reads none of them is what it was: taken from
+/// `earlier` (rows by id; a row `earlier` lacks was hidden and still is). Only the others
+/// are rendered.
 private func render(
     _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
-    reusing earlier: Section, changed: Set<String>
+    reusing earlier: Section? = nil, changed: Set<String> = []
 ) -> Section? {
     let stateContext = EvaluationContext(state: state)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
-    var section = Section(
-        id: sectionDefinition.id,
-        header: sectionDefinition.headerDependencies.isDisjoint(with: changed)
-            ? earlier.header : sectionDefinition.header.map { $0.render(stateContext) },
-        footer: sectionDefinition.footerDependencies.isDisjoint(with: changed)
-            ? earlier.footer : sectionDefinition.footer.map { $0.render(stateContext) })
-    section.rows.reserveCapacity(earlier.rows.count)
+    func reusable(_ dependencies: Set<String>) -> Section? {
+        dependencies.isDisjoint(with: changed) ? earlier : nil
+    }
+    let header: HeaderFooter? =
+        if let reused = reusable(sectionDefinition.headerDependencies) { reused.header } else { sectionDefinition.header.map { $0.render(stateContext) } }
+    let footer: HeaderFooter? =
+        if let reused = reusable(sectionDefinition.footerDependencies) { reused.footer } else { sectionDefinition.footer.map { $0.render(stateContext) } }
+    var section = Section(id: sectionDefinition.id, header: header, footer: footer)
     var earlierRows: [String: Row]?  // built when the first row is reused
     for rowDefinition in sectionDefinition.rows {
-        let unchanged = rowDefinition.dependencies.isDisjoint(with: changed)
+        let unchangedIn = reusable(rowDefinition.dependencies)
         definition.forEachInstance(of: rowDefinition, state) { _, context in
-            if unchanged {
-                if earlierRows == nil { earlierRows = Dictionary(earlier.rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
+            if let unchangedIn {
+                if earlierRows == nil { earlierRows = Dictionary(unchangedIn.rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
                 if let row = earlierRows?[rowDefinition.id.evaluate(context)] { section.rows.append(row) }
                 return
             }
