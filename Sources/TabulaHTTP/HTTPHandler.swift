@@ -9,6 +9,21 @@ public protocol HTTPHandler: Sendable {
     /// The answer for a request the server refuses before `handle` could see it (the
     /// status follows from the reason; the server closes the connection after it).
     func refusal(_ reason: RejectionReason) -> Response
+
+    /// Whether the server should offer plain GETs to ``quickAnswer(_:)`` (a header pass per
+    /// GET that handlers answering none of them need not pay).
+    var answersPlainGets: Bool { get }
+
+    /// The answer to a plain GET when the handler has it prepared, or `nil` to have the
+    /// request go through ``handle(_:responder:)``. It must be exactly what `handle` would
+    /// send for the same request; it runs on the connection's thread and must not block.
+    func quickAnswer(_ request: PlainGet) -> QuickAnswer?
+}
+
+extension HTTPHandler {
+    public var answersPlainGets: Bool { false }
+
+    public func quickAnswer(_ request: PlainGet) -> QuickAnswer? { nil }
 }
 
 extension RejectionReason {

@@ -76,6 +76,9 @@ public final class HTTPServer: Sendable {
         core.state.withLock { state in state.daemon.map { Int(tabula_current_connections($0)) } ?? 0 }
     }
 
+    /// Requests answered by the handler's ``HTTPHandler/quickAnswer(_:)`` since the start.
+    public var quickAnswerCount: Int { core.quickAnswers.load(ordering: .relaxed) }
+
     /// Requests between their first byte and their completion.
     public var requestsInProgress: Int { core.inFlight.load(ordering: .relaxed) }
 

@@ -8,10 +8,20 @@ enum MHDCallbacks {
         guard let cls, let connection, let uploadSize, let requestSlot else { return .NO }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         if let existing = requestSlot.pointee {
-            let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
-            return core.proceed(context, uploadData: uploadData, uploadSize: uploadSize)
+            let entry = Unmanaged<RequestSlotEntry>.fromOpaque(existing).takeUnretainedValue()
+            if entry.isQuick {
+                return core.proceed(unsafeDowncast(entry, to: QuickRequest.self), connection: connection, uploadSize: uploadSize)
+            }
+            return core.proceed(unsafeDowncast(entry, to: RequestContext.self), uploadData: uploadData, uploadSize: uploadSize)
         }
         let info = tabula_socket_context(connection).map { Unmanaged<ConnectionInfo>.fromOpaque($0).takeUnretainedValue() }
+        if core.offersPlainGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
+            let quick = core.quickAnswer(connection, url: url, version: version, info: info)
+        {
+            // The completion callback releases this reference.
+            requestSlot.pointee = Unmanaged.passRetained(quick).toOpaque()
+            return .YES
+        }
         // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
         let validURL = url.flatMap { String(validatingCString: $0) }
         var targetIsSound = url == nil || validURL != nil
@@ -30,8 +40,17 @@ enum MHDCallbacks {
         guard let cls, let requestSlot, let pointer = requestSlot.pointee else { return }
         requestSlot.pointee = nil
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
-        core.complete(context, termination: termination)
+        let entry = Unmanaged<RequestSlotEntry>.fromOpaque(pointer).takeRetainedValue()
+        if entry.isQuick {
+            core.complete(unsafeDowncast(entry, to: QuickRequest.self), termination: termination)
+        } else {
+            core.complete(unsafeDowncast(entry, to: RequestContext.self), termination: termination)
+        }
+    }
+
+    /// Whether a method is exactly "GET", without making a string of it.
+    private static func isGET(_ method: UnsafePointer<CChar>) -> Bool {
+        method[0] == 0x47 && method[1] == 0x45 && method[2] == 0x54 && method[3] == 0
     }
 
     static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in

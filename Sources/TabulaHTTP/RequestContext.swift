@@ -3,7 +3,7 @@ import Synchronization
 
 /// The server's state for one request, from its first byte to libmicrohttpd's
 /// completion callback. It lives in the request's `con_cls` slot.
-final class RequestContext: @unchecked Sendable {
+final class RequestContext: RequestSlotEntry, @unchecked Sendable {
     /// The MHD connection; valid until the completion callback.
     let connection: OpaquePointer
     let receivedAt: ContinuousClock.Instant
@@ -39,6 +39,7 @@ final class RequestContext: @unchecked Sendable {
         self.rawURL = rawURL
         self.version = version
         receivedAt = .now
+        super.init(isQuick: false)
     }
 
     /// The states of `delivery`.

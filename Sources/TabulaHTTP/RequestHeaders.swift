@@ -138,6 +138,13 @@ public struct RequestHeaders: Sendable {
 
 /// ASCII case folding for header names.
 enum ASCII {
+    /// Whether `bytes` spell `lowercase` (lowercase ASCII) in any case.
+    static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        for index in 0..<bytes.count where Self.lowercased(bytes[index]) != lowercase[index] { return false }
+        return true
+    }
+
     @inline(__always)
     static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte

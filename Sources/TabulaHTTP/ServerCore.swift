@@ -30,12 +30,17 @@ final class ServerCore: @unchecked Sendable {
     let resumesInProgress = Atomic<Int>(0)
     /// Open connections per client address, for the per-address limit.
     private let connectionsByAddress = Locked<[String: Int]>([:])
+    /// Read once: whether GETs get a header pass for ``HTTPHandler/quickAnswer(_:)``.
+    let offersPlainGets: Bool
+    /// Requests answered through ``HTTPHandler/quickAnswer(_:)``.
+    let quickAnswers = Atomic<Int>(0)
 
     init(configuration: ServerConfiguration, handler: any HTTPHandler, observer: any HTTPServerObserver, logger: Logger) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
         self.logger = logger
+        offersPlainGets = handler.answersPlainGets
     }
 
     // MARK: Connections
@@ -88,6 +93,50 @@ final class ServerCore: @unchecked Sendable {
             return (context, refuse(context, .malformedPath))
         }
         return (context, .YES)
+    }
+
+    /// First access-handler call of a GET, when the handler takes plain GETs: its quick
+    /// answer, or `nil` for the full path. Nothing is allocated unless it answers.
+    func quickAnswer(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>, version: UnsafePointer<CChar>, info: ConnectionInfo
+    ) -> QuickRequest? {
+        let pathLength = strlen(url)
+        // Equal lengths: no query was split off; the version check: no NUL cut the target.
+        guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
+            accepting.load(ordering: .relaxed)
+        else { return nil }
+        let answer = withUnsafeTemporaryAllocation(of: PlainHeader.self, capacity: PlainGet.maxHeaders) { buffer -> QuickAnswer? in
+            var scan = PlainGetScan(buffer: buffer)
+            withUnsafeMutablePointer(to: &scan) { pointer in
+                _ = MHD_get_connection_values_n(connection, .HEADER_KIND, PlainGetScan.collect, pointer)
+            }
+            guard scan.isPlain else { return nil }
+            let request = PlainGet(
+                path: UnsafeRawBufferPointer(start: url, count: pathLength),
+                headers: UnsafeBufferPointer(rebasing: buffer[0..<scan.count]))
+            return handler.quickAnswer(request)
+        }
+        guard let answer else { return nil }
+        inFlight.wrappingAdd(1, ordering: .relaxed)
+        quickAnswers.wrappingAdd(1, ordering: .relaxed)
+        return QuickRequest(answer: answer, receivedAt: .now, clientAddress: info.address)
+    }
+
+    /// Second access-handler call of a quick request: queues its prepared answer (a plain
+    /// GET has no body, so there is nothing to read first).
+    func proceed(_ request: QuickRequest, connection: OpaquePointer, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
+        uploadSize.pointee = 0
+        guard !request.queued else { return .YES }
+        request.queued = true
+        let prepared = request.answer.response
+        guard accepting.load(ordering: .relaxed) else {
+            // Shutting down: the same answer, and the connection closes after it.
+            guard let handle = MHDResponseFactory.make(headerFields: prepared.headerFields, body: prepared.body, closesConnection: true)
+            else { return .NO }
+            defer { MHD_destroy_response(handle) }
+            return MHD_queue_response(connection, UInt32(prepared.status.code), handle)
+        }
+        return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
     }
 
     /// Later access-handler calls: a piece of the body, or (size 0) the end of the request.
@@ -249,6 +298,22 @@ final class ServerCore: @unchecked Sendable {
             logContext: context.logContext, rejection: context.rejection))
     }
 
+    /// The completion callback of a quick request: the same report as ``complete(_:termination:)``.
+    func complete(_ request: QuickRequest, termination: MHD_RequestTerminationCode) {
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+        let answer = request.answer
+        guard request.queued else {
+            logger.debug("request ended without an answer", metadata: [
+                "method": "GET", "path": "\(answer.path)", "termination": "\(termination.rawValue)",
+            ])
+            return
+        }
+        observer.requestCompleted(RequestSummary(
+            method: "GET", path: answer.path, status: answer.response.status.code, route: answer.route,
+            duration: ContinuousClock.now - request.receivedAt, remoteAddress: request.clientAddress,
+            logContext: answer.logContext))
+    }
+
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are
     /// recognized here so that metrics count them.
     func log(_ message: String) {
@@ -294,9 +359,9 @@ struct HeaderScan {
         return nil
     }
 
-    private static let contentLength = Array("content-length".utf8)
-    private static let transferEncoding = Array("transfer-encoding".utf8)
-    private static let host = Array("host".utf8)
+    static let contentLength = Array("content-length".utf8)
+    static let transferEncoding = Array("transfer-encoding".utf8)
+    static let host = Array("host".utf8)
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
@@ -306,20 +371,14 @@ struct HeaderScan {
         scan.pointee.headers.append(name: name, value: bytes)
         if name.isEmpty || !name.allSatisfy(ASCII.isTokenCharacter) {
             scan.pointee.hasMalformedName = true
-        } else if equalIgnoringCase(name, host) {
+        } else if ASCII.equalIgnoringCase(name, host) {
             scan.pointee.hostCount += 1
-        } else if equalIgnoringCase(name, contentLength) {
+        } else if ASCII.equalIgnoringCase(name, contentLength) {
             scan.pointee.contentLengths.append(String(decoding: bytes, as: UTF8.self))
-        } else if equalIgnoringCase(name, transferEncoding) {
+        } else if ASCII.equalIgnoringCase(name, transferEncoding) {
             scan.pointee.transferEncodings.append(String(decoding: bytes, as: UTF8.self))
         }
         return .YES
-    }
-
-    private static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
-        guard bytes.count == lowercase.count else { return false }
-        for index in 0..<bytes.count where ASCII.lowercased(bytes[index]) != lowercase[index] { return false }
-        return true
     }
 }
 

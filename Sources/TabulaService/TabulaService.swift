@@ -29,6 +29,7 @@ public final class TabulaService: HTTPHandler {
     let configuration: ServiceConfiguration
     private let router: Router
     private let handlers: [RouteHandler]
+    private let api: APIContext
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
 
     public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) {
@@ -39,6 +40,7 @@ public final class TabulaService: HTTPHandler {
         let api = APIContext(
             catalogue: catalogue, store: store, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
+        self.api = api
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -52,7 +54,7 @@ public final class TabulaService: HTTPHandler {
     private static func addAPIRoutes(to router: inout RouteTable, _ api: APIContext) {
         router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
         router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
-        router.add(.get, "/v1/screens/{id}") { api.getScreen($0, $1) }
+        router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
         router.add(.post, "/v1/screens/{id}/selection") { api.handleEvent(.selection, $0, $1) }
         router.add(.post, "/v1/screens/{id}/switch") { api.handleEvent(.switch, $0, $1) }
@@ -94,6 +96,19 @@ public final class TabulaService: HTTPHandler {
         case .malformedPath:
             responder.send(Problem.malformedPath(request.rawPath).response())
         }
+    }
+
+    public var answersPlainGets: Bool { true }
+
+    /// A screen GET answered from memory, skipping the request's parsing and routing, when
+    /// `handle` would add nothing to the prepared answer: no Origin (CORS headers), no
+    /// If-None-Match (a 304 to decide), and the API key, when one is set, presented right.
+    public func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
+        guard request.header("origin").isAbsent, request.header("if-none-match").isAbsent else { return nil }
+        if let apiKey = configuration.apiKey {
+            guard case .one(let value) = request.header("authorization"), apiKey.authorizes(headerValue: value) else { return nil }
+        }
+        return api.quickScreen(request)
     }
 
     public func refusal(_ reason: RejectionReason) -> Response {

@@ -13,6 +13,8 @@ final class APIContext: Sendable {
     let stateLimits: StateLimits
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
+    /// Each screen's `GET /v1/screens/{id}` target, for answering plain GETs by bytes.
+    let screenTargets: [ScreenTarget]
 
     init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int, stateLimits: StateLimits) {
         self.catalogue = catalogue
@@ -21,6 +23,7 @@ final class APIContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
+        screenTargets = catalogue.screens.map(ScreenTarget.init)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("screens")

@@ -37,6 +37,32 @@ extension APIContext {
         }
     }
 
+    /// `getScreen`'s answer to a plain GET, when it is a prepared 200 known without
+    /// waiting: the target is exactly a screen's, and the session (if any) has its state in
+    /// memory. `nil` sends the request down `getScreen`, which also answers every error.
+    func quickScreen(_ request: PlainGet) -> QuickAnswer? {
+        guard let target = screenTargets.first(where: { $0.matches(request.path) }) else { return nil }
+        let rendered: RenderedScreen
+        let token: String?
+        switch request.header("x-session") {
+        case .repeated:
+            return nil
+        case .absent:
+            token = nil
+            rendered = cache.defaultScreen(target.definition, catalogue.initialState)
+        case .one(let bytes):
+            guard SessionToken.isWellFormed(bytes) else { return nil }
+            let session = String(decoding: bytes, as: UTF8.self)
+            guard let state = store.currentStateIfCached(session: session) else { return nil }
+            token = session
+            rendered = cache.screen(session: session, target.definition, state)
+        }
+        guard let response = rendered.response else { return nil }
+        return QuickAnswer(response: response, route: Self.screenRoute, path: target.path, logContext: token)
+    }
+
+    static let screenRoute = "/v1/screens/{id}"
+
     /// The rendered screen, or 304 when the client already has these bytes.
     private func answer(_ rendered: RenderedScreen, _ request: Request) -> Response {
         if let tags = request.headers.value("If-None-Match"), ETag.matches(tags, rendered.etag) {
@@ -123,5 +149,23 @@ extension APIContext {
         // The whole token, taken without a copy: the access log writes only its prefix.
         labelled.logContext = token
         responder.send(labelled)
+    }
+}
+
+/// A screen's `GET /v1/screens/{id}` target as a client sends it (no percent-encoding),
+/// as bytes to compare and as the string the access log shows.
+struct ScreenTarget: Sendable {
+    let definition: ScreenDefinition
+    let path: String
+    private let bytes: [UInt8]
+
+    init(_ definition: ScreenDefinition) {
+        self.definition = definition
+        path = "/v1/screens/" + definition.id
+        bytes = Array(path.utf8)
+    }
+
+    func matches(_ target: UnsafeRawBufferPointer) -> Bool {
+        target.count == bytes.count && bytes.withUnsafeBytes { $0.elementsEqual(target) }
     }
 }

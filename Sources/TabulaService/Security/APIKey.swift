@@ -13,13 +13,25 @@ public struct APIKey: Sendable {
         key = bytes
     }
 
-    /// Whether the request's Authorization header carries the key. The comparison takes
-    /// the same time wherever the first difference is, so timing does not reveal the key.
+    /// Whether the request's Authorization header carries the key.
     func authorizes(_ request: Request) -> Bool {
         guard case .one(let header) = request.headers.single("Authorization") else { return false }
-        let prefix = "bearer "
-        guard header.utf8.count > prefix.utf8.count, header.lowercased().hasPrefix(prefix) else { return false }
-        let presented = Array(header.utf8.dropFirst(prefix.utf8.count))
+        var text = header
+        return text.withUTF8 { authorizes(headerValue: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether an Authorization header's value is `Bearer <key>` (the scheme in any case).
+    /// The comparison takes the same time wherever the first difference is, so timing does
+    /// not reveal the key.
+    func authorizes(headerValue header: UnsafeRawBufferPointer) -> Bool {
+        let prefix: [UInt8] = Array("bearer ".utf8)
+        guard header.count > prefix.count else { return false }
+        for index in prefix.indices {
+            let byte = header[index]
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            guard folded == prefix[index] else { return false }
+        }
+        let presented = UnsafeRawBufferPointer(rebasing: header[prefix.count...])
         var difference = UInt8(truncatingIfNeeded: presented.count ^ key.count)
         for index in key.indices {
             difference |= key[index] ^ (index < presented.count ? presented[index] : 0)

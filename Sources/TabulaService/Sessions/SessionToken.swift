@@ -17,19 +17,22 @@ enum SessionToken {
     /// Whether a string has the shape of a token (so garbage never reaches the store).
     static func isWellFormed(_ token: String) -> Bool {
         var token = token
-        return token.withUTF8 { bytes in
-            guard bytes.count == length else { return false }
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    continue
-                default:
-                    return false
-                }
+        return token.withUTF8 { isWellFormed(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether bytes have the shape of a token.
+    static func isWellFormed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == length else { return false }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                continue
+            default:
+                return false
             }
-            return true
         }
+        return true
     }
 
     /// A short, non-secret prefix for logs.

@@ -1,0 +1,162 @@
+import Logging
+import Testing
+import TabulaCore
+import TabulaHTTP
+import TabulaService
+import TabulaTestSupport
+
+/// Plain screen GETs answered through `quickAnswer` must be byte for byte what the full
+/// path (`handle`) sends. One service behind two real servers: one offers plain GETs to
+/// `quickAnswer`, the other only ever calls `handle`; every request goes to both.
+@Suite struct QuickAnswerTests {
+    /// The service with quick answers turned off: `HTTPHandler`'s defaults.
+    struct FullPathOnly: HTTPHandler {
+        let service: TabulaService
+        func handle(_ request: Request, responder: Responder) { service.handle(request, responder: responder) }
+        func refusal(_ reason: RejectionReason) -> Response { service.refusal(reason) }
+    }
+
+    final class Pair {
+        let service: TabulaService
+        let quick: HTTPServer
+        let full: HTTPServer
+
+        init(configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+            var configuration = ServiceConfiguration()
+            configure(&configuration)
+            var logger = Logger(label: "quick-answer-test")
+            logger.logLevel = .warning
+            service = TabulaService(
+                configuration: configuration, catalogue: try APITestServer.fixtures(), store: MemorySessionStore(), logger: logger)
+            var server = ServerConfiguration()
+            server.port = 0
+            server.threads = 2
+            quick = HTTPServer(configuration: server, handler: service, observer: service.observer, logger: logger)
+            full = HTTPServer(configuration: server, handler: FullPathOnly(service: service), observer: service.observer, logger: logger)
+            try quick.start()
+            try full.start()
+        }
+
+        deinit {
+            quick.shutdown()
+            full.shutdown()
+        }
+
+        /// Sends the same request head to both servers; expects equal answers (but for Date).
+        @discardableResult
+        func both(_ head: String, _ comment: Comment) throws -> RawHTTPResponse {
+            let viaQuick = try Self.send(head, port: quick.port)
+            let viaFull = try Self.send(head, port: full.port)
+            #expect(viaQuick.status == viaFull.status, comment)
+            #expect(Self.headersButDate(viaQuick) == Self.headersButDate(viaFull), comment)
+            #expect(viaQuick.body == viaFull.body, comment)
+            return viaQuick
+        }
+
+        static func send(_ head: String, port: UInt16) throws -> RawHTTPResponse {
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send(head)
+            return try connection.readResponse(forHEAD: head.hasPrefix("HEAD "))
+        }
+
+        static func headersButDate(_ response: RawHTTPResponse) -> [String] {
+            response.headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" }
+        }
+
+        func newSession(_ extraHeaders: String = "") throws -> String {
+            let created = try Self.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\n\(extraHeaders)Content-Length: 0\r\n\r\n", port: full.port)
+            guard let token = try JSONParser().parse(created.body).objectValue?["session"]?.stringValue else {
+                throw RawHTTPError("no session: \(created.status) \(created.bodyText)")
+            }
+            // One event, so that the session's screen differs from the default one.
+            let body = #"{"row": "wifi", "isOn": false}"#
+            let event = try Self.send(
+                "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\n\(extraHeaders)"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", port: full.port)
+            guard event.status == 200 else { throw RawHTTPError("event: \(event.status) \(event.bodyText)") }
+            return token
+        }
+    }
+
+    @Test func plainGetsAreAnsweredQuicklyWithTheFullPathsBytes() throws {
+        let pair = try Pair()
+        let session = try pair.newSession()
+        let plain = [
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nx-session: \(session)\r\nAccept: */*\r\nUser-Agent: t\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.0\r\nX-Session: \(session)\r\n\r\n",
+        ]
+        for head in plain {
+            let before = pair.quick.quickAnswerCount
+            let answer = try pair.both(head, "\(head)")
+            #expect(answer.status == 200)
+            #expect(pair.quick.quickAnswerCount == before + 1, "not answered quickly: \(head)")
+        }
+        let withSession = try pair.both(plain[0], "session screen")
+        #expect(withSession.json.objectValue?["revision"]?.intValue == 1)
+        #expect(pair.full.quickAnswerCount == 0)
+    }
+
+    @Test func everythingElseTakesTheFullPathWithTheSameAnswer() throws {
+        let pair = try Pair { $0.cors = try? CORSPolicy(origins: ["https://app.example.com"]) }
+        let session = try pair.newSession()
+        let etag = try Pair.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n", port: pair.full.port)
+            .header("ETag") ?? ""
+        let unknown = String(repeating: "A", count: 32)
+        let heads = [
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(unknown)\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: not-a-token\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nX-Session: \(session)\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nIf-None-Match: \(etag)\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nIf-None-Match: \"other\"\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nOrigin: https://app.example.com\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nOrigin: https://elsewhere.example.com\r\n\r\n",
+            "GET /v1/screens/settings?since=0 HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n",
+            "GET /v1/screens/settings? HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /v1/screens/sett%69ngs HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n",
+            "GET /v1/screens/settings/ HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /v1/screens/nowhere HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Length: 0\r\n\r\n",
+            "HEAD /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n",
+        ]
+        for head in heads {
+            try pair.both(head, "\(head)")
+        }
+        #expect(pair.quick.quickAnswerCount == 0)
+    }
+
+    @Test func withAnAPIKeyOnlyTheRightKeyIsAnsweredQuickly() throws {
+        let pair = try Pair { $0.apiKey = APIKey("s3cret-key") }
+        let session = try pair.newSession("Authorization: Bearer s3cret-key\r\n")
+        let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n"
+        for authorization in ["", "Authorization: Bearer s3cret-kez\r\n", "Authorization: Bearer s3cret-key-longer\r\n",
+            "Authorization: Basic s3cret-key\r\n", "Authorization: Bearer s3cret-key\r\nAuthorization: Bearer s3cret-key\r\n"]
+        {
+            #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 401)
+        }
+        #expect(pair.quick.quickAnswerCount == 0)
+        for authorization in ["Authorization: Bearer s3cret-key\r\n", "authorization: bEARER s3cret-key\r\n"] {
+            #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 200)
+        }
+        #expect(pair.quick.quickAnswerCount == 2)
+    }
+
+    @Test func aQuickAnswerFollowsTheSessionsState() throws {
+        let pair = try Pair()
+        let session = try pair.newSession()
+        let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n"
+        let first = try Pair.send(get, port: pair.quick.port)
+        for revision in 2...4 {
+            let body = #"{"row": "wifi", "isOn": \#(revision % 2 == 0)}"#
+            let event = try Pair.send(
+                "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)", port: pair.quick.port)
+            #expect(event.status == 200)
+            let answer = try Pair.send(get, port: pair.quick.port)
+            #expect(answer.json.objectValue?["revision"]?.intValue == revision)
+            #expect(answer.header("ETag") != first.header("ETag"))
+        }
+        #expect(pair.quick.quickAnswerCount == 4)
+    }
+}
