@@ -101,10 +101,10 @@ public final class TabulaService: HTTPHandler {
     public var answersPlainGets: Bool { true }
 
     /// A screen GET answered from memory, skipping the request's parsing and routing, when
-    /// `handle` would add nothing to the prepared answer: no Origin (CORS headers), no
-    /// If-None-Match (a 304 to decide), and the API key, when one is set, presented right.
+    /// `handle` would add nothing to the prepared answer: no Origin (CORS headers), and the
+    /// API key, when one is set, presented right.
     public func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
-        guard request.header("origin").isAbsent, request.header("if-none-match").isAbsent else { return nil }
+        guard request.header("origin").isAbsent else { return nil }
         if let apiKey = configuration.apiKey {
             guard case .one(let value) = request.header("authorization"), apiKey.authorizes(headerValue: value) else { return nil }
         }

@@ -9,13 +9,16 @@ final class RenderedScreen: Sendable {
     let screen: Screen
     let etag: String
     let response: PreparedResponse?
+    /// The 304 for a client that already has these bytes.
+    let notModified: PreparedResponse?
     let bytes: [UInt8]
 
-    init(revision: Int, screen: Screen, etag: String, response: PreparedResponse?, bytes: [UInt8]) {
+    init(revision: Int, screen: Screen, etag: String, response: PreparedResponse?, notModified: PreparedResponse?, bytes: [UInt8]) {
         self.revision = revision
         self.screen = screen
         self.etag = etag
         self.response = response
+        self.notModified = notModified
         self.bytes = bytes
     }
 }
@@ -110,6 +113,16 @@ final class ScreenCache: Sendable {
         fields[.vary] = "X-Session"
         return RenderedScreen(
             revision: screen.revision, screen: screen, etag: etag,
-            response: PreparedResponse(status: .ok, headerFields: fields, body: bytes), bytes: bytes)
+            response: PreparedResponse(status: .ok, headerFields: fields, body: bytes),
+            notModified: PreparedResponse(status: .notModified, headerFields: notModifiedFields(etag)), bytes: bytes)
+    }
+
+    /// The headers of a 304 for a screen with this tag.
+    static func notModifiedFields(_ etag: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.eTag] = etag
+        fields[.cacheControl] = "no-cache"
+        fields[.vary] = "X-Session"
+        return fields
     }
 }

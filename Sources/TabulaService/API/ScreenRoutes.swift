@@ -37,7 +37,7 @@ extension APIContext {
         }
     }
 
-    /// `getScreen`'s answer to a plain GET, when it is a prepared 200 known without
+    /// `getScreen`'s answer to a plain GET, when it is a prepared 200 or 304 known without
     /// waiting: the target is exactly a screen's, and the session (if any) has its state in
     /// memory. `nil` sends the request down `getScreen`, which also answers every error.
     func quickScreen(_ request: PlainGet) -> QuickAnswer? {
@@ -57,8 +57,17 @@ extension APIContext {
             token = session
             rendered = cache.screen(session: session, target.definition, state)
         }
-        guard let response = rendered.response else { return nil }
-        return QuickAnswer(response: response, route: Self.screenRoute, path: target.path, logContext: token)
+        let prepared: PreparedResponse?
+        switch request.header("if-none-match") {
+        case .absent:
+            prepared = rendered.response
+        case .one(let tags):
+            prepared = ETag.matches(String(decoding: tags, as: UTF8.self), rendered.etag) ? rendered.notModified : rendered.response
+        case .repeated:
+            return nil
+        }
+        guard let prepared else { return nil }
+        return QuickAnswer(response: prepared, route: Self.screenRoute, path: target.path, logContext: token)
     }
 
     static let screenRoute = "/v1/screens/{id}"
@@ -66,11 +75,8 @@ extension APIContext {
     /// The rendered screen, or 304 when the client already has these bytes.
     private func answer(_ rendered: RenderedScreen, _ request: Request) -> Response {
         if let tags = request.headers.value("If-None-Match"), ETag.matches(tags, rendered.etag) {
-            var fields = HTTPFields()
-            fields[.eTag] = rendered.etag
-            fields[.cacheControl] = "no-cache"
-            fields[.vary] = "X-Session"
-            return Response(status: .notModified, headerFields: fields)
+            if let prepared = rendered.notModified { return Response(prepared) }
+            return Response(status: .notModified, headerFields: ScreenCache.notModifiedFields(rendered.etag))
         }
         if let prepared = rendered.response { return Response(prepared) }
         var fields = JSONResponse.headers(cacheControl: "no-cache")
