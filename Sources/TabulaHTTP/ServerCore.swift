@@ -100,6 +100,7 @@ final class ServerCore: @unchecked Sendable {
     func quickAnswer(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, version: UnsafePointer<CChar>, info: ConnectionInfo
     ) -> QuickRequest? {
+        let receivedAt = ContinuousClock.now
         let pathLength = strlen(url)
         // Equal lengths: no query was split off; the version check: no NUL cut the target.
         guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
@@ -119,7 +120,7 @@ final class ServerCore: @unchecked Sendable {
         guard let answer else { return nil }
         inFlight.wrappingAdd(1, ordering: .relaxed)
         quickAnswers.wrappingAdd(1, ordering: .relaxed)
-        return QuickRequest(answer: answer, receivedAt: .now, clientAddress: info.address)
+        return QuickRequest(answer: answer, receivedAt: receivedAt, clientAddress: info.address)
     }
 
     /// Second access-handler call of a quick request: queues its prepared answer (a plain
