@@ -19,10 +19,9 @@ public struct PlainGet {
 
     /// A header's value when it was sent once; `name`, in lowercase, matches in any case.
     public func header(_ name: StaticString) -> Lookup {
-        let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         var found: UnsafeRawBufferPointer?
         var seen = 0
-        for header in headers where header.name.count == wanted.count && Self.equalIgnoringCase(header.name, wanted) {
+        for header in headers where ASCII.equalIgnoringCase(header.name, name) {
             seen += 1
             found = header.value
         }
@@ -31,12 +30,6 @@ public struct PlainGet {
         case 1: return found.map { .one($0) } ?? .absent
         default: return .repeated
         }
-    }
-
-    /// `wanted` must be lowercase and as long as `name`.
-    private static func equalIgnoringCase(_ name: UnsafeRawBufferPointer, _ wanted: UnsafeRawBufferPointer) -> Bool {
-        for index in 0..<wanted.count where ASCII.lowercased(name[index]) != wanted[index] { return false }
-        return true
     }
 
     /// See ``header(_:)``.

@@ -139,9 +139,10 @@ public struct RequestHeaders: Sendable {
 /// ASCII case folding for header names.
 enum ASCII {
     /// Whether `bytes` spell `lowercase` (lowercase ASCII) in any case.
-    static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
-        guard bytes.count == lowercase.count else { return false }
-        for index in 0..<bytes.count where Self.lowercased(bytes[index]) != lowercase[index] { return false }
+    static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let wanted = lowercase.utf8Start
+        for index in 0..<bytes.count where Self.lowercased(bytes[index]) != wanted[index] { return false }
         return true
     }
 

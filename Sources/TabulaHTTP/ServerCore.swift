@@ -100,12 +100,12 @@ final class ServerCore: @unchecked Sendable {
     func quickAnswer(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, version: UnsafePointer<CChar>, info: ConnectionInfo
     ) -> QuickRequest? {
-        let receivedAt = ContinuousClock.now
         let pathLength = strlen(url)
         // Equal lengths: no query was split off; the version check: no NUL cut the target.
         guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
             accepting.load(ordering: .relaxed)
         else { return nil }
+        let receivedAt = ContinuousClock.now
         let answer = withUnsafeTemporaryAllocation(of: PlainHeader.self, capacity: PlainGet.maxHeaders) { buffer -> QuickAnswer? in
             var scan = PlainGetScan(buffer: buffer)
             withUnsafeMutablePointer(to: &scan) { pointer in
@@ -129,15 +129,7 @@ final class ServerCore: @unchecked Sendable {
         uploadSize.pointee = 0
         guard !request.queued else { return .YES }
         request.queued = true
-        let prepared = request.answer.response
-        guard accepting.load(ordering: .relaxed) else {
-            // Shutting down: the same answer, and the connection closes after it.
-            guard let handle = MHDResponseFactory.make(headerFields: prepared.headerFields, body: prepared.body, closesConnection: true)
-            else { return .NO }
-            defer { MHD_destroy_response(handle) }
-            return MHD_queue_response(connection, UInt32(prepared.status.code), handle)
-        }
-        return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
+        return send(Response(request.answer.response), closingConnection: !accepting.load(ordering: .relaxed), on: connection)
     }
 
     /// Later access-handler calls: a piece of the body, or (size 0) the end of the request.
@@ -269,15 +261,21 @@ final class ServerCore: @unchecked Sendable {
         context.route = response.route
         context.logContext = response.logContext
         context.rejection = response.rejection
+        return send(response, closingConnection: closes, on: context.connection)
+    }
+
+    /// Queues a response: a prepared one as it is, unless the connection is to close after
+    /// it (then, like a per-request one, as a copy with `Connection: close`).
+    private func send(_ response: Response, closingConnection closes: Bool, on connection: OpaquePointer) -> MHD_Result {
         switch response.storage {
         case .prepared(let prepared) where !closes:
-            return MHD_queue_response(context.connection, UInt32(prepared.status.code), prepared.handle)
+            return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
         default:
             guard let handle = MHDResponseFactory.make(
                 headerFields: response.headerFields, body: response.body, closesConnection: closes)
             else { return .NO }
             defer { MHD_destroy_response(handle) }
-            return MHD_queue_response(context.connection, UInt32(response.status.code), handle)
+            return MHD_queue_response(connection, UInt32(response.status.code), handle)
         }
     }
 
@@ -360,9 +358,9 @@ struct HeaderScan {
         return nil
     }
 
-    static let contentLength = Array("content-length".utf8)
-    static let transferEncoding = Array("transfer-encoding".utf8)
-    static let host = Array("host".utf8)
+    static let contentLength: StaticString = "content-length"
+    static let transferEncoding: StaticString = "transfer-encoding"
+    static let host: StaticString = "host"
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }

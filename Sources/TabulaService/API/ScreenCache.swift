@@ -21,6 +21,12 @@ final class RenderedScreen: Sendable {
         self.notModified = notModified
         self.bytes = bytes
     }
+
+    /// The prepared answer for a client whose If-None-Match header is `tags`: the 304 when
+    /// a tag matches, else the 200; `nil` only if libmicrohttpd could not allocate it.
+    func prepared(ifNoneMatch tags: String?) -> PreparedResponse? {
+        if let tags, ETag.matches(tags, etag) { notModified } else { response }
+    }
 }
 
 /// Rendered screens by session, screen and revision. What a session shows at a revision
@@ -106,15 +112,18 @@ final class ScreenCache: Sendable {
     static func prepare(_ screen: Screen) -> RenderedScreen {
         let bytes = screen.jsonBytes
         let etag = ETag.of(bytes)
-        var fields = HTTPFields()
-        fields[.contentType] = "application/json"
-        fields[.eTag] = etag
-        fields[.cacheControl] = "no-cache"
-        fields[.vary] = "X-Session"
         return RenderedScreen(
             revision: screen.revision, screen: screen, etag: etag,
-            response: PreparedResponse(status: .ok, headerFields: fields, body: bytes),
+            response: PreparedResponse(status: .ok, headerFields: okFields(etag), body: bytes),
             notModified: PreparedResponse(status: .notModified, headerFields: notModifiedFields(etag)), bytes: bytes)
+    }
+
+    /// The headers of a screen's 200.
+    static func okFields(_ etag: String) -> HTTPFields {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields.append(contentsOf: notModifiedFields(etag))
+        return fields
     }
 
     /// The headers of a 304 for a screen with this tag.

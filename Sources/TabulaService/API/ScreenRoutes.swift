@@ -57,16 +57,13 @@ extension APIContext {
             token = session
             rendered = cache.screen(session: session, target.definition, state)
         }
-        let prepared: PreparedResponse?
+        let tags: String?
         switch request.header("if-none-match") {
-        case .absent:
-            prepared = rendered.response
-        case .one(let tags):
-            prepared = ETag.matches(String(decoding: tags, as: UTF8.self), rendered.etag) ? rendered.notModified : rendered.response
-        case .repeated:
-            return nil
+        case .absent: tags = nil
+        case .one(let value): tags = String(decoding: value, as: UTF8.self)
+        case .repeated: return nil
         }
-        guard let prepared else { return nil }
+        guard let prepared = rendered.prepared(ifNoneMatch: tags) else { return nil }
         return QuickAnswer(response: prepared, route: Self.screenRoute, path: target.path, logContext: token)
     }
 
@@ -74,14 +71,12 @@ extension APIContext {
 
     /// The rendered screen, or 304 when the client already has these bytes.
     private func answer(_ rendered: RenderedScreen, _ request: Request) -> Response {
-        if let tags = request.headers.value("If-None-Match"), ETag.matches(tags, rendered.etag) {
-            if let prepared = rendered.notModified { return Response(prepared) }
+        let tags = request.headers.value("If-None-Match")
+        if let prepared = rendered.prepared(ifNoneMatch: tags) { return Response(prepared) }
+        if let tags, ETag.matches(tags, rendered.etag) {
             return Response(status: .notModified, headerFields: ScreenCache.notModifiedFields(rendered.etag))
         }
-        if let prepared = rendered.response { return Response(prepared) }
-        var fields = JSONResponse.headers(cacheControl: "no-cache")
-        fields[.eTag] = rendered.etag
-        return Response(status: .ok, headerFields: fields, body: rendered.bytes)
+        return Response(status: .ok, headerFields: ScreenCache.okFields(rendered.etag), body: rendered.bytes)
     }
 
     func getChanges(_ context: RouteContext, _ responder: Responder) {

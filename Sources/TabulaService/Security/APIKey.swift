@@ -24,7 +24,7 @@ public struct APIKey: Sendable {
     /// The comparison takes the same time wherever the first difference is, so timing does
     /// not reveal the key.
     func authorizes(headerValue header: UnsafeRawBufferPointer) -> Bool {
-        let prefix: [UInt8] = Array("bearer ".utf8)
+        let prefix = Self.bearerPrefix
         guard header.count > prefix.count else { return false }
         for index in prefix.indices {
             let byte = header[index]
@@ -38,6 +38,8 @@ public struct APIKey: Sendable {
         }
         return difference == 0
     }
+
+    private static let bearerPrefix = Array("bearer ".utf8)
 
     static func protects(_ rawPath: String) -> Bool {
         rawPath == "/v1" || rawPath.hasPrefix("/v1/")
