@@ -105,6 +105,18 @@ import TabulaTestSupport
         }
     }
 
+    /// The README promises headers of about 15,900 bytes under the default limit.
+    @Test func theDefaultLimitFitsHeadersOfFifteenThousandBytes() throws {
+        try withServer { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "h", count: 15_800))\r\n\r\n")
+            #expect(try connection.readResponse().bodyText == "hello")
+            let larger = try RawHTTPConnection(port: port)
+            try larger.send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "h", count: 17_000))\r\n\r\n")
+            #expect(try larger.readResponse().status == 431)
+        }
+    }
+
     @Test func idleConnectionsAreClosedAfterTheTimeout() throws {
         try withServer({ $0.connectionTimeoutSeconds = 1 }) { _, port, _ in
             let idle = try RawHTTPConnection(port: port)
