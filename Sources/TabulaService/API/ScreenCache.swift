@@ -74,12 +74,18 @@ final class ScreenCache: Sendable {
 
     /// The screen of a session at a state, rendered once per revision.
     func screen(session token: String, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
+        if let cached = cachedScreen(session: token, screen: definition.id, revision: state.revision) { return cached }
         let key = Key(session: token, screen: definition.id)
-        if let cached = entries[key], cached.revision == state.revision { return cached }
         let known = screens[key].flatMap { $0.revision == state.revision ? $0.screen : nil }
         let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
         store(rendered, at: key, in: entries)
         return rendered
+    }
+
+    /// The screen of a session at a revision, if it is rendered already.
+    func cachedScreen(session token: String, screen id: String, revision: Int) -> RenderedScreen? {
+        guard let cached = entries[Key(session: token, screen: id)], cached.revision == revision else { return nil }
+        return cached
     }
 
     /// A screen at a revision, if it is cached (for the diffs of events).

@@ -41,7 +41,10 @@ extension APIContext {
     /// waiting: the target is exactly a screen's, and the session (if any) has its state in
     /// memory. `nil` sends the request down `getScreen`, which also answers every error.
     func quickScreen(_ request: PlainGet) -> QuickAnswer? {
-        guard let target = screenTargets.first(where: { $0.matches(request.path) }) else { return nil }
+        // By index, not by copying a target out: a copy would retain the definition and
+        // strings every thread shares, passing their reference counts' cache lines between
+        // cores on every request.
+        guard let index = screenTargets.firstIndex(where: { $0.matches(request.path) }) else { return nil }
         let rendered: RenderedScreen
         let token: String?
         switch request.header("x-session") {
@@ -49,13 +52,14 @@ extension APIContext {
             return nil
         case .absent:
             token = nil
-            rendered = cache.defaultScreen(target.definition, catalogue.initialState)
+            rendered = cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)
         case .one(let bytes):
             guard SessionToken.isWellFormed(bytes) else { return nil }
             let session = String(decoding: bytes, as: UTF8.self)
             guard let state = store.currentStateIfCached(session: session) else { return nil }
             token = session
-            rendered = cache.screen(session: session, target.definition, state)
+            rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
+                ?? cache.screen(session: session, screenTargets[index].definition, state)
         }
         let tags: String?
         switch request.header("if-none-match") {
@@ -64,7 +68,8 @@ extension APIContext {
         case .repeated: return nil
         }
         guard let prepared = rendered.prepared(ifNoneMatch: tags) else { return nil }
-        return QuickAnswer(response: prepared, route: Self.screenRoute, path: target.path, logContext: token)
+        return QuickAnswer(
+            response: prepared, route: Self.screenRoute, path: String(decoding: request.path, as: UTF8.self), logContext: token)
     }
 
     static let screenRoute = "/v1/screens/{id}"
@@ -157,11 +162,14 @@ extension APIContext {
 /// as bytes to compare and as the string the access log shows.
 struct ScreenTarget: Sendable {
     let definition: ScreenDefinition
+    /// The definition's id, kept here so that a lookup by it does not retain the definition.
+    let id: String
     let path: String
     private let bytes: [UInt8]
 
     init(_ definition: ScreenDefinition) {
         self.definition = definition
+        id = definition.id
         path = "/v1/screens/" + definition.id
         bytes = Array(path.utf8)
     }

@@ -19,7 +19,7 @@ public final class BufferedStandardOutput: Sendable {
         var timestamp: [UInt8] = []
     }
 
-    private let shards: [Locked<Pending>] = (0..<8).map { _ in Locked(Pending()) }
+    private let shards = ShardedStorage<Pending>(count: 8) { Pending() }
     private let writing = PlainLock()
     private let wakeUp = BlockingQueue<Void>(capacity: 1)
 
@@ -36,7 +36,7 @@ public final class BufferedStandardOutput: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let second = Int(now.tv_sec)
-        let large = shards[ThreadSlot.current % shards.count].withLock { pending -> Bool in
+        let large = shards.writeOwn { pending -> Bool in
             if pending.second != second {
                 pending.second = second
                 pending.timestamp = Timestamp.format(second)
@@ -53,8 +53,8 @@ public final class BufferedStandardOutput: Sendable {
     /// Writes everything buffered.
     public func flush() {
         writing.withLock {
-            for shard in shards {
-                let taken = shard.withLock { pending -> [UInt8] in
+            for shard in 0..<shards.count {
+                let taken = shards.write(shard) { pending -> [UInt8] in
                     let taken = pending.bytes
                     pending.bytes.removeAll(keepingCapacity: true)
                     return taken

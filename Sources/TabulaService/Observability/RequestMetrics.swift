@@ -59,10 +59,10 @@ final class RequestMetrics: Sendable {
         }
     }
 
-    private let shards: [Locked<[RouteKey: RouteStatistics]>] = (0..<8).map { _ in Locked([:]) }
+    private let shards = ShardedStorage<[RouteKey: RouteStatistics]>(count: 8) { [:] }
 
     func record(route: String, status: Int, nanoseconds: Int64) {
-        shards[ThreadSlot.current % shards.count].withLock { routes in
+        shards.writeOwn { routes in
             routes[RouteKey(route: route), default: RouteStatistics()].record(status: status, nanoseconds: nanoseconds)
         }
     }
@@ -70,8 +70,8 @@ final class RequestMetrics: Sendable {
     /// Every shard added up, by route.
     func snapshot() -> [String: RouteStatistics] {
         var total: [String: RouteStatistics] = [:]
-        for shard in shards {
-            shard.withLock { routes in
+        for shard in 0..<shards.count {
+            shards.read(shard) { routes in
                 for (key, statistics) in routes { total[key.route, default: RouteStatistics()].add(statistics) }
             }
         }

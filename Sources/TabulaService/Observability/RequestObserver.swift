@@ -6,6 +6,16 @@ struct RequestObserver: HTTPServerObserver {
     let logger: Logger
     let metrics: ServiceMetrics
     let accessLog: AccessLog
+    /// Whether the logger takes `info` lines, read once: a logger's level is part of its
+    /// value, and asking for it copies the handler, retaining what every thread shares.
+    private let writesAccessLog: Bool
+
+    init(logger: Logger, metrics: ServiceMetrics, accessLog: AccessLog) {
+        self.logger = logger
+        self.metrics = metrics
+        self.accessLog = accessLog
+        writesAccessLog = logger.logLevel <= .info
+    }
 
     func requestCompleted(_ summary: RequestSummary) {
         // Converted once: Duration's 128-bit arithmetic is not free.
@@ -13,7 +23,7 @@ struct RequestObserver: HTTPServerObserver {
         let nanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
         metrics.recordRequest(route: summary.route, status: summary.status, nanoseconds: nanoseconds)
         if let rejection = summary.rejection { metrics.recordRejection(rejection) }
-        guard logger.logLevel <= .info else { return }
+        guard writesAccessLog else { return }
         accessLog.write(summary, nanoseconds: nanoseconds, logger: logger)
     }
 

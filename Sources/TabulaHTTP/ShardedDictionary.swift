@@ -1,35 +1,30 @@
 /// A dictionary split over several reader-writer locks by key hash: lookups share their
 /// shard's lock, and threads working on different keys rarely meet at all.
 public final class ShardedDictionary<Key: ShardKey, Value: Sendable>: Sendable {
-    @usableFromInline let shards: [ReadWriteLocked<[Key: Value]>]
+    @usableFromInline let shards: ShardedStorage<[Key: Value]>
 
     public init(shards: Int = 16) {
-        self.shards = (0..<max(1, shards)).map { _ in ReadWriteLocked([:]) }
-    }
-
-    @inlinable
-    func shard(_ key: Key) -> ReadWriteLocked<[Key: Value]> {
-        shards[Int(UInt(bitPattern: key.shardHash) % UInt(shards.count))]
+        self.shards = ShardedStorage(count: shards) { [:] }
     }
 
     @inlinable
     public subscript(key: Key) -> Value? {
-        get { shard(key).read { $0[key] } }
-        set { shard(key).write { $0[key] = newValue } }
+        get { shards.read(key.shardHash) { $0[key] } }
+        set { shards.write(key.shardHash) { $0[key] = newValue } }
     }
 
     /// Runs `body` on the key's shard, with its lock held for writing.
     @inlinable
     public func withShard<Result>(of key: Key, _ body: (inout [Key: Value]) -> Result) -> Result {
-        shard(key).write { body(&$0) }
+        shards.write(key.shardHash) { body(&$0) }
     }
 
     /// The number of entries in all shards.
-    public var count: Int { shards.reduce(0) { $0 + $1.read { $0.count } } }
+    public var count: Int { (0..<shards.count).reduce(0) { total, shard in total + shards.read(shard) { $0.count } } }
 
     /// Runs `body` on every shard in turn, each with its lock held for writing.
     public func forEachShard(_ body: (inout [Key: Value]) -> Void) {
-        for shard in shards { shard.write { body(&$0) } }
+        for shard in 0..<shards.count { shards.write(shard) { body(&$0) } }
     }
 }
 

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import TabulaHTTP
+
+@Suite struct ShardedStorageTests {
+    @Test func shardsAreSeparateAndNumbersWrapAround() {
+        let storage = ShardedStorage<[String]>(count: 4) { [] }
+        storage.write(1) { $0.append("one") }
+        storage.write(5) { $0.append("five") }  // 5 mod 4: the same shard as 1
+        storage.write(-1) { $0.append("minus one") }  // taken as an unsigned number, never a negative index
+        #expect(storage.read(1) { $0 } == ["one", "five"])
+        #expect(storage.read(2) { $0 } == [])
+        let minusOne = Int(UInt(bitPattern: -1) % 4)
+        #expect(storage.read(minusOne) { $0 } == ["minus one"])
+        #expect(ShardedStorage<Int>(count: 0) { 0 }.count == 1)
+    }
+
+    @Test func everyShardHasCacheLinesOfItsOwn() {
+        let small = ShardedStorage<Int>(count: 3) { 0 }
+        #expect(Int(bitPattern: small.base) % 128 == 0)
+        #expect(ShardedStorage<Int>.stride == 128)
+        #expect(ShardedStorage<Int>.valueOffset >= MemoryLayout<pthread_rwlock_t>.size)
+        #expect(UnsafeMutableRawPointer(small.lock(2)) - UnsafeMutableRawPointer(small.lock(1)) == 128)
+        // A value larger than what is left of a 128-byte slot gets a wider, still aligned, slot.
+        #expect(ShardedStorage<(Int, Int, Int, Int, Int, Int, Int, Int, Int, Int)>.stride == 256)
+    }
+
+    @Test func countsFromManyThreadsAddUp() async {
+        let storage = ShardedStorage<Int>(count: 8) { 0 }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<10_000 { storage.writeOwn { $0 += 1 } }
+                }
+            }
+        }
+        let total = (0..<storage.count).reduce(0) { sum, shard in sum + storage.read(shard) { $0 } }
+        #expect(total == 80_000)
+    }
+
+    @Test func valuesAreReleasedWithTheStorage() {
+        final class Probe {}
+        weak var probe: Probe?
+        do {
+            let storage = ShardedStorage<Probe?>(count: 2) { nil }
+            storage.write(0) { value in
+                let made = Probe()
+                probe = made
+                value = made
+            }
+            #expect(probe != nil)
+            _ = storage
+        }
+        #expect(probe == nil)
+    }
+}
