@@ -9,19 +9,16 @@ public final class ServiceMetrics: Sendable {
     let factory: PrometheusMetricsFactory
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
     private let requests = RequestMetrics()
+    private let events = EventMetrics()
 
     private let openConnections: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
-    private let changeSetSizes: CoreMetrics.Recorder
 
     public init() {
         registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultValueHistogramBuckets = [0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 10000]
-        self.factory = factory
+        factory = PrometheusMetricsFactory(registry: registry)
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
         sessions = CoreMetrics.Gauge(label: "tabula_sessions", factory: factory)
-        changeSetSizes = CoreMetrics.Recorder(label: "tabula_change_set_items", factory: factory)
     }
 
     /// Counts a finished request by route pattern and status, and records its latency.
@@ -37,23 +34,8 @@ public final class ServiceMetrics: Sendable {
     /// Counts an event by kind and outcome (changed, unchanged, replayed, rejected) and
     /// records how many sections and rows its change set touched.
     func recordEvent(kind: String, outcome: String, changeCount: Int? = nil) {
-        let key = EventKey(kind: kind, outcome: outcome)
-        let counter = eventCounters.read { $0[key] } ?? eventCounters.write { counters in
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: "tabula_events_total", dimensions: [("kind", kind), ("outcome", outcome)], factory: factory)
-            counters[key] = counter
-            return counter
-        }
-        counter.increment()
-        if let changeCount { changeSetSizes.record(changeCount) }
+        events.record(kind: kind, outcome: outcome, changeCount: changeCount)
     }
-
-    private struct EventKey: Hashable {
-        let kind: String
-        let outcome: String
-    }
-
-    private let eventCounters = ReadWriteLocked<[EventKey: CoreMetrics.Counter]>([:])
 
     /// A counter by name and labels, created once and then reused.
     func counter(_ name: String, _ labels: KeyValuePairs<String, String>) -> CoreMetrics.Counter {
@@ -70,6 +52,6 @@ public final class ServiceMetrics: Sendable {
     func exposition(openConnections connections: Int, sessions sessionCount: Int) -> [UInt8] {
         openConnections.record(connections)
         sessions.record(sessionCount)
-        return Array(requests.exposition().utf8) + registry.emitToBuffer()
+        return Array((requests.exposition() + events.exposition()).utf8) + registry.emitToBuffer()
     }
 }
