@@ -51,17 +51,12 @@ final class EventMetrics: Sendable {
         guard !total.outcomes.isEmpty else { return "" }
         var text = "# TYPE tabula_events_total counter\n"
         for (key, count) in total.outcomes.sorted(by: { ($0.key.kind, $0.key.outcome) < ($1.key.kind, $1.key.outcome) }) {
-            text += "tabula_events_total{kind=\"\(RequestMetrics.escaped(key.kind))\",outcome=\"\(RequestMetrics.escaped(key.outcome))\"} \(count)\n"
+            text += "tabula_events_total{kind=\"\(PrometheusText.escaped(key.kind))\",outcome=\"\(PrometheusText.escaped(key.outcome))\"} \(count)\n"
         }
         text += "# TYPE tabula_change_set_items histogram\n"
-        var cumulative = 0
-        for (index, bound) in Self.bucketBounds.enumerated() {
-            cumulative += total.sizeBuckets[index]
-            text += "tabula_change_set_items_bucket{le=\"\(bound).0\"} \(cumulative)\n"
-        }
-        text += "tabula_change_set_items_bucket{le=\"+Inf\"} \(total.sizeCount)\n"
-        text += "tabula_change_set_items_sum \(total.sizeSum).0\n"
-        text += "tabula_change_set_items_count \(total.sizeCount)\n"
+        PrometheusText.appendHistogram(
+            "tabula_change_set_items", labels: "", bounds: Self.bucketBounds.map { "\($0).0" }, buckets: total.sizeBuckets,
+            sum: "\(total.sizeSum).0", count: total.sizeCount, to: &text)
         return text
     }
 }

@@ -86,20 +86,15 @@ final class RequestMetrics: Sendable {
         var text = "# TYPE tabula_http_requests_total counter\n"
         for (route, statistics) in routes {
             for (status, count) in statistics.countsByStatus.sorted(by: { $0.status < $1.status }) {
-                text += "tabula_http_requests_total{route=\"\(Self.escaped(route))\",status=\"\(status)\"} \(count)\n"
+                text += "tabula_http_requests_total{route=\"\(PrometheusText.escaped(route))\",status=\"\(status)\"} \(count)\n"
             }
         }
         text += "# TYPE tabula_http_request_duration_seconds histogram\n"
         for (route, statistics) in routes {
-            let label = Self.escaped(route)
-            var cumulative = 0
-            for (index, bound) in Self.bucketLabels.enumerated() {
-                cumulative += statistics.buckets[index]
-                text += "tabula_http_request_duration_seconds_bucket{route=\"\(label)\",le=\"\(bound)\"} \(cumulative)\n"
-            }
-            text += "tabula_http_request_duration_seconds_bucket{route=\"\(label)\",le=\"+Inf\"} \(statistics.count)\n"
-            text += "tabula_http_request_duration_seconds_sum{route=\"\(label)\"} \(Self.seconds(statistics.totalNanoseconds))\n"
-            text += "tabula_http_request_duration_seconds_count{route=\"\(label)\"} \(statistics.count)\n"
+            PrometheusText.appendHistogram(
+                "tabula_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escaped(route))\"",
+                bounds: Self.bucketLabels, buckets: statistics.buckets, sum: Self.seconds(statistics.totalNanoseconds),
+                count: statistics.count, to: &text)
         }
         return text
     }
@@ -108,19 +103,5 @@ final class RequestMetrics: Sendable {
     static func seconds(_ nanoseconds: Int64) -> String {
         let fraction = String(nanoseconds % 1_000_000_000)
         return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
-    }
-
-    /// A label value as Prometheus text needs it.
-    static func escaped(_ value: String) -> String {
-        var result = ""
-        for character in value {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }
