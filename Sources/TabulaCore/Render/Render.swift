@@ -64,13 +64,13 @@ private func render(
     let footer: HeaderFooter? =
         if let reused = reusable(sectionDefinition.footerDependencies) { reused.footer } else { sectionDefinition.footer.map { $0.render(stateContext) } }
     var section = Section(id: sectionDefinition.id, header: header, footer: footer)
-    var earlierRows: [String: Row]?  // built when the first row is reused
+    var earlierRows: EarlierRows?  // built when the first row is reused
     for rowDefinition in sectionDefinition.rows {
         let unchangedIn = reusable(rowDefinition.dependencies)
         definition.forEachInstance(of: rowDefinition, state) { _, context in
             if let unchangedIn {
-                if earlierRows == nil { earlierRows = Dictionary(unchangedIn.rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }) }
-                if let row = earlierRows?[rowDefinition.id.evaluate(context)] { section.rows.append(row) }
+                if earlierRows == nil { earlierRows = EarlierRows(unchangedIn.rows) }
+                if let row = earlierRows?.row(id: rowDefinition.id.evaluate(context)) { section.rows.append(row) }
                 return
             }
             guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
@@ -78,6 +78,37 @@ private func render(
         }
     }
     return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
+}
+
+/// The rows of a section as it was on screen, found by id (row ids are unique on a screen).
+/// They are asked for in the order they were shown, so a search starts where the last one
+/// ended: a small section costs about one pass and no hashing. A larger one gets a
+/// dictionary, so that rows hidden then, searched for in vain, cannot make it quadratic.
+private struct EarlierRows {
+    static let largestScanned = 32
+    private let rows: [Row]
+    private let indexByID: [String: Int]?
+    private var cursor = 0
+
+    init(_ rows: [Row]) {
+        self.rows = rows
+        indexByID = rows.count > Self.largestScanned
+            ? Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first }) : nil
+    }
+
+    mutating func row(id: String) -> Row? {
+        if let indexByID { return indexByID[id].map { rows[$0] } }
+        var index = cursor
+        for _ in rows.indices {
+            if index == rows.count { index = 0 }
+            if rows[index].id == id {
+                cursor = index + 1
+                return rows[index]
+            }
+            index += 1
+        }
+        return nil
+    }
 }
 
 extension HeaderFooterDefinition {
