@@ -9,9 +9,12 @@ import TabulaPostgres
 /// Sessions in PostgreSQL, for several `tabula serve` processes behind a load balancer.
 ///
 /// Nothing is cached across requests (another instance may have written), so every read
-/// and write asks the database. A write is optimistic: read the session, run the
-/// transaction, then update it only if its revision is still the one read
-/// (compare-and-swap); the loser of a race rolls back and runs again on the fresh state.
+/// and write asks the database. A write locks the session's row as it reads it
+/// (`SELECT … FOR UPDATE`), so concurrent writers of one session, in this process or
+/// another, queue in the database in turn instead of racing: with optimistic retries alone,
+/// a writer that kept losing to others could run out of attempts (seen with 16 clients on
+/// one session). The update is still a compare-and-swap on the revision, and a loser (an
+/// answer another instance stored first) rolls back and runs again on the fresh state.
 public final class PostgresSessionStore: SessionStore {
     private let pool: PostgresPool
     private let schema: StateSchema
@@ -106,7 +109,7 @@ public final class PostgresSessionStore: SessionStore {
             for attempt in 1...Self.maxAttempts {
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
-                    guard let current = try currentState(token, connection) else {
+                    guard let current = try currentState(token, connection, lockingRow: true) else {
                         try connection.execute("COMMIT")
                         return completion(.success(nil))
                     }
@@ -165,8 +168,14 @@ public final class PostgresSessionStore: SessionStore {
         return true
     }
 
-    private func currentState(_ token: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
-        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token = $1", [.text(token)]).rows.first,
+    /// The session's state; `lockingRow` holds its row until the transaction ends.
+    private func currentState(
+        _ token: String, _ connection: PostgresConnection, lockingRow: Bool = false
+    ) throws(PostgresError) -> SessionState? {
+        let query = lockingRow
+            ? "SELECT revision, state FROM sessions WHERE token = $1 FOR UPDATE"
+            : "SELECT revision, state FROM sessions WHERE token = $1"
+        guard let row = try connection.execute(query, [.text(token)]).rows.first,
             let revision = row[0].integer
         else { return nil }
         return PostgresSessionView.restore(row[1], revision: Int(revision), schema: schema)
