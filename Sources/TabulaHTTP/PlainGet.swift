@@ -50,16 +50,12 @@ public struct QuickAnswer: Sendable {
     public let response: PreparedResponse
     /// The route pattern, for metrics and logs.
     public let route: String
-    /// The request target for the access log: bytes equal to ``PlainGet/path``, given as a
-    /// string the handler already has, so that answering allocates nothing.
-    public let path: String
     /// See ``Response/logContext``.
     public let logContext: String?
 
-    public init(response: PreparedResponse, route: String, path: String, logContext: String?) {
+    public init(response: PreparedResponse, route: String, logContext: String?) {
         self.response = response
         self.route = route
-        self.path = path
         self.logContext = logContext
     }
 }

@@ -14,12 +14,15 @@ class RequestSlotEntry: @unchecked Sendable {
 /// the connection). Only the connection's own thread touches it.
 final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     let answer: QuickAnswer
+    /// The request target, for the access log.
+    let path: String
     let receivedAt: ContinuousClock.Instant
     let clientAddress: String
     var queued = false
 
-    init(answer: QuickAnswer, receivedAt: ContinuousClock.Instant, clientAddress: String) {
+    init(answer: QuickAnswer, path: String, receivedAt: ContinuousClock.Instant, clientAddress: String) {
         self.answer = answer
+        self.path = path
         self.receivedAt = receivedAt
         self.clientAddress = clientAddress
         super.init(isQuick: true)

@@ -10,6 +10,8 @@ struct RequestCounts {
 extension ShardedStorage where Value == RequestCounts {
     /// One count added up over the shards.
     func total(_ count: KeyPath<RequestCounts, Int>) -> Int {
-        (0..<self.count).reduce(0) { sum, shard in sum + read(shard) { $0[keyPath: count] } }
+        var sum = 0
+        readEach { sum += $0[keyPath: count] }
+        return sum
     }
 }

@@ -122,7 +122,10 @@ final class ServerCore: @unchecked Sendable {
             counts.inProgress += 1
             counts.quickAnswers += 1
         }
-        return QuickRequest(answer: answer, receivedAt: receivedAt, clientAddress: info.address)
+        // The access log's path, made here from the request's own bytes: a string shared
+        // by every request would have its reference count bounce between the threads.
+        let path = String(decoding: UnsafeRawBufferPointer(start: url, count: pathLength), as: UTF8.self)
+        return QuickRequest(answer: answer, path: path, receivedAt: receivedAt, clientAddress: info.address)
     }
 
     /// Second access-handler call of a quick request: queues its prepared answer (a plain
@@ -305,12 +308,12 @@ final class ServerCore: @unchecked Sendable {
         let answer = request.answer
         guard request.queued else {
             logger.debug("request ended without an answer", metadata: [
-                "method": "GET", "path": "\(answer.path)", "termination": "\(termination.rawValue)",
+                "method": "GET", "path": "\(request.path)", "termination": "\(termination.rawValue)",
             ])
             return
         }
         observer.requestCompleted(RequestSummary(
-            method: "GET", path: answer.path, status: answer.response.status.code, route: answer.route,
+            method: "GET", path: request.path, status: answer.response.status.code, route: answer.route,
             duration: ContinuousClock.now - request.receivedAt, remoteAddress: request.clientAddress,
             logContext: answer.logContext))
     }

@@ -20,7 +20,11 @@ public final class ShardedDictionary<Key: ShardKey, Value: Sendable>: Sendable {
     }
 
     /// The number of entries in all shards.
-    public var count: Int { (0..<shards.count).reduce(0) { total, shard in total + shards.read(shard) { $0.count } } }
+    public var count: Int {
+        var total = 0
+        shards.readEach { total += $0.count }
+        return total
+    }
 
     /// Runs `body` on every shard in turn, each with its lock held for writing.
     public func forEachShard(_ body: (inout [Key: Value]) -> Void) {

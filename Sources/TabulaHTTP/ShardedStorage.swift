@@ -78,6 +78,11 @@ public final class ShardedStorage<Value>: @unchecked Sendable {
         return try body(&value(index).pointee)
     }
 
+    /// Runs `body` on every shard in turn, each with shared access: for adding up.
+    public func readEach(_ body: (Value) -> Void) {
+        for shard in 0..<count { read(shard, body) }
+    }
+
     /// Runs `body` on the calling thread's shard (``ThreadSlot``), with exclusive access:
     /// for per-thread buffers and counters that are added up only when read.
     @inlinable

@@ -68,8 +68,7 @@ extension APIContext {
         case .repeated: return nil
         }
         guard let prepared = rendered.prepared(ifNoneMatch: tags) else { return nil }
-        return QuickAnswer(
-            response: prepared, route: Self.screenRoute, path: String(decoding: request.path, as: UTF8.self), logContext: token)
+        return QuickAnswer(response: prepared, route: Self.screenRoute, logContext: token)
     }
 
     static let screenRoute = "/v1/screens/{id}"
@@ -159,19 +158,17 @@ extension APIContext {
 }
 
 /// A screen's `GET /v1/screens/{id}` target as a client sends it (no percent-encoding),
-/// as bytes to compare and as the string the access log shows.
+/// as bytes to compare.
 struct ScreenTarget: Sendable {
     let definition: ScreenDefinition
     /// The definition's id, kept here so that a lookup by it does not retain the definition.
     let id: String
-    let path: String
     private let bytes: [UInt8]
 
     init(_ definition: ScreenDefinition) {
         self.definition = definition
         id = definition.id
-        path = "/v1/screens/" + definition.id
-        bytes = Array(path.utf8)
+        bytes = Array("/v1/screens/\(definition.id)".utf8)
     }
 
     func matches(_ target: UnsafeRawBufferPointer) -> Bool {

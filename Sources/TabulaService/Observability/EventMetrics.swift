@@ -47,7 +47,7 @@ final class EventMetrics: Sendable {
     /// The Prometheus text exposition; empty until the first event.
     func exposition() -> String {
         var total = Statistics()
-        for shard in 0..<shards.count { shards.read(shard) { total.add($0) } }
+        shards.readEach { total.add($0) }
         guard !total.outcomes.isEmpty else { return "" }
         var text = "# TYPE tabula_events_total counter\n"
         for (key, count) in total.outcomes.sorted(by: { ($0.key.kind, $0.key.outcome) < ($1.key.kind, $1.key.outcome) }) {

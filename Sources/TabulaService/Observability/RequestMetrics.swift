@@ -70,10 +70,8 @@ final class RequestMetrics: Sendable {
     /// Every shard added up, by route.
     func snapshot() -> [String: RouteStatistics] {
         var total: [String: RouteStatistics] = [:]
-        for shard in 0..<shards.count {
-            shards.read(shard) { routes in
-                for (key, statistics) in routes { total[key.route, default: RouteStatistics()].add(statistics) }
-            }
+        shards.readEach { routes in
+            for (key, statistics) in routes { total[key.route, default: RouteStatistics()].add(statistics) }
         }
         return total
     }
