@@ -68,7 +68,10 @@ enum JSONResponse {
         return fields
     }
 
+    /// Built once: every JSON answer but the OpenAPI document carries these two fields.
+    private static let noStoreHeaders = headers()
+
     static func make(_ status: HTTPResponse.Status = .ok, _ body: [UInt8]) -> Response {
-        Response(status: status, headerFields: headers(), body: body)
+        Response(status: status, headerFields: noStoreHeaders, body: body)
     }
 }

@@ -17,6 +17,9 @@ struct EventRequest: Sendable, Equatable {
     var revision: Int?
     var eventID: String?
 
+    private static let switchFields = ["row", "indexPath", "isOn", "revision", "eventId"]
+    private static let otherFields = ["row", "indexPath", "revision", "eventId"]
+
     static let maxEventIDLength = 200
     static let maxRowIDLength = 1024
 
@@ -31,7 +34,7 @@ struct EventRequest: Sendable, Equatable {
         guard case .object(let object) = json else {
             throw Problem.invalidBody("the body must be a JSON object, not \(json.typeName)")
         }
-        let allowed = kind == .switch ? ["row", "indexPath", "isOn", "revision", "eventId"] : ["row", "indexPath", "revision", "eventId"]
+        let allowed = kind == .switch ? Self.switchFields : Self.otherFields
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             let hint = unknown == "isOn" ? "; only switch events carry isOn" : ""
             throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")

@@ -54,14 +54,18 @@ extension APIContext {
 
     /// `application/json`, in any case, with optional parameters such as `; charset=utf-8`.
     static func isJSONMediaType(_ value: String) -> Bool {
-        let wanted = Array("application/json".utf8)
-        var bytes = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }
-        guard bytes.count >= wanted.count else { return false }
-        for byte in wanted {
-            guard let next = bytes.first, (next >= 65 && next <= 90 ? next + 32 : next) == byte else { return false }
-            bytes = bytes.dropFirst()
+        let wanted: StaticString = "application/json"
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        var utf8 = value.utf8[...]
+        while let first = utf8.first, isBlank(first) { utf8.removeFirst() }
+        guard utf8.count >= wanted.utf8CodeUnitCount else { return false }
+        for (offset, byte) in utf8.prefix(wanted.utf8CodeUnitCount).enumerated() {
+            let lowered = byte >= 65 && byte <= 90 ? byte + 32 : byte
+            guard lowered == wanted.utf8Start[offset] else { return false }
         }
-        return bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 } || bytes.drop { $0 == 0x20 || $0 == 0x09 }.first == UInt8(ascii: ";")
+        utf8.removeFirst(wanted.utf8CodeUnitCount)
+        while let first = utf8.first, isBlank(first) { utf8.removeFirst() }
+        return utf8.isEmpty || utf8.first == UInt8(ascii: ";")
     }
 }
 
