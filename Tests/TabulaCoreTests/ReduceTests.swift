@@ -66,6 +66,49 @@ import TabulaCore
         #expect(afterItem.revision == 2)
     }
 
+    @Test func actionsThatEndWhereTheyStartedChangeNothing() throws {
+        let json = #"""
+            {"id": "t", "title": "T", "state": {"on": false, "label": "a", "items": []},
+             "sections": [{"id": "s", "rows": [
+               {"id": "twice", "kind": "basic", "title": "x", "onSelect": [{"toggle": "on"}, {"toggle": "on"}]},
+               {"id": "same", "kind": "basic", "title": "x", "onSelect": [{"set": {"label": "a"}}]},
+               {"id": "away-and-back", "kind": "basic", "title": "x", "onSelect": [{"set": {"label": "b"}}, {"set": {"label": "a"}}]},
+               {"id": "other", "kind": "basic", "title": "x", "onSelect": [{"set": {"label": "a"}}, {"toggle": "on"}]}
+             ]}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "t.json", bytes: Array(json.utf8))])
+        let definition = try #require(catalogue.screen(id: "t"))
+        for row in ["twice", "same", "away-and-back"] {
+            let (state, _) = try reduce(catalogue.initialState, .select(row: row), definition)
+            #expect(state == catalogue.initialState, "\(row)")
+        }
+        let (changed, _) = try reduce(catalogue.initialState, .select(row: "other"), definition)
+        #expect(changed.revision == 1)
+        #expect(changed.scalar("on") == .bool(true))
+    }
+
+    @Test func changedKeysNamesChangedAddedAndRemovedKeys() {
+        let base = SessionState(values: ["a": .scalar(.bool(true)), "b": .scalar(.string("x")), "c": .list([Record(id: "1")])])
+        #expect(base.changedKeys(since: base).isEmpty)
+        var edited = base
+        edited.values["b"] = .scalar(.string("y"))
+        #expect(edited.changedKeys(since: base) == ["b"])
+        #expect(base.changedKeys(since: edited) == ["b"])
+        var grown = base
+        grown.values["d"] = .scalar(.number(1))
+        #expect(grown.changedKeys(since: base) == ["d"])
+        var swapped = base
+        swapped.values["a"] = nil
+        swapped.values["e"] = .scalar(.bool(true))
+        #expect(swapped.changedKeys(since: base) == ["a", "e"])
+        // Built in another order (another layout): compared by key, not by position.
+        var rebuilt = SessionState()
+        for key in ["c", "b", "a"] { rebuilt.values[key] = base.values[key] }
+        #expect(rebuilt.changedKeys(since: base).isEmpty)
+        rebuilt.values["c"] = .list([Record(id: "2")])
+        #expect(rebuilt.changedKeys(since: base) == ["c"])
+    }
+
     @Test(arguments: [
         (Event.select(row: "nope"), EventError.unknownRow("nope")),
         (.select(row: "version"), .rowNotSelectable("version")),

@@ -9,6 +9,7 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
     var screen = Screen(
         id: definition.id, title: definition.title.evaluate(stateContext), revision: state.revision,
         style: definition.style)
+    screen.sections.reserveCapacity(definition.sections.count)
     for sectionDefinition in definition.sections {
         if let section = render(sectionDefinition, definition, state) { screen.sections.append(section) }
     }
@@ -21,9 +22,7 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
-    var changed: Set<String> = []
-    for (key, value) in state.values where !(previousState.values[key]?.isSame(as: value) ?? false) { changed.insert(key) }
-    for key in previousState.values.keys where state.values[key] == nil { changed.insert(key) }
+    let changed = state.changedKeys(since: previousState)
     var screen = previous
     screen.revision = state.revision
     if !definition.title.stateKeys.isDisjoint(with: changed) {
@@ -64,6 +63,7 @@ private func render(
     let footer: HeaderFooter? =
         if let reused = reusable(sectionDefinition.footerDependencies) { reused.footer } else { sectionDefinition.footer.map { $0.render(stateContext) } }
     var section = Section(id: sectionDefinition.id, header: header, footer: footer)
+    section.rows.reserveCapacity(max(earlier?.rows.count ?? 0, sectionDefinition.rows.count))
     var earlierRows: EarlierRows?  // built when the first row is reused
     for rowDefinition in sectionDefinition.rows {
         let unchangedIn = reusable(rowDefinition.dependencies)

@@ -15,33 +15,44 @@ public func reduce(
     guard instance.isVisible else { throw .rowHidden(event.rowID) }
     var next = state
     var effects: [Effect] = []
+    // Only keys an action set can differ, so only they are compared afterwards.
+    var setKeys: [String] = []
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, effects: &effects)
+        perform(actions, on: &next, item: instance.item, effects: &effects, setKeys: &setKeys)
     case .setSwitch(_, let isOn):
         guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
         next.values[action.key] = .scalar(.bool(isOn))
+        setKeys.append(action.key)
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, effects: &effects)
+        perform(actions, on: &next, item: instance.item, effects: &effects, setKeys: &setKeys)
     }
-    if next.values == state.values { return (state, effects) }
+    let changed = setKeys.contains { key in
+        guard let before = state.values[key], let after = next.values[key] else { return state.values[key] != next.values[key] }
+        return !after.isSame(as: before)
+    }
+    if !changed { return (state, effects) }
     next.revision = state.revision + 1
     return (next, effects)
 }
 
-private func perform(_ actions: [Action], on state: inout SessionState, item: Record?, effects: inout [Effect]) {
+private func perform(_ actions: [Action], on state: inout SessionState, item: Record?, effects: inout [Effect], setKeys: inout [String]) {
     for action in actions {
         let context = EvaluationContext(state: state, item: item)
         switch action {
         case .toggle(let key):
             let current = state.scalar(key) == .bool(true)
             state.values[key] = .scalar(.bool(!current))
+            setKeys.append(key)
         case .set(let assignments):
             // Every value is computed from the state before this action, then stored.
             let values = assignments.map { ($0.key, $0.value.evaluate(context)) }
-            for (key, value) in values { state.values[key] = .scalar(value) }
+            for (key, value) in values {
+                state.values[key] = .scalar(value)
+                setKeys.append(key)
+            }
         case .navigate(let screen):
             effects.append(.navigate(screen: screen))
         case .open(let url):
@@ -49,6 +60,7 @@ private func perform(_ actions: [Action], on state: inout SessionState, item: Re
         case .remove(let list):
             guard let item else { continue }
             state.values[list] = .list(state.records(list).filter { $0.id != item.id })
+            setKeys.append(list)
         }
     }
 }

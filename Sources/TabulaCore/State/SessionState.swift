@@ -19,6 +19,28 @@ public struct SessionState: Hashable, Sendable {
         values[key]?.records ?? []
     }
 
+    /// The keys whose values differ from `other`'s: changed, added or removed.
+    public func changedKeys(since other: SessionState) -> Set<String> {
+        var changed: Set<String> = []
+        // A state made from another by setting keys keeps its dictionary's layout, so the
+        // two usually list their keys in the same order: walking them in step then settles
+        // every key without hashing one. Any difference in order falls back to lookups.
+        if values.count == other.values.count {
+            var mine = values.startIndex
+            var theirs = other.values.startIndex
+            while mine != values.endIndex, values.keys[mine] == other.values.keys[theirs] {
+                if !values.values[mine].isSame(as: other.values.values[theirs]) { changed.insert(values.keys[mine]) }
+                values.formIndex(after: &mine)
+                other.values.formIndex(after: &theirs)
+            }
+            if mine == values.endIndex { return changed }
+            changed.removeAll()
+        }
+        for (key, value) in values where !(other.values[key]?.isSame(as: value) ?? false) { changed.insert(key) }
+        for key in other.values.keys where values[key] == nil { changed.insert(key) }
+        return changed
+    }
+
     /// The values as one JSON object (keys in ascending byte order when written).
     public var valuesJSON: JSONValue {
         var object = JSONObject()
