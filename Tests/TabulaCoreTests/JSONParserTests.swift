@@ -94,4 +94,41 @@ import TabulaCore
             #expect(error.description == "unexpected character '?' at line 3, column 8")
         }
     }
+
+    @Test func objectsCompareAndHashByMembersInAnyOrder() throws {
+        let small = try parser.parse(#"{"a": 1, "b": [true], "c": {"d": null}}"#)
+        let reordered = try parser.parse(#"{"c": {"d": null}, "a": 1, "b": [true]}"#)
+        #expect(small == reordered)
+        #expect(small.hashValue == reordered.hashValue)
+        #expect(try parser.parse(#"{"a": 1, "b": [true], "c": {"d": 0}}"#) != small)
+        #expect(try parser.parse(#"{"a": 1, "b": [true]}"#) != small)
+        // Past the linear search: the same rules with an index.
+        let keys = (0..<40).map { "key\($0)" }
+        let forward = "{" + keys.map { "\"\($0)\": \"\($0)\"" }.joined(separator: ",") + "}"
+        let backward = "{" + keys.reversed().map { "\"\($0)\": \"\($0)\"" }.joined(separator: ",") + "}"
+        let large = try parser.parse(forward)
+        #expect(large == (try parser.parse(backward)))
+        #expect(large.hashValue == (try parser.parse(backward)).hashValue)
+        #expect(large.objectValue?.keys == keys)
+        #expect(large.objectValue?["key39"] == .string("key39"))
+        #expect(large.objectValue?["key40"] == nil)
+        #expect(throws: JSONParseError.self) { try parser.parse(#"{"a": 1, "a": 2}"#) }
+    }
+
+    @Test(arguments: [3, 40])
+    func objectMembersCanBeReplacedAndRemoved(size: Int) {
+        var object = JSONObject()
+        for index in 0..<size { object["k\(index)"] = .number(Double(index)) }
+        object["k1"] = "one"
+        #expect(object["k1"] == "one")
+        #expect(object.keys.count == size)
+        object["k0"] = nil
+        #expect(object["k0"] == nil)
+        #expect(object.keys == (1..<size).map { "k\($0)" })
+        #expect(object["k2"] == .number(2))
+        #expect(object.insertNew("k2", "again") == false)
+        #expect(object.insertNew("k0", "back") == true)
+        #expect(object.keys.last == "k0")
+        #expect(object.pairs.map(\.key) == object.keys)
+    }
 }

@@ -58,10 +58,16 @@ public enum JSONValue: Hashable, Sendable {
 /// A JSON object that remembers the order its keys were written in.
 ///
 /// Order matters for error messages and for definitions (state keys keep their
-/// declared order); lookups are by key.
+/// declared order); lookups are by key. Most objects on the wire have a handful of keys,
+/// which a linear search finds faster than hashing; larger ones get an index.
 public struct JSONObject: Hashable, Sendable {
+    static let largestSearched = 8
+
     public private(set) var keys: [String] = []
-    private var storage: [String: JSONValue] = [:]
+    /// The value of `keys[i]` is `values[i]`.
+    private var values: [JSONValue] = []
+    /// Positions by key, kept while the object has more than `largestSearched` keys.
+    private var positions: [String: Int]?
 
     public init() {}
 
@@ -73,13 +79,26 @@ public struct JSONObject: Hashable, Sendable {
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return keys.firstIndex(of: key)
+    }
+
     public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
+        get { position(of: key).map { values[$0] } }
         set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            switch (position(of: key), newValue) {
+            case (let position?, let newValue?):
+                values[position] = newValue
+            case (nil, let newValue?):
+                append(key, newValue)
+            case (let position?, nil):
+                keys.remove(at: position)
+                values.remove(at: position)
+                positions = nil
+                indexIfLarge()
+            case (nil, nil):
+                break
             }
         }
     }
@@ -87,23 +106,48 @@ public struct JSONObject: Hashable, Sendable {
     /// Inserts a key that is not present yet; returns `false` (and changes nothing) if it is.
     @discardableResult
     public mutating func insertNew(_ key: String, _ value: JSONValue) -> Bool {
-        guard storage[key] == nil else { return false }
-        storage[key] = value
-        keys.append(key)
+        guard position(of: key) == nil else { return false }
+        append(key, value)
         return true
+    }
+
+    private mutating func append(_ key: String, _ value: JSONValue) {
+        keys.append(key)
+        values.append(value)
+        if positions != nil {
+            positions?[key] = keys.count - 1
+        } else {
+            indexIfLarge()
+        }
+    }
+
+    private mutating func indexIfLarge() {
+        guard keys.count > Self.largestSearched else { return }
+        positions = Dictionary(uniqueKeysWithValues: zip(keys, keys.indices))
     }
 
     /// Key-value pairs in written order.
     public var pairs: [(key: String, value: JSONValue)] {
-        keys.compactMap { key in storage[key].map { (key, $0) } }
+        Array(zip(keys, values))
     }
 
+    /// Equal when both have the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.storage == rhs.storage
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs.keys, lhs.values).allSatisfy { key, value in rhs[key] == value }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage)
+        // Order-independent, like `==`: the members' hashes are combined commutatively.
+        var members = 0
+        for (key, value) in zip(keys, values) {
+            var member = Hasher()
+            member.combine(key)
+            member.combine(value)
+            members ^= member.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(members)
     }
 }
 

@@ -136,6 +136,11 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
+            // Keys and most values need no escape: one check, one copy.
+            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             var runStart = 0
             for position in 0..<utf8.count {
                 let byte = utf8[position]
