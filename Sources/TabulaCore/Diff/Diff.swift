@@ -28,22 +28,32 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
 /// nothing was inserted, deleted or moved, which is what most events do.
 private func sameIdentities(_ old: Screen, _ new: Screen) -> Bool {
     guard old.sections.count == new.sections.count else { return false }
-    for (oldSection, newSection) in zip(old.sections, new.sections) {
-        guard oldSection.id == newSection.id, oldSection.rows.count == newSection.rows.count else { return false }
-        for (oldRow, newRow) in zip(oldSection.rows, newSection.rows) where oldRow.id != newRow.id { return false }
+    for index in old.sections.indices {
+        guard old.sections[index].id == new.sections[index].id else { return false }
+        let sameRows = old.sections[index].rows.withUnsafeBufferPointer { oldRows in
+            new.sections[index].rows.withUnsafeBufferPointer { newRows in
+                guard oldRows.count == newRows.count else { return false }
+                if oldRows.baseAddress == newRows.baseAddress { return true }
+                return oldRows.indices.allSatisfy { oldRows[$0].id == newRows[$0].id }
+            }
+        }
+        guard sameRows else { return false }
     }
     return true
 }
 
 /// The changes between two screens of the same identities: updates only, in O(n) with no hashing.
+/// Rows that share their storage (a section the incremental render took over) are not compared.
 private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet) {
-    for (sectionIndex, (oldSection, newSection)) in zip(old.sections, new.sections).enumerated() {
-        if oldSection.header != newSection.header || oldSection.footer != newSection.footer {
-            changes.sections.updated.append(
-                SectionUpdate(from: sectionIndex, to: sectionIndex, header: newSection.header, footer: newSection.footer))
+    for sectionIndex in old.sections.indices {
+        let oldHeader = old.sections[sectionIndex].header, newHeader = new.sections[sectionIndex].header
+        let oldFooter = old.sections[sectionIndex].footer, newFooter = new.sections[sectionIndex].footer
+        if oldHeader != newHeader || oldFooter != newFooter {
+            changes.sections.updated.append(SectionUpdate(from: sectionIndex, to: sectionIndex, header: newHeader, footer: newFooter))
         }
-        oldSection.rows.withUnsafeBufferPointer { oldRows in
-            newSection.rows.withUnsafeBufferPointer { newRows in
+        old.sections[sectionIndex].rows.withUnsafeBufferPointer { oldRows in
+            new.sections[sectionIndex].rows.withUnsafeBufferPointer { newRows in
+                guard oldRows.baseAddress != newRows.baseAddress else { return }
                 for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
                     let path = RowPath(section: sectionIndex, row: rowIndex)
                     changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
