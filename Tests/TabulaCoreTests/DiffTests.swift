@@ -19,6 +19,23 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
     }
 
+    /// A section whose rows share storage with the old screen's (what the incremental render
+    /// takes over) is skipped; the same rows in storage of their own are compared.
+    @Test func rowsSharedWithTheOldScreenAreSkippedAndCopiesCompared() throws {
+        let old = screen([section("a", ["1", "2"]), section("b", ["3", "4"])])
+        var edited = old
+        edited.sections[1].rows[1].content = .basic(title: "changed")
+        let shared = try changes(old, edited)
+        #expect(shared.rows.updated.map(\.to) == [path(1, 1)])
+        var rebuilt = edited
+        rebuilt.sections[0].rows = edited.sections[0].rows.map { $0 }
+        rebuilt.sections[0].rows.reserveCapacity(8)
+        #expect(try changes(old, rebuilt) == shared)
+        var editedCopy = rebuilt
+        editedCopy.sections[0].rows[0].content = .basic(title: "also changed")
+        #expect(try changes(old, editedCopy).rows.updated.map(\.to) == [path(0, 0), path(1, 1)])
+    }
+
     /// The diff compares rows field by field where they lie (no copies): a row that differs
     /// in any one stored property is an update. A new property of `Row` must join the
     /// comparison in Diff.swift, and the count below.
