@@ -136,10 +136,11 @@ public struct RequestHeaders: Sendable {
     }
 }
 
-/// ASCII case folding for header names.
-enum ASCII {
+/// ASCII case folding for header names and for the case-insensitive parts of values
+/// (media types, authorization schemes).
+public enum ASCII {
     /// Whether `bytes` spell `lowercase` (lowercase ASCII) in any case.
-    static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+    public static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let wanted = lowercase.utf8Start
         for index in 0..<bytes.count where Self.lowercased(bytes[index]) != wanted[index] { return false }

@@ -28,7 +28,7 @@ public final class ShardedDictionary<Key: ShardKey, Value: Sendable>: Sendable {
 
     /// Runs `body` on every shard in turn, each with its lock held for writing.
     public func forEachShard(_ body: (inout [Key: Value]) -> Void) {
-        for shard in 0..<shards.count { shards.write(shard) { body(&$0) } }
+        shards.writeEach(body)
     }
 }
 

@@ -83,6 +83,11 @@ public final class ShardedStorage<Value>: @unchecked Sendable {
         for shard in 0..<count { read(shard, body) }
     }
 
+    /// Runs `body` on every shard in turn, each with exclusive access.
+    public func writeEach(_ body: (inout Value) -> Void) {
+        for shard in 0..<count { write(shard, body) }
+    }
+
     /// Runs `body` on the calling thread's shard (``ThreadSlot``), with exclusive access:
     /// for per-thread buffers and counters that are added up only when read.
     @inlinable

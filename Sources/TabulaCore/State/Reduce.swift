@@ -29,11 +29,7 @@ public func reduce(
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
         perform(actions, on: &next, item: instance.item, effects: &effects, setKeys: &setKeys)
     }
-    let changed = setKeys.contains { key in
-        guard let before = state.values[key], let after = next.values[key] else { return state.values[key] != next.values[key] }
-        return !after.isSame(as: before)
-    }
-    if !changed { return (state, effects) }
+    guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) else { return (state, effects) }
     next.revision = state.revision + 1
     return (next, effects)
 }

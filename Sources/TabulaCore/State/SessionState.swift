@@ -36,7 +36,7 @@ public struct SessionState: Hashable, Sendable {
             if mine == values.endIndex { return changed }
             changed.removeAll()
         }
-        for (key, value) in values where !(other.values[key]?.isSame(as: value) ?? false) { changed.insert(key) }
+        for (key, value) in values where StateValue.differ(value, other.values[key]) { changed.insert(key) }
         for key in other.values.keys where values[key] == nil { changed.insert(key) }
         return changed
     }

@@ -44,6 +44,15 @@ public enum StateValue: Hashable, Sendable {
         }
     }
 
+    /// Whether a key's value differs between two states, `nil` standing for an absent key.
+    public static func differ(_ first: StateValue?, _ second: StateValue?) -> Bool {
+        switch (first, second) {
+        case (let first?, let second?): !first.isSame(as: second)
+        case (nil, nil): false
+        default: true
+        }
+    }
+
     public var json: JSONValue {
         switch self {
         case .scalar(let value): value.json

@@ -54,18 +54,19 @@ extension APIContext {
 
     /// `application/json`, in any case, with optional parameters such as `; charset=utf-8`.
     static func isJSONMediaType(_ value: String) -> Bool {
-        let wanted: StaticString = "application/json"
+        let mediaType: StaticString = "application/json"
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-        var utf8 = value.utf8[...]
-        while let first = utf8.first, isBlank(first) { utf8.removeFirst() }
-        guard utf8.count >= wanted.utf8CodeUnitCount else { return false }
-        for (offset, byte) in utf8.prefix(wanted.utf8CodeUnitCount).enumerated() {
-            let lowered = byte >= 65 && byte <= 90 ? byte + 32 : byte
-            guard lowered == wanted.utf8Start[offset] else { return false }
+        var value = value
+        return value.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            let start = bytes.firstIndex { !isBlank($0) } ?? bytes.count
+            let end = start + mediaType.utf8CodeUnitCount
+            guard end <= bytes.count, ASCII.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), mediaType) else {
+                return false
+            }
+            let rest = bytes[end...].drop(while: isBlank)
+            return rest.isEmpty || rest.first == UInt8(ascii: ";")
         }
-        utf8.removeFirst(wanted.utf8CodeUnitCount)
-        while let first = utf8.first, isBlank(first) { utf8.removeFirst() }
-        return utf8.isEmpty || utf8.first == UInt8(ascii: ";")
     }
 }
 

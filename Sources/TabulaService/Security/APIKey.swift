@@ -24,22 +24,17 @@ public struct APIKey: Sendable {
     /// The comparison takes the same time wherever the first difference is, so timing does
     /// not reveal the key.
     func authorizes(headerValue header: UnsafeRawBufferPointer) -> Bool {
-        let prefix = Self.bearerPrefix
-        guard header.count > prefix.count else { return false }
-        for index in prefix.indices {
-            let byte = header[index]
-            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-            guard folded == prefix[index] else { return false }
-        }
-        let presented = UnsafeRawBufferPointer(rebasing: header[prefix.count...])
+        let prefix: StaticString = "bearer "
+        let prefixLength = prefix.utf8CodeUnitCount
+        guard header.count > prefixLength, ASCII.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: header[..<prefixLength]), prefix)
+        else { return false }
+        let presented = UnsafeRawBufferPointer(rebasing: header[prefixLength...])
         var difference = UInt8(truncatingIfNeeded: presented.count ^ key.count)
         for index in key.indices {
             difference |= key[index] ^ (index < presented.count ? presented[index] : 0)
         }
         return difference == 0
     }
-
-    private static let bearerPrefix = Array("bearer ".utf8)
 
     static func protects(_ rawPath: String) -> Bool {
         rawPath == "/v1" || rawPath.hasPrefix("/v1/")
