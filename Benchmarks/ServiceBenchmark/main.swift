@@ -53,7 +53,7 @@ report("  GET /v1/screens/settings through the handler: \(Int(nanosecondsPerCall
 report("  request completed (metrics + log line):      \(Int(nanosecondsPerCall(200_000) { observer.requestCompleted(summary) })) ns")
 report("  path segments:                               \(Int(nanosecondsPerCall(200_000) { _ = request.pathSegments() })) ns")
 let state = catalogue.initialState
-report("  store: current state of a session:           \(Int(nanosecondsPerCall(200_000) { _ = store.currentStateIfCached(session: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") })) ns")
+report("  store: current state of a session:           \(Int(nanosecondsPerCall(200_000) { _ = store.currentStateIfCached(session: SessionKey("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")) })) ns")
 report("  header lookup (X-Session):                   \(Int(nanosecondsPerCall(200_000) { _ = request.headers.values("X-Session") })) ns")
 func measureRouter() -> Double {
     var router = Router()

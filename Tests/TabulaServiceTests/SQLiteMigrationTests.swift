@@ -137,8 +137,8 @@ import TabulaTestSupport
         let before = cache.removalCount
         cache.remove("other-session")
         cache.put("session", state, unlessRemovedSince: before)
-        #expect(cache.get("session") == nil)
+        #expect(cache.get(SessionKey("session")) == nil)
         cache.put("session", state, unlessRemovedSince: cache.removalCount)
-        #expect(cache.get("session")?.revision == 5)
+        #expect(cache.get(SessionKey("session"))?.revision == 5)
     }
 }

@@ -45,8 +45,8 @@ final class ScreenCache: Sendable {
         let session: SessionKey
         let screen: String
 
-        init(session: String, screen: String) {
-            self.session = SessionKey(session)
+        init(session: SessionKey, screen: String) {
+            self.session = session
             self.screen = screen
         }
 
@@ -73,9 +73,9 @@ final class ScreenCache: Sendable {
     }
 
     /// The screen of a session at a state, rendered once per revision.
-    func screen(session token: String, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        if let cached = cachedScreen(session: token, screen: definition.id, revision: state.revision) { return cached }
-        let key = Key(session: token, screen: definition.id)
+    func screen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
+        if let cached = cachedScreen(session: session, screen: definition.id, revision: state.revision) { return cached }
+        let key = Key(session: session, screen: definition.id)
         let known = screens[key].flatMap { $0.revision == state.revision ? $0.screen : nil }
         let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
         store(rendered, at: key, in: entries)
@@ -83,14 +83,14 @@ final class ScreenCache: Sendable {
     }
 
     /// The screen of a session at a revision, if it is rendered already.
-    func cachedScreen(session token: String, screen id: String, revision: Int) -> RenderedScreen? {
-        guard let cached = entries[Key(session: token, screen: id)], cached.revision == revision else { return nil }
+    func cachedScreen(session: SessionKey, screen id: String, revision: Int) -> RenderedScreen? {
+        guard let cached = entries[Key(session: session, screen: id)], cached.revision == revision else { return nil }
         return cached
     }
 
     /// A screen at a revision, if it is cached (for the diffs of events).
     func cached(session token: String, screen id: String, revision: Int) -> Screen? {
-        let key = Key(session: token, screen: id)
+        let key = Key(session: SessionKey(token), screen: id)
         if let cached = screens[key], cached.revision == revision { return cached.screen }
         if let cached = entries[key], cached.revision == revision { return cached.screen }
         return nil
@@ -98,7 +98,7 @@ final class ScreenCache: Sendable {
 
     /// Keeps a screen an event rendered, for the next event's diff.
     func remember(session token: String, screen: Screen) {
-        store((screen.revision, screen), at: Key(session: token, screen: screen.id), in: screens)
+        store((screen.revision, screen), at: Key(session: SessionKey(token), screen: screen.id), in: screens)
     }
 
     private func store<Value>(_ value: Value, at key: Key, in map: ShardedDictionary<Key, Value>) {

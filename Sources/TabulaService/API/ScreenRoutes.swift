@@ -24,15 +24,16 @@ extension APIContext {
             let rendered = cache.defaultScreen(definition, catalogue.initialState)
             return send(answer(rendered, context.request), context, responder)
         }
-        if let state = store.currentStateIfCached(session: token) {
-            return send(answer(cache.screen(session: token, definition, state), context.request), context, responder, token)
+        let session = SessionKey(token)
+        if let state = store.currentStateIfCached(session: session) {
+            return send(answer(cache.screen(session: session, definition, state), context.request), context, responder, token)
         }
         store.read(session: token, { $0.current }) { [self] result in
             switch result {
             case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
             case .success(nil): send(Problem.unknownSession.response(), context, responder, token)
             case .success(let state?):
-                send(answer(cache.screen(session: token, definition, state), context.request), context, responder, token)
+                send(answer(cache.screen(session: session, definition, state), context.request), context, responder, token)
             }
         }
     }
@@ -55,9 +56,10 @@ extension APIContext {
             rendered = cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)
         case .one(let bytes):
             guard SessionToken.isWellFormed(bytes) else { return nil }
-            let session = String(decoding: bytes, as: UTF8.self)
+            // Hashed once for the store's and the cache's lookups.
+            let session = SessionKey(String(decoding: bytes, as: UTF8.self))
             guard let state = store.currentStateIfCached(session: session) else { return nil }
-            token = session
+            token = session.token
             rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
                 ?? cache.screen(session: session, screenTargets[index].definition, state)
         }
@@ -113,7 +115,7 @@ extension APIContext {
                 case .tooOld(let oldest):
                     send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
                 case .found(let old):
-                    let newScreen = cache.screen(session: token, definition, current).screen
+                    let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
                     let changes = diff(old: render(definition, old), new: newScreen)
                     send(JSONResponse.make(.ok, Self.changesBody(definition.id, since, current.revision, changes)), context, responder, token)
                 }

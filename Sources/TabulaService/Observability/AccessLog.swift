@@ -57,11 +57,11 @@ public struct AccessLog: Sendable {
             writer.write(UInt8(ascii: "0") + UInt8(fraction / 100))
             writer.write(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
             writer.write(UInt8(ascii: "0") + UInt8(fraction % 10))
-            writer.write("ms client=")
+            writer.write("ms client=" as StaticString)
             writer.write(summary.remoteAddress)
             if let token = summary.logContext {
                 // The session token: a prefix tells sessions apart without making logs a key ring.
-                writer.write(" session=")
+                writer.write(" session=" as StaticString)
                 writer.write(token, limit: SessionToken.logPrefixLength)
             }
             line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<writer.count]))
@@ -96,6 +96,14 @@ private struct LineWriter {
         } else {
             for byte in text.utf8.prefix(limit) { write(byte) }
         }
+    }
+
+    /// A literal: copied from its static bytes, without String's storage checks.
+    mutating func write(_ text: StaticString) {
+        let length = min(text.utf8CodeUnitCount, buffer.count - count)
+        guard length > 0, let target = buffer.baseAddress else { return }
+        (target + count).update(from: text.utf8Start, count: length)
+        count += length
     }
 
     mutating func writeDecimal(_ value: Int) {

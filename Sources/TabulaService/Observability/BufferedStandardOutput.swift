@@ -12,7 +12,8 @@ import TabulaHTTP
 public final class BufferedStandardOutput: Sendable {
     public static let shared = BufferedStandardOutput()
 
-    /// Lines not yet written, and the current second's timestamp (formatted once a second).
+    /// Lines not yet written, and the current second's timestamp and the space after it
+    /// (formatted once a second).
     private struct Pending {
         var bytes: [UInt8] = []
         var second = -1
@@ -40,9 +41,9 @@ public final class BufferedStandardOutput: Sendable {
             if pending.second != second {
                 pending.second = second
                 pending.timestamp = Timestamp.format(second)
+                pending.timestamp.append(0x20)
             }
             pending.bytes.append(contentsOf: pending.timestamp)
-            pending.bytes.append(0x20)
             body(&pending.bytes)
             pending.bytes.append(0x0A)
             return pending.bytes.count > 128 * 1024

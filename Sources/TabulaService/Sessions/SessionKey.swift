@@ -3,11 +3,11 @@ import TabulaHTTP
 /// A session token as a dictionary key, hashed once with a cheap multiply-xor hash instead
 /// of SipHash on every lookup. That is safe here because every key stored is a token the server
 /// drew at random: a client's made-up token can only miss, never crowd a bucket.
-struct SessionKey: ShardKey {
-    let token: String
-    let hash: Int
+public struct SessionKey: ShardKey {
+    public let token: String
+    public let hash: Int
 
-    init(_ token: String) {
+    public init(_ token: String) {
         self.token = token
         var text = token
         hash = text.withUTF8 { bytes -> Int in
@@ -28,13 +28,13 @@ struct SessionKey: ShardKey {
     }
 
     /// Mixed, so that the shard index (taken modulo a small count) sees every bit.
-    var shardHash: Int { hash ^ (hash >> 32) ^ (hash >> 17) }
+    public var shardHash: Int { hash ^ (hash >> 32) ^ (hash >> 17) }
 
-    func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         hasher.combine(hash)
     }
 
-    static func == (left: SessionKey, right: SessionKey) -> Bool {
+    public static func == (left: SessionKey, right: SessionKey) -> Bool {
         left.hash == right.hash && left.token == right.token
     }
 }

@@ -62,8 +62,8 @@ public final class MemorySessionStore: SessionStore {
         completion(.success(value))
     }
 
-    public func currentStateIfCached(session token: String) -> SessionState? {
-        guard let session = lookup(token) else { return nil }
+    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
+        guard let session = sessions[key] else { return nil }
         session.lastUsed.store(now(), ordering: .relaxed)
         return session.current.read { $0 }
     }

@@ -17,8 +17,8 @@ final class SessionStateCache: Sendable {
         maxEntriesPerShard = max(16, maxEntries / Self.shardCount)
     }
 
-    func get(_ token: String) -> SessionState? {
-        entries[SessionKey(token)]
+    func get(_ key: SessionKey) -> SessionState? {
+        entries[key]
     }
 
     func put(_ token: String, _ state: SessionState) {

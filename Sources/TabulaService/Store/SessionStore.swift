@@ -29,7 +29,7 @@ public protocol SessionStore: Sendable {
     /// The session's current state when the store knows it without waiting (memory, or a
     /// SQLite cache hit); `nil` means "ask with ``read(session:_:completion:)``". Counts as
     /// use of the session. PostgreSQL always answers `nil`: another instance may have written.
-    func currentStateIfCached(session token: String) -> SessionState?
+    func currentStateIfCached(session key: SessionKey) -> SessionState?
 
     /// The number of sessions, for metrics.
     func sessionCount() -> Int

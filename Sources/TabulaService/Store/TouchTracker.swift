@@ -12,8 +12,7 @@ final class TouchTracker: Sendable {
     private let touched = ShardedDictionary<SessionKey, Milliseconds>(shards: shards)
 
     /// Whether the session's last-use time is due to be written at `time` (and records it).
-    func isDue(_ token: String, at time: Milliseconds) -> Bool {
-        let key = SessionKey(token)
+    func isDue(_ key: SessionKey, at time: Milliseconds) -> Bool {
         if let last = touched[key], time - last < Self.interval { return false }
         return touched.withShard(of: key) { touched in
             if let last = touched[key], time - last < Self.interval { return false }

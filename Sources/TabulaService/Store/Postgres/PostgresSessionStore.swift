@@ -183,13 +183,13 @@ public final class PostgresSessionStore: SessionStore {
 
     private func touchIfStale(_ token: String, _ connection: PostgresConnection) throws(PostgresError) {
         let time = now()
-        guard touches.isDue(token, at: time) else { return }
+        guard touches.isDue(SessionKey(token), at: time) else { return }
         try connection.execute(
             "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
             [.integer(time), .text(token), .integer(time - TouchTracker.interval)])
     }
 
-    public func currentStateIfCached(session token: String) -> SessionState? {
+    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
         nil
     }
 

@@ -103,7 +103,7 @@ public final class SQLiteSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
     ) {
         let current: SessionState?
-        if let cached = cache.get(token) {
+        if let cached = cache.get(SessionKey(token)) {
             current = cached
         } else {
             let removals = cache.removalCount
@@ -121,7 +121,7 @@ public final class SQLiteSessionStore: SessionStore {
         if let failure = view.failure {
             return completion(.failure(StoreError("cannot read the database: \(failure)")))
         }
-        touchIfStale(token)
+        touchIfStale(SessionKey(token))
         completion(.success(value))
     }
 
@@ -166,7 +166,7 @@ public final class SQLiteSessionStore: SessionStore {
     private func speculate<Value: Sendable>(
         _ token: String, _ body: @Sendable (inout SessionWriting) -> Value, answerCutoff: Milliseconds
     ) -> WriteSpeculation<Value>? {
-        guard let base = cache.get(token) else { return nil }
+        guard let base = cache.get(SessionKey(token)) else { return nil }
         let view = SQLiteSessionView(token: token, current: base, statements: reader, lock: readerLock, answerCutoff: answerCutoff)
         var writing = SessionWriting(reading: view, time: now())
         let value = body(&writing)
@@ -175,9 +175,9 @@ public final class SQLiteSessionStore: SessionStore {
         return WriteSpeculation(base: base, value: value, writing: writing, stateBytes: stateBytes)
     }
 
-    public func currentStateIfCached(session token: String) -> SessionState? {
-        guard let state = cache.get(token) else { return nil }
-        touchIfStale(token)
+    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
+        guard let state = cache.get(key) else { return nil }
+        touchIfStale(key)
         return state
     }
 
@@ -218,9 +218,10 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Reads count as use: refresh `last_used_ms` at most hourly, so read-only sessions
     /// are not mistaken for idle ones.
-    private func touchIfStale(_ token: String) {
+    private func touchIfStale(_ key: SessionKey) {
         let time = now()
-        guard touches.isDue(token, at: time) else { return }
+        guard touches.isDue(key, at: time) else { return }
+        let token = key.token
         _ = writer.submit(WriteJob(
             run: { batch throws(SQLiteError) in
                 try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)

@@ -25,7 +25,7 @@ final class SQLiteBatch: @unchecked Sendable {
     func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
         if let state = changed[token] { return state }
         if removed.contains(token) { return nil }
-        if let state = cache.get(token) { return state }
+        if let state = cache.get(SessionKey(token)) { return state }
         return try statements.currentState(token)
     }
 }
