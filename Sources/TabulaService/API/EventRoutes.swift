@@ -21,9 +21,10 @@ extension APIContext {
             metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
             return send(error.response(), context, responder)
         }
+        let session = SessionKey(token)
         let processor = EventProcessor(
             definition: definition, request: request, stateLimits: stateLimits,
-            cachedScreen: { [cache] revision in cache.cached(session: token, screen: definition.id, revision: revision) })
+            cachedScreen: { [cache] revision in cache.cached(session: session, screen: definition.id, revision: revision) })
         store.write(session: token, { processor.run(&$0) }) { [self] result in
             let outcome: EventOutcome
             switch result {
@@ -35,7 +36,7 @@ extension APIContext {
             case .answer(let body, let changed, let changeCount, let newScreen):
                 metrics.recordEvent(kind: kind.rawValue, outcome: changed ? "changed" : "unchanged", changeCount: changeCount)
                 send(JSONResponse.make(.ok, body), context, responder, token)
-                if changed { cache.remember(session: token, screen: newScreen) }
+                if changed { cache.remember(session: session, screen: newScreen) }
             case .replayed(let stored):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
                 send(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body), context, responder, token)

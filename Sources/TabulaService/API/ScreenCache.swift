@@ -89,16 +89,16 @@ final class ScreenCache: Sendable {
     }
 
     /// A screen at a revision, if it is cached (for the diffs of events).
-    func cached(session token: String, screen id: String, revision: Int) -> Screen? {
-        let key = Key(session: SessionKey(token), screen: id)
+    func cached(session: SessionKey, screen id: String, revision: Int) -> Screen? {
+        let key = Key(session: session, screen: id)
         if let cached = screens[key], cached.revision == revision { return cached.screen }
         if let cached = entries[key], cached.revision == revision { return cached.screen }
         return nil
     }
 
     /// Keeps a screen an event rendered, for the next event's diff.
-    func remember(session token: String, screen: Screen) {
-        store((screen.revision, screen), at: Key(session: SessionKey(token), screen: screen.id), in: screens)
+    func remember(session: SessionKey, screen: Screen) {
+        store((screen.revision, screen), at: Key(session: session, screen: screen.id), in: screens)
     }
 
     private func store<Value>(_ value: Value, at key: Key, in map: ShardedDictionary<Key, Value>) {

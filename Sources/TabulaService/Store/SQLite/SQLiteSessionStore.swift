@@ -102,8 +102,9 @@ public final class SQLiteSessionStore: SessionStore {
         session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
     ) {
+        let key = SessionKey(token)
         let current: SessionState?
-        if let cached = cache.get(SessionKey(token)) {
+        if let cached = cache.get(key) {
             current = cached
         } else {
             let removals = cache.removalCount
@@ -121,7 +122,7 @@ public final class SQLiteSessionStore: SessionStore {
         if let failure = view.failure {
             return completion(.failure(StoreError("cannot read the database: \(failure)")))
         }
-        touchIfStale(SessionKey(token))
+        touchIfStale(key)
         completion(.success(value))
     }
 
