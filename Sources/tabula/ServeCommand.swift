@@ -46,7 +46,7 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("max-connections-per-ip"), help: "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default 512)")
     var maxConnectionsPerIP: Int?
 
-    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default 32768)")
+    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default 8192)")
     var connectionMemoryLimit: Int?
 
     @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default 8)")

@@ -670,7 +670,7 @@ extension HostileInputTests {
         HostileCase("double leading slash", .problem(404, "not-found"), Hostile.get("//v1/screens/settings")),
         HostileCase("backslash as a separator", .problem(404, "not-found"), Hostile.get(#"/v1/screens\settings"#)),
         HostileCase("path without a leading slash", .problem(400, "malformed-path"), Hostile.get("v1/screens/settings")),
-        HostileCase("5,000 ../ segments", .problem(404, "not-found"), Hostile.get("/v1/screens/" + Hostile.repeated("../", 5_000) + "settings")),
+        HostileCase("2,000 ../ segments", .problem(404, "not-found"), Hostile.get("/v1/screens/" + Hostile.repeated("../", 2_000) + "settings")),
     ]
 
     static let headersAndQueries: [HostileCase] = [
@@ -686,10 +686,10 @@ extension HostileInputTests {
         HostileCase("header of 40,000 bytes", .libmicrohttpd(431), Hostile.get("/v1/screens/settings", headers: ["X-Big: " + Hostile.repeated("h", 40_000)])),
         HostileCase("flood of 4,000 headers", .libmicrohttpd(431),
                     Hostile.get("/v1/screens/settings", headers: (0..<4_000).map { "X-Flood-\($0): v" })),
-        HostileCase("100 headers under the limit", .success(200),
-                    Hostile.get("/v1/screens/settings", headers: (0..<100).map { "X-Many-\($0): " + Hostile.repeated("v", 80) })),
-        HostileCase("X-Session of 20,000 bytes", .problem(401, "unknown-session"),
-                    Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: UInt8(ascii: "A"), count: 20_000)))),
+        HostileCase("40 headers under the limit", .success(200),
+                    Hostile.get("/v1/screens/settings", headers: (0..<40).map { "X-Many-\($0): " + Hostile.repeated("v", 80) })),
+        HostileCase("X-Session of 7,000 bytes", .problem(401, "unknown-session"),
+                    Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: UInt8(ascii: "A"), count: 7_000)))),
         HostileCase("header line without a colon", .libmicrohttpd(400),
                     Hostile.raw("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nNoColonHere\r\n\r\n")),
         HostileCase("since negative", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=-1")),
