@@ -27,6 +27,29 @@ import TabulaCore
         #expect(try JSONParser().parse(value.canonicalBytes) == value)
     }
 
+    @Test func placesCommasBetweenSiblingsAtEveryDepth() {
+        var writer = JSONWriter()
+        writer.beginArray()
+        writer.beginArray(); writer.endArray()
+        writer.beginObject(); writer.endObject()
+        writer.beginObject()
+        writer.key("a"); writer.beginArray(); writer.int(1); writer.beginObject(); writer.endObject(); writer.endArray()
+        writer.key(String("b")); writer.null()
+        writer.endObject()
+        writer.string("s")
+        writer.endArray()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"[[],{},{"a":[1,{}],"b":null},"s"]"#)
+    }
+
+    @Test func writesKeysSpelledInSourceLikeAnyOther() {
+        var literal = JSONWriter()
+        literal.beginObject(); literal.key("id"); literal.int(1); literal.key("x"); literal.bool(true); literal.endObject()
+        var dynamic = JSONWriter()
+        dynamic.beginObject(); dynamic.key(String("id")); dynamic.int(1); dynamic.key(String("x")); dynamic.bool(true); dynamic.endObject()
+        #expect(literal.bytes == dynamic.bytes)
+        #expect(String(decoding: literal.bytes, as: UTF8.self) == #"{"id":1,"x":true}"#)
+    }
+
     @Test func prettyPrintsForPeople() {
         let value: JSONValue = ["b": [1, 2], "a": [:]]
         #expect(value.prettyText() == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")

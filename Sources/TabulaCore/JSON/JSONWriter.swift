@@ -6,9 +6,10 @@
 /// below 2^53 are written as integers; others in Swift's shortest round-trip form.
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8]
-    /// One entry per open container: whether it already holds an element.
-    private var containerHasElement: [Bool] = []
-    private var afterKey = false
+    /// Whether what is written next follows a sibling in its container and needs a comma.
+    /// One flag is enough: a container's first element follows its opening bracket, a key's
+    /// value follows the colon, and everything else follows a complete value.
+    private var needsComma = false
 
     public init(reservingCapacity capacity: Int = 256) {
         bytes = []
@@ -16,71 +17,83 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func beginObject() {
-        prepareValue()
-        bytes.append(UInt8(ascii: "{"))
-        containerHasElement.append(false)
+        separate()
+        append(UInt8(ascii: "{"))
     }
 
     public mutating func endObject() {
-        containerHasElement.removeLast()
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
+        needsComma = true
     }
 
     public mutating func beginArray() {
-        prepareValue()
-        bytes.append(UInt8(ascii: "["))
-        containerHasElement.append(false)
+        separate()
+        append(UInt8(ascii: "["))
     }
 
     public mutating func endArray() {
-        containerHasElement.removeLast()
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
+        needsComma = true
     }
 
     /// Writes an object key; the next value written belongs to it.
+    @_disfavoredOverload
     public mutating func key(_ key: String) {
-        prepareValue()
+        separate()
         appendQuoted(key)
-        bytes.append(UInt8(ascii: ":"))
-        afterKey = true
+        append(UInt8(ascii: ":"))
+    }
+
+    /// Writes an object key spelled in source, which must need no escaping (no quote,
+    /// backslash or control character): copied as it is, without a scan.
+    public mutating func key(_ key: StaticString) {
+        separate()
+        append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
     }
 
     public mutating func string(_ value: String) {
-        prepareValue()
+        separate()
         appendQuoted(value)
+        needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
-        prepareValue()
+        separate()
         if value {
-            bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])  // true
+            append("true")
         } else {
-            bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])  // false
+            append("false")
         }
+        needsComma = true
     }
 
     public mutating func null() {
-        prepareValue()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
+        separate()
+        append("null")
+        needsComma = true
     }
 
     public mutating func int(_ value: Int) {
-        prepareValue()
+        separate()
         appendInteger(value)
+        needsComma = true
     }
 
     /// Writes a finite number. Non-finite values, which JSON cannot express, are written as `null`.
     public mutating func number(_ value: Double) {
-        prepareValue()
-        guard value.isFinite else {
-            bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-            return
-        }
-        if value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 {
+        separate()
+        if !value.isFinite {
+            append("null")
+        } else if value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 {
             appendInteger(Int(value))
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            var text = value.description
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
         }
+        needsComma = true
     }
 
     /// Writes an array with one element per item, each written by `element`.
@@ -92,29 +105,38 @@ public struct JSONWriter: Sendable {
 
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).
     public mutating func rawValue(_ json: [UInt8]) {
-        prepareValue()
-        bytes.append(contentsOf: json)
+        separate()
+        json.withUnsafeBytes { append($0) }
+        needsComma = true
     }
 
-    private mutating func prepareValue() {
-        if afterKey {
-            afterKey = false
-            return
+    /// Writes the comma before an element that follows another, and resets the flag: what
+    /// comes next is a new container's first element or a key's value until a value ends.
+    private mutating func separate() {
+        if needsComma {
+            append(UInt8(ascii: ","))
+            needsComma = false
         }
-        guard let last = containerHasElement.indices.last else { return }
-        if containerHasElement[last] {
-            bytes.append(UInt8(ascii: ","))
-        } else {
-            containerHasElement[last] = true
-        }
+    }
+
+    private mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    private mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func append(_ source: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: source)
     }
 
     private mutating func appendInteger(_ value: Int) {
         if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+            append(UInt8(ascii: "0"))
             return
         }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
@@ -127,35 +149,31 @@ public struct JSONWriter: Sendable {
                 count += 1
             }
             for position in stride(from: count - 1, through: 0, by: -1) {
-                bytes.append(buffer[position])
+                append(buffer[position])
             }
         }
     }
 
+    /// One pass: runs that need no escape are copied whole.
     private mutating func appendQuoted(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
-            // Keys and most values need no escape: one check, one copy.
-            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                bytes.append(contentsOf: utf8)
-                return
-            }
             var runStart = 0
             for position in 0..<utf8.count {
                 let byte = utf8[position]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 if runStart < position {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                    append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<position]))
                 }
                 appendEscape(byte)
                 runStart = position + 1
             }
             if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+                append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<utf8.count]))
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -163,21 +181,21 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): append(UInt8(ascii: "\\"))
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
+        case 0x08: append(UInt8(ascii: "b"))
+        case 0x0C: append(UInt8(ascii: "f"))
         default:
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0x0F))
+            append(UInt8(ascii: "u"))
+            append(UInt8(ascii: "0"))
+            append(UInt8(ascii: "0"))
+            append(Self.hexDigit(byte >> 4))
+            append(Self.hexDigit(byte & 0x0F))
         }
     }
 }
