@@ -170,11 +170,17 @@ private struct Cursor {
     private mutating func parseString() throws(JSONParseError.Reason) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. ASCII, the usual case, is valid UTF-8 as it stands, so it
+        // skips validation (which costs more than the rest of a short string's parse).
+        var allASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if allASCII {
+                    index += 1
+                    return String(decoding: slice, as: UTF8.self)
+                }
                 guard let string = String(validating: slice, as: UTF8.self) else {
                     index = start + Self.firstInvalidUTF8Offset(slice)
                     throw .invalidUTF8
@@ -184,6 +190,7 @@ private struct Cursor {
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw .controlCharacterInString }
+            if byte >= 0x80 { allASCII = false }
             index += 1
         }
         guard index < bytes.count else { throw .unexpectedEnd }
