@@ -14,6 +14,8 @@ public final class ScreenDefinition: Sendable {
     public let sections: [SectionDefinition]
     /// Where each row id can come from, to find an event's row without rendering.
     let rowLocator: RowLocator
+    /// What each part reads, for rendering at a new state from the screen at an old one.
+    let dependencyMasks: DependencyMasks
 
     public init(
         id: String, file: String, title: Template, style: TableStyle?,
@@ -28,6 +30,7 @@ public final class ScreenDefinition: Sendable {
         self.kinds = kinds
         self.sections = sections
         rowLocator = RowLocator(sections)
+        dependencyMasks = DependencyMasks(title: title, sections: sections)
     }
 
     /// The session state every key of this screen starts with.

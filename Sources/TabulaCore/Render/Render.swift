@@ -22,22 +22,23 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
-    let changed = state.changedKeys(since: previousState)
+    let masks = definition.dependencyMasks
+    let changed = masks.changed(state, since: previousState)
     var screen = previous
     screen.revision = state.revision
-    if !definition.title.stateKeys.isDisjoint(with: changed) {
+    if masks.title & changed != 0 {
         screen.title = definition.title.evaluate(EvaluationContext(state: state))
     }
-    guard !changed.isEmpty else { return screen }
+    guard changed != 0 else { return screen }
     screen.sections = []
     screen.sections.reserveCapacity(previous.sections.count)
     var cursor = 0  // previous sections appear in definition order
-    for sectionDefinition in definition.sections {
+    for (sectionDefinition, sectionMasks) in zip(definition.sections, masks.sections) {
         let earlier: Section? = cursor < previous.sections.count && previous.sections[cursor].id == sectionDefinition.id ? previous.sections[cursor] : nil
         if earlier != nil { cursor += 1 }
-        if sectionDefinition.dependencies.isDisjoint(with: changed) {
+        if sectionMasks.section & changed == 0 {
             if let earlier { screen.sections.append(earlier) }
-        } else if let section = render(sectionDefinition, definition, state, reusing: earlier, changed: changed) {
+        } else if let section = render(sectionDefinition, definition, state, reusing: earlier, masks: sectionMasks, changed: changed) {
             screen.sections.append(section)
         }
     }
@@ -51,22 +52,22 @@ public func render(
 /// are rendered.
 private func render(
     _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
-    reusing earlier: Section? = nil, changed: Set<String> = []
+    reusing earlier: Section? = nil, masks: DependencyMasks.SectionMasks? = nil, changed: UInt64 = 0
 ) -> Section? {
     let stateContext = EvaluationContext(state: state)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
-    func reusable(_ dependencies: Set<String>) -> Section? {
-        dependencies.isDisjoint(with: changed) ? earlier : nil
+    func reusable(_ dependencies: UInt64?) -> Section? {
+        if let dependencies, dependencies & changed == 0 { earlier } else { nil }
     }
     let header: HeaderFooter? =
-        if let reused = reusable(sectionDefinition.headerDependencies) { reused.header } else { sectionDefinition.header.map { $0.render(stateContext) } }
+        if let reused = reusable(masks?.header) { reused.header } else { sectionDefinition.header.map { $0.render(stateContext) } }
     let footer: HeaderFooter? =
-        if let reused = reusable(sectionDefinition.footerDependencies) { reused.footer } else { sectionDefinition.footer.map { $0.render(stateContext) } }
+        if let reused = reusable(masks?.footer) { reused.footer } else { sectionDefinition.footer.map { $0.render(stateContext) } }
     var section = Section(id: sectionDefinition.id, header: header, footer: footer)
     section.rows.reserveCapacity(max(earlier?.rows.count ?? 0, sectionDefinition.rows.count))
     var earlierRows: EarlierRows?  // built when the first row is reused
-    for rowDefinition in sectionDefinition.rows {
-        let unchangedIn = reusable(rowDefinition.dependencies)
+    for (index, rowDefinition) in sectionDefinition.rows.enumerated() {
+        let unchangedIn = reusable(masks?.rows[index])
         definition.forEachInstance(of: rowDefinition, state) { _, context in
             if let unchangedIn {
                 if earlierRows == nil { earlierRows = EarlierRows(unchangedIn.rows) }

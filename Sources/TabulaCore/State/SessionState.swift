@@ -22,23 +22,26 @@ public struct SessionState: Hashable, Sendable {
     /// The keys whose values differ from `other`'s: changed, added or removed.
     public func changedKeys(since other: SessionState) -> Set<String> {
         var changed: Set<String> = []
+        forEachChangedKey(since: other) { changed.insert($0) }
+        return changed
+    }
+
+    /// Calls `body` with each key whose value differs from `other`'s, once per key, without
+    /// building a set.
+    public func forEachChangedKey(since other: SessionState, _ body: (String) -> Void) {
         // A state made from another by setting keys keeps its dictionary's layout, so the
         // two usually list their keys in the same order: walking them in step then settles
         // every key without hashing one. Any difference in order falls back to lookups.
-        if values.count == other.values.count {
-            var mine = values.startIndex
+        if values.count == other.values.count, values.keys.elementsEqual(other.values.keys) {
             var theirs = other.values.startIndex
-            while mine != values.endIndex, values.keys[mine] == other.values.keys[theirs] {
-                if !values.values[mine].isSame(as: other.values.values[theirs]) { changed.insert(values.keys[mine]) }
-                values.formIndex(after: &mine)
+            for (key, value) in values {
+                if !value.isSame(as: other.values.values[theirs]) { body(key) }
                 other.values.formIndex(after: &theirs)
             }
-            if mine == values.endIndex { return changed }
-            changed.removeAll()
+            return
         }
-        for (key, value) in values where StateValue.differ(value, other.values[key]) { changed.insert(key) }
-        for key in other.values.keys where values[key] == nil { changed.insert(key) }
-        return changed
+        for (key, value) in values where StateValue.differ(value, other.values[key]) { body(key) }
+        for key in other.values.keys where values[key] == nil { body(key) }
     }
 
     /// The values as one JSON object (keys in ascending byte order when written).

@@ -1,0 +1,55 @@
+/// The state keys each part of a screen reads, as bit masks: deciding what an event's
+/// changed keys leave untouched then costs an AND per part instead of a set lookup (which
+/// hashes a string) per part.
+///
+/// Each key a part reads gets a bit of its own, up to 63 keys a screen; the keys beyond share
+/// the last bit, which can only make a part re-render more often, never less.
+struct DependencyMasks: Sendable {
+    struct SectionMasks: Sendable {
+        /// Everything the section reads: its visibility, header, footer and rows.
+        let section: UInt64
+        let header: UInt64
+        let footer: UInt64
+        /// One per row definition, in declared order.
+        let rows: [UInt64]
+    }
+
+    let title: UInt64
+    /// One per section definition, in declared order.
+    let sections: [SectionMasks]
+    private let bitByKey: [String: UInt64]
+
+    private static let sharedBit: UInt64 = 1 << 63
+
+    init(title: Template, sections: [SectionDefinition]) {
+        var bitByKey: [String: UInt64] = [:]
+        func mask(_ keys: Set<String>) -> UInt64 {
+            var bits: UInt64 = 0
+            for key in keys {
+                if let bit = bitByKey[key] {
+                    bits |= bit
+                } else {
+                    let bit = bitByKey.count < 63 ? UInt64(1) << UInt64(bitByKey.count) : Self.sharedBit
+                    bitByKey[key] = bit
+                    bits |= bit
+                }
+            }
+            return bits
+        }
+        self.title = mask(title.stateKeys)
+        self.sections = sections.map { section in
+            SectionMasks(
+                section: mask(section.dependencies), header: mask(section.headerDependencies),
+                footer: mask(section.footerDependencies), rows: section.rows.map { mask($0.dependencies) })
+        }
+        self.bitByKey = bitByKey
+    }
+
+    /// The bits of the keys whose values differ between the two states; a key no part
+    /// reads has no bit.
+    func changed(_ state: SessionState, since previous: SessionState) -> UInt64 {
+        var changed: UInt64 = 0
+        state.forEachChangedKey(since: previous) { changed |= bitByKey[$0] ?? 0 }
+        return changed
+    }
+}
