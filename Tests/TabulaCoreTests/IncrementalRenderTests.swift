@@ -61,6 +61,29 @@ import TabulaSamples
         }
     }
 
+    /// A key that only contents read (a header, a repeated row's title, a hidden row) leaves
+    /// the rows where they are: they are replaced in place, and the hidden one stays hidden.
+    @Test func rendersContentsInPlaceWhenNoRowComesOrGoes() throws {
+        let json = """
+            {"id": "s", "title": "T", "state": {"items": [{"id": "a"}, {"id": "b"}], "label": "x", "shown": false},
+             "sections": [{"id": "main", "header": {"kind": "titleHeader", "title": "Head {{label}}"}, "rows": [
+               {"id": "fixed", "kind": "basic", "title": "Fixed"},
+               {"forEach": "items", "id": "item-{{item.id}}", "kind": "basic", "title": "{{item.id}} {{label}}"},
+               {"id": "hidden", "kind": "basic", "title": "{{label}}", "visibleWhen": "shown"},
+               {"id": "last", "kind": "basic", "title": "Last {{label}}"}]}]}
+            """
+        let catalogue = try Catalogue.load([DefinitionFile(name: "s.json", bytes: Array(json.utf8))])
+        let definition = try #require(catalogue.screens.first)
+        let state = catalogue.initialState
+        var relabelled = state
+        relabelled.revision = 1
+        relabelled.values["label"] = .scalar(.string("y"))
+        let previous = render(definition, state)
+        let incremental = render(definition, relabelled, reusing: previous, renderedAt: state)
+        #expect(incremental == render(definition, relabelled))
+        #expect(incremental.sections.first?.rows.map(\.id) == ["fixed", "item-a", "item-b", "last"])
+    }
+
     @Test func reusesSectionsOfALargeScreen() throws {
         let (definition, state) = try SyntheticScreens.definition(rowCount: 2_000)
         var changed = state

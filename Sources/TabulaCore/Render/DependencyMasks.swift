@@ -12,6 +12,9 @@ struct DependencyMasks: Sendable {
         let footer: UInt64
         /// One per row definition, in declared order.
         let rows: [UInt64]
+        /// What decides which rows the section has and in which order: the rows'
+        /// `visibleWhen`, `forEach` lists and ids.
+        let rowStructure: UInt64
     }
 
     let title: UInt64
@@ -40,7 +43,8 @@ struct DependencyMasks: Sendable {
         self.sections = sections.map { section in
             SectionMasks(
                 section: mask(section.dependencies), header: mask(section.headerDependencies),
-                footer: mask(section.footerDependencies), rows: section.rows.map { mask($0.dependencies) })
+                footer: mask(section.footerDependencies), rows: section.rows.map { mask($0.dependencies) },
+                rowStructure: section.rows.reduce(0) { $0 | mask($1.structureKeys) })
         }
         self.bitByKey = bitByKey
     }
@@ -51,5 +55,15 @@ struct DependencyMasks: Sendable {
         var changed: UInt64 = 0
         state.forEachChangedKey(since: previous) { changed |= bitByKey[$0] ?? 0 }
         return changed
+    }
+}
+
+extension RowDefinition {
+    /// The keys that decide whether the row is there and which instances it has.
+    var structureKeys: Set<String> {
+        var keys = id.stateKeys
+        if let forEach { keys.insert(forEach) }
+        if let visibleWhen { keys.formUnion(visibleWhen.stateKeys) }
+        return keys
     }
 }

@@ -56,6 +56,9 @@ private func render(
 ) -> Section? {
     let stateContext = EvaluationContext(state: state)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
+    if let earlier, let masks, masks.rowStructure & changed == 0 {
+        return patch(earlier, sectionDefinition, definition, state, masks: masks, changed: changed)
+    }
     func reusable(_ dependencies: UInt64?) -> Section? {
         if let dependencies, dependencies & changed == 0 { earlier } else { nil }
     }
@@ -81,6 +84,28 @@ private func render(
     return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
 }
 
+/// A section as it was on screen, with what reads a `changed` key rendered again. No row's
+/// visibility, list or id reads one, so the section has the same rows in the same order:
+/// those that read a changed key are replaced where they are, and a hidden one stays hidden.
+private func patch(
+    _ earlier: Section, _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
+    masks: DependencyMasks.SectionMasks, changed: UInt64
+) -> Section {
+    var section = earlier
+    if masks.header & changed != 0 { section.header = sectionDefinition.header.map { $0.render(EvaluationContext(state: state)) } }
+    if masks.footer & changed != 0 { section.footer = sectionDefinition.footer.map { $0.render(EvaluationContext(state: state)) } }
+    var earlierRows: EarlierRows?  // built when the first row is rendered again
+    for (rowDefinition, rowMask) in zip(sectionDefinition.rows, masks.rows) where rowMask & changed != 0 {
+        definition.forEachInstance(of: rowDefinition, state) { _, context in
+            if earlierRows == nil { earlierRows = EarlierRows(earlier.rows) }
+            if let position = earlierRows?.position(id: rowDefinition.id.evaluate(context)) {
+                section.rows[position] = rowDefinition.render(context)
+            }
+        }
+    }
+    return section
+}
+
 /// The rows of a section as it was on screen, found by id (row ids are unique on a screen).
 /// They are asked for in the order they were shown, so a search starts where the last one
 /// ended: a small section costs about one pass and no hashing. A larger one gets a
@@ -98,13 +123,17 @@ private struct EarlierRows {
     }
 
     mutating func row(id: String) -> Row? {
-        if let indexByID { return indexByID[id].map { rows[$0] } }
+        position(id: id).map { rows[$0] }
+    }
+
+    mutating func position(id: String) -> Int? {
+        if let indexByID { return indexByID[id] }
         var index = cursor
         for _ in rows.indices {
             if index == rows.count { index = 0 }
             if rows[index].id == id {
                 cursor = index + 1
-                return rows[index]
+                return index
             }
             index += 1
         }
