@@ -20,6 +20,9 @@ public final class RowDefinition: Sendable {
     /// Every state key the row's rendering reads (its list too, when it repeats): when none
     /// changed, neither did its rows.
     public let dependencies: Set<String>
+    /// The keys that decide whether the row is there and which instances it has: its id's,
+    /// its list and its `visibleWhen`'s. When none changed, its rows are the same ones.
+    public let structureDependencies: Set<String>
 
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
@@ -38,10 +41,13 @@ public final class RowDefinition: Sendable {
         self.onSwitch = onSwitch
         self.onDelete = onDelete
         self.path = path
-        var keys = id.stateKeys
-        if let forEach { keys.insert(forEach) }
+        var structure = id.stateKeys
+        if let forEach { structure.insert(forEach) }
+        if let visibleWhen { structure.formUnion(visibleWhen.stateKeys) }
+        structureDependencies = structure
+        var keys = structure
         for source in fields.values { keys.formUnion(source.stateKeys) }
-        for expression in [visibleWhen, height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
+        for expression in [height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
         dependencies = keys
     }
 }

@@ -18,21 +18,21 @@ public struct JSONWriter: Sendable {
 
     public mutating func beginObject() {
         separate()
-        append(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "{"))
     }
 
     public mutating func endObject() {
-        append(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        append(UInt8(ascii: "["))
+        bytes.append(UInt8(ascii: "["))
     }
 
     public mutating func endArray() {
-        append(UInt8(ascii: "]"))
+        bytes.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
@@ -41,17 +41,17 @@ public struct JSONWriter: Sendable {
     public mutating func key(_ key: String) {
         separate()
         appendQuoted(key)
-        append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// Writes an object key spelled in source, which must need no escaping (no quote,
     /// backslash or control character): copied as it is, without a scan.
     public mutating func key(_ key: StaticString) {
         separate()
-        append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: "\""))
+        append(key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     public mutating func string(_ value: String) {
@@ -90,8 +90,7 @@ public struct JSONWriter: Sendable {
         } else if value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 {
             appendInteger(Int(value))
         } else {
-            var text = value.description
-            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            bytes.append(contentsOf: value.description.utf8)
         }
         needsComma = true
     }
@@ -106,7 +105,7 @@ public struct JSONWriter: Sendable {
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).
     public mutating func rawValue(_ json: [UInt8]) {
         separate()
-        json.withUnsafeBytes { append($0) }
+        bytes.append(contentsOf: json)
         needsComma = true
     }
 
@@ -114,29 +113,21 @@ public struct JSONWriter: Sendable {
     /// comes next is a new container's first element or a key's value until a value ends.
     private mutating func separate() {
         if needsComma {
-            append(UInt8(ascii: ","))
+            bytes.append(UInt8(ascii: ","))
             needsComma = false
         }
-    }
-
-    private mutating func append(_ byte: UInt8) {
-        bytes.append(byte)
     }
 
     private mutating func append(_ literal: StaticString) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func append(_ source: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: source)
-    }
-
     private mutating func appendInteger(_ value: Int) {
         if value == 0 {
-            append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
             return
         }
-        if value < 0 { append(UInt8(ascii: "-")) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
             UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
@@ -149,14 +140,14 @@ public struct JSONWriter: Sendable {
                 count += 1
             }
             for position in stride(from: count - 1, through: 0, by: -1) {
-                append(buffer[position])
+                bytes.append(buffer[position])
             }
         }
     }
 
     /// One pass: runs that need no escape are copied whole.
     private mutating func appendQuoted(_ string: String) {
-        append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
             var runStart = 0
@@ -164,16 +155,16 @@ public struct JSONWriter: Sendable {
                 let byte = utf8[position]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 if runStart < position {
-                    append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<position]))
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
                 }
                 appendEscape(byte)
                 runStart = position + 1
             }
             if runStart < utf8.count {
-                append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[runStart..<utf8.count]))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
             }
         }
-        append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -181,21 +172,21 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
-        append(UInt8(ascii: "\\"))
+        bytes.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): append(UInt8(ascii: "\\"))
-        case 0x0A: append(UInt8(ascii: "n"))
-        case 0x0D: append(UInt8(ascii: "r"))
-        case 0x09: append(UInt8(ascii: "t"))
-        case 0x08: append(UInt8(ascii: "b"))
-        case 0x0C: append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
         default:
-            append(UInt8(ascii: "u"))
-            append(UInt8(ascii: "0"))
-            append(UInt8(ascii: "0"))
-            append(Self.hexDigit(byte >> 4))
-            append(Self.hexDigit(byte & 0x0F))
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(UInt8(ascii: "0"))
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
         }
     }
 }

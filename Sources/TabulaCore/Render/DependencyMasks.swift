@@ -44,7 +44,7 @@ struct DependencyMasks: Sendable {
             SectionMasks(
                 section: mask(section.dependencies), header: mask(section.headerDependencies),
                 footer: mask(section.footerDependencies), rows: section.rows.map { mask($0.dependencies) },
-                rowStructure: section.rows.reduce(0) { $0 | mask($1.structureKeys) })
+                rowStructure: section.rows.reduce(0) { $0 | mask($1.structureDependencies) })
         }
         self.bitByKey = bitByKey
     }
@@ -55,15 +55,5 @@ struct DependencyMasks: Sendable {
         var changed: UInt64 = 0
         state.forEachChangedKey(since: previous) { changed |= bitByKey[$0] ?? 0 }
         return changed
-    }
-}
-
-extension RowDefinition {
-    /// The keys that decide whether the row is there and which instances it has.
-    var structureKeys: Set<String> {
-        var keys = id.stateKeys
-        if let forEach { keys.insert(forEach) }
-        if let visibleWhen { keys.formUnion(visibleWhen.stateKeys) }
-        return keys
     }
 }

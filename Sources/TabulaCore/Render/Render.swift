@@ -57,7 +57,7 @@ private func render(
     let stateContext = EvaluationContext(state: state)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
     if let earlier, let masks, masks.rowStructure & changed == 0 {
-        return patch(earlier, sectionDefinition, definition, state, masks: masks, changed: changed)
+        return patch(earlier, sectionDefinition, definition, state, stateContext, masks: masks, changed: changed)
     }
     func reusable(_ dependencies: UInt64?) -> Section? {
         if let dependencies, dependencies & changed == 0 { earlier } else { nil }
@@ -89,11 +89,11 @@ private func render(
 /// those that read a changed key are replaced where they are, and a hidden one stays hidden.
 private func patch(
     _ earlier: Section, _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
-    masks: DependencyMasks.SectionMasks, changed: UInt64
+    _ stateContext: EvaluationContext, masks: DependencyMasks.SectionMasks, changed: UInt64
 ) -> Section {
     var section = earlier
-    if masks.header & changed != 0 { section.header = sectionDefinition.header.map { $0.render(EvaluationContext(state: state)) } }
-    if masks.footer & changed != 0 { section.footer = sectionDefinition.footer.map { $0.render(EvaluationContext(state: state)) } }
+    if masks.header & changed != 0 { section.header = sectionDefinition.header.map { $0.render(stateContext) } }
+    if masks.footer & changed != 0 { section.footer = sectionDefinition.footer.map { $0.render(stateContext) } }
     var earlierRows: EarlierRows?  // built when the first row is rendered again
     for (rowDefinition, rowMask) in zip(sectionDefinition.rows, masks.rows) where rowMask & changed != 0 {
         definition.forEachInstance(of: rowDefinition, state) { _, context in
