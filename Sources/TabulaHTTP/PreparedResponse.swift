@@ -33,7 +33,11 @@ enum MHDResponseFactory {
         }
         guard let response else { return nil }
         for field in headerFields {
-            _ = MHD_add_response_header(response, field.name.rawName, field.value)
+            // withCString lends a native string's own bytes; passing a String where a C
+            // string is expected would copy it into a new array, one allocation per argument.
+            field.name.rawName.withCString { name in
+                field.value.withCString { value in _ = MHD_add_response_header(response, name, value) }
+            }
         }
         if closesConnection {
             _ = MHD_add_response_header(response, "Connection", "close")
