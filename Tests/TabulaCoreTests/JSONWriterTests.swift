@@ -50,6 +50,27 @@ import TabulaCore
         #expect(String(decoding: literal.bytes, as: UTF8.self) == #"{"id":1,"x":true}"#)
     }
 
+    @Test func writesWholeMembersBetweenOthersWithTheirCommas() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member(#""a":[]"#)
+        writer.key("b"); writer.int(1)
+        writer.member(#""c":{"d":[]}"#)
+        writer.member(#""e":null"#)
+        writer.endObject()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[],"b":1,"c":{"d":[]},"e":null}"#)
+    }
+
+    /// Empty lists are written as whole literals: the bytes must be those of the general path.
+    @Test func encodesEmptyAndFullListsOfAChangeSetAlike() throws {
+        var changes = ChangeSet()
+        changes.sections.deleted = [1]
+        changes.rows.moved = [RowMove(from: RowPath(section: 0, row: 1), to: RowPath(section: 0, row: 0))]
+        #expect(String(decoding: changes.jsonBytes, as: UTF8.self)
+            == #"{"rows":{"deleted":[],"inserted":[],"moved":[{"from":{"row":1,"section":0},"to":{"row":0,"section":0}}],"updated":[]},"sections":{"deleted":[1],"inserted":[],"moved":[],"updated":[]}}"#)
+        #expect(try ChangeSet(jsonBytes: changes.jsonBytes) == changes)
+    }
+
     @Test func prettyPrintsForPeople() {
         let value: JSONValue = ["b": [1, 2], "a": [:]]
         #expect(value.prettyText() == "{\n  \"a\": {},\n  \"b\": [\n    1,\n    2\n  ]\n}")

@@ -102,6 +102,15 @@ public struct JSONWriter: Sendable {
         endArray()
     }
 
+    /// Writes an object member spelled whole in source, such as `"deleted":[]`: one copy
+    /// instead of a key, brackets and separators. It must be one valid `"key":value` pair
+    /// whose key needs no escaping.
+    public mutating func member(_ literal: StaticString) {
+        separate()
+        append(literal)
+        needsComma = true
+    }
+
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).
     public mutating func rawValue(_ json: [UInt8]) {
         separate()
