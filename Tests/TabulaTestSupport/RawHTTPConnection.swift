@@ -83,11 +83,17 @@ public final class RawHTTPConnection {
     /// Reads more bytes; `false` when the peer closed the connection.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        var count = 0
+        repeat {
+            // A signal (SIGCHLD from a test's child process) interrupts a recv that has a
+            // receive timeout even under SA_RESTART; that is no answer from the server.
+            count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        } while count < 0 && errno == EINTR
         if count == 0 { return false }
         guard count > 0 else {
             if errno == ECONNRESET { return false }
-            throw RawHTTPError("recv failed or timed out: \(String(cString: strerror(errno)))")
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw RawHTTPError("timed out waiting for the server") }
+            throw RawHTTPError("recv failed: \(String(cString: strerror(errno)))")
         }
         buffered.append(contentsOf: chunk[0..<count])
         return true
