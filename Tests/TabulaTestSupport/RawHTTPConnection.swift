@@ -31,30 +31,35 @@ public final class RawHTTPConnection {
     /// Connects to 127.0.0.1:port (or `host`), optionally from a given source address
     /// (any 127.x.y.z works on loopback), waiting at most `timeout` seconds per read.
     public init(port: UInt16, host: String = "127.0.0.1", sourceAddress: String? = nil, timeout: Double = 5) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw RawHTTPError("socket() failed") }
+        // The descriptor is stored only once connected. An initializer that throws after
+        // every stored property is set still runs deinit, which would close the descriptor
+        // a second time: by then another thread may have been given the same number, and
+        // its connection would be closed under it.
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw RawHTTPError("socket() failed") }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socketDescriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         if let sourceAddress {
             var source = Self.address(sourceAddress, port: 0)
             let bound = withUnsafePointer(to: &source) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             guard bound == 0 else {
-                Glibc.close(descriptor)
+                Glibc.close(socketDescriptor)
                 throw RawHTTPError("bind to \(sourceAddress) failed")
             }
         }
         var target = Self.address(host, port: port)
         let connected = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            Glibc.close(descriptor)
+            Glibc.close(socketDescriptor)
             throw RawHTTPError("connect to \(host):\(port) failed: \(reason)")
         }
+        descriptor = socketDescriptor
     }
 
     deinit { Glibc.close(descriptor) }
