@@ -50,15 +50,15 @@ import TabulaCore
         #expect(String(decoding: literal.bytes, as: UTF8.self) == #"{"id":1,"x":true}"#)
     }
 
-    @Test func writesWholeMembersBetweenOthersWithTheirCommas() {
+    @Test func writesListsEmptyOrFullBetweenOthersWithTheirCommas() {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.member(#""a":[]"#)
+        writer.list(#""a":[]"#, [Int]()) { $0.int($1) }
         writer.key("b"); writer.int(1)
-        writer.member(#""c":{"d":[]}"#)
-        writer.member(#""e":null"#)
+        writer.list(#""c":[]"#, [1, 2]) { $0.int($1) }
+        writer.list(#""e":[]"#, ["x"]) { $0.string($1) }
         writer.endObject()
-        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[],"b":1,"c":{"d":[]},"e":null}"#)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[],"b":1,"c":[1,2],"e":["x"]}"#)
     }
 
     /// Empty lists are written as whole literals: the bytes must be those of the general path.

@@ -5,7 +5,12 @@ import Glibc
 /// A failure of the raw test client.
 public struct RawHTTPError: Error, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The server sent nothing within the connection's timeout (it did not close).
+    public var isTimeout = false
+    public init(_ description: String, isTimeout: Bool = false) {
+        self.description = description
+        self.isTimeout = isTimeout
+    }
 }
 
 /// An HTTP/1.x response as it came off the wire.
@@ -97,7 +102,7 @@ public final class RawHTTPConnection {
         if count == 0 { return false }
         guard count > 0 else {
             if errno == ECONNRESET { return false }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw RawHTTPError("timed out waiting for the server") }
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw RawHTTPError("timed out waiting for the server", isTimeout: true) }
             throw RawHTTPError("recv failed: \(String(cString: strerror(errno)))")
         }
         buffered.append(contentsOf: chunk[0..<count])

@@ -102,13 +102,24 @@ public struct JSONWriter: Sendable {
         endArray()
     }
 
-    /// Writes an object member spelled whole in source, such as `"deleted":[]`: one copy
-    /// instead of a key, brackets and separators. It must be one valid `"key":value` pair
-    /// whose key needs no escaping.
-    public mutating func member(_ literal: StaticString) {
+    /// Writes the member `"name":[...]`, its key and empty value spelled in source as
+    /// `#""name":[]"#` (a key that needs no escaping): an empty list is that literal, a full
+    /// one its key part and then one element per item. One copy for the key either way,
+    /// instead of quotes, name and colon one by one; most lists of a change set are empty.
+    public mutating func list<Items: Collection>(
+        _ emptyMember: StaticString, _ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void
+    ) {
         separate()
-        append(literal)
-        needsComma = true
+        if items.isEmpty {
+            append(emptyMember)
+            needsComma = true
+            return
+        }
+        emptyMember.withUTF8Buffer { member in
+            assert(member.count > 2 && member[member.count - 2] == UInt8(ascii: "[") && member[member.count - 1] == UInt8(ascii: "]"))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: member.dropLast(2)))
+        }
+        array(items, element)
     }
 
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).

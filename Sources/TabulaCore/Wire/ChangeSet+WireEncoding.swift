@@ -12,21 +12,21 @@ extension JSONWriter {
         beginObject()
         key("rows")
         beginObject()
-        list("deleted", orEmpty: #""deleted":[]"#, changes.rows.deleted) { $0.write($1) }
-        list("inserted", orEmpty: #""inserted":[]"#, changes.rows.inserted) { writer, insertion in
+        list(#""deleted":[]"#, changes.rows.deleted) { $0.write($1) }
+        list(#""inserted":[]"#, changes.rows.inserted) { writer, insertion in
             writer.beginObject()
             writer.key("model"); writer.write(insertion.row)
             writer.key("row"); writer.int(insertion.path.row)
             writer.key("section"); writer.int(insertion.path.section)
             writer.endObject()
         }
-        list("moved", orEmpty: #""moved":[]"#, changes.rows.moved) { writer, move in
+        list(#""moved":[]"#, changes.rows.moved) { writer, move in
             writer.beginObject()
             writer.key("from"); writer.write(move.from)
             writer.key("to"); writer.write(move.to)
             writer.endObject()
         }
-        list("updated", orEmpty: #""updated":[]"#, changes.rows.updated) { writer, update in
+        list(#""updated":[]"#, changes.rows.updated) { writer, update in
             writer.beginObject()
             writer.key("from"); writer.write(update.from)
             writer.key("model"); writer.write(update.row)
@@ -35,13 +35,30 @@ extension JSONWriter {
         }
         endObject()
 
-        if changes.sections.isEmpty {
-            // Most events leave the sections as they are.
-            member(#""sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}"#)
-        } else {
-            key("sections")
-            write(changes.sections)
+        key("sections")
+        beginObject()
+        list(#""deleted":[]"#, changes.sections.deleted) { $0.int($1) }
+        list(#""inserted":[]"#, changes.sections.inserted) { writer, insertion in
+            writer.beginObject()
+            writer.key("index"); writer.int(insertion.index)
+            writer.key("section"); writer.write(insertion.section)
+            writer.endObject()
         }
+        list(#""moved":[]"#, changes.sections.moved) { writer, move in
+            writer.beginObject()
+            writer.key("from"); writer.int(move.from)
+            writer.key("to"); writer.int(move.to)
+            writer.endObject()
+        }
+        list(#""updated":[]"#, changes.sections.updated) { writer, update in
+            writer.beginObject()
+            writer.key("footer"); writer.write(optional: update.footer)
+            writer.key("from"); writer.int(update.from)
+            writer.key("header"); writer.write(optional: update.header)
+            writer.key("to"); writer.int(update.to)
+            writer.endObject()
+        }
+        endObject()
 
         if let style = changes.style {
             key("style")
@@ -51,45 +68,6 @@ extension JSONWriter {
             key("title"); string(title)
         }
         endObject()
-    }
-
-    private mutating func write(_ changes: ChangeSet.SectionChanges) {
-        beginObject()
-        list("deleted", orEmpty: #""deleted":[]"#, changes.deleted) { $0.int($1) }
-        list("inserted", orEmpty: #""inserted":[]"#, changes.inserted) { writer, insertion in
-            writer.beginObject()
-            writer.key("index"); writer.int(insertion.index)
-            writer.key("section"); writer.write(insertion.section)
-            writer.endObject()
-        }
-        list("moved", orEmpty: #""moved":[]"#, changes.moved) { writer, move in
-            writer.beginObject()
-            writer.key("from"); writer.int(move.from)
-            writer.key("to"); writer.int(move.to)
-            writer.endObject()
-        }
-        list("updated", orEmpty: #""updated":[]"#, changes.updated) { writer, update in
-            writer.beginObject()
-            writer.key("footer"); writer.write(optional: update.footer)
-            writer.key("from"); writer.int(update.from)
-            writer.key("header"); writer.write(optional: update.header)
-            writer.key("to"); writer.int(update.to)
-            writer.endObject()
-        }
-        endObject()
-    }
-
-    /// Writes `"name":[...]`; an empty list as `empty`, that member spelled whole, in one
-    /// copy: most of a change set's lists are empty.
-    private mutating func list<Item>(
-        _ name: StaticString, orEmpty empty: StaticString, _ items: [Item], _ element: (inout JSONWriter, Item) -> Void
-    ) {
-        if items.isEmpty {
-            member(empty)
-        } else {
-            key(name)
-            array(items, element)
-        }
     }
 
     /// Writes a header or footer model, or `null` for none.

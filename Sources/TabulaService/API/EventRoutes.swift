@@ -170,11 +170,7 @@ struct EventProcessor: Sendable {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
         writer.key("changes"); writer.write(changes)
-        if effects.isEmpty {
-            writer.member(#""effects":[]"#)
-        } else {
-            writer.key("effects"); writer.array(effects) { $0.write($1) }
-        }
+        writer.list(#""effects":[]"#, effects) { $0.write($1) }
         writer.key("fromRevision"); writer.int(from)
         writer.key("screen"); writer.string(screen)
         writer.key("toRevision"); writer.int(to)
