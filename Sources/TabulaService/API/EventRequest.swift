@@ -25,6 +25,11 @@ struct EventRequest: Sendable, Equatable {
 
     /// Decodes and checks a body; every problem is a 400 that says which field to fix.
     static func decode(_ body: [UInt8], kind: Kind) throws(Problem) -> EventRequest {
+        // The usual body is a flat object, read without building a JSONObject; anything
+        // else goes to the full parser, whose errors are exact.
+        if let members = FlatJSONObject.members(of: body) {
+            return try decode(members: members, kind: kind)
+        }
         let json: JSONValue
         do {
             json = try JSONParser(maxDepth: 16).parse(body)
@@ -34,13 +39,21 @@ struct EventRequest: Sendable, Equatable {
         guard case .object(let object) = json else {
             throw Problem.invalidBody("the body must be a JSON object, not \(json.typeName)")
         }
+        return try decode(members: object.pairs, kind: kind)
+    }
+
+    /// Checks the members of the body's object, in written order.
+    private static func decode(members: [(key: String, value: JSONValue)], kind: Kind) throws(Problem) -> EventRequest {
+        func member(_ name: String) -> JSONValue? {
+            members.first { $0.key == name }?.value
+        }
         let allowed = kind == .switch ? Self.switchFields : Self.otherFields
-        if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
+        if let unknown = members.first(where: { !allowed.contains($0.key) })?.key {
             let hint = unknown == "isOn" ? "; only switch events carry isOn" : ""
             throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
         }
         let target: Target
-        switch (object["row"], object["indexPath"]) {
+        switch (member("row"), member("indexPath")) {
         case (.some(let row), nil):
             guard case .string(let id) = row, !id.isEmpty, id.utf8.count <= maxRowIDLength else {
                 throw Problem.invalidBody("\"row\" must be a row id: a non-empty string of at most \(maxRowIDLength) bytes")
@@ -55,17 +68,17 @@ struct EventRequest: Sendable, Equatable {
         }
         var request = EventRequest(kind: kind, target: target)
         if kind == .switch {
-            guard let value = object["isOn"] else { throw Problem.invalidBody("a switch event needs \"isOn\": true or false") }
+            guard let value = member("isOn") else { throw Problem.invalidBody("a switch event needs \"isOn\": true or false") }
             guard case .bool(let isOn) = value else { throw Problem.invalidBody("\"isOn\" must be true or false, not \(value.typeName)") }
             request.isOn = isOn
         }
-        if let value = object["revision"] {
+        if let value = member("revision") {
             guard case .number(let number) = value, let revision = Int(exactly: number), revision >= 0 else {
                 throw Problem.invalidBody("\"revision\" must be a whole number of at least 0 (the revision the client shows)")
             }
             request.revision = revision
         }
-        if let value = object["eventId"] {
+        if let value = member("eventId") {
             guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength else {
                 throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes")
             }

@@ -4,7 +4,8 @@ import TabulaCore
 
 /// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,
 /// `/deletion`): the input is a body, decoded as each of the three kinds. A refusal must
-/// be a 400 problem document that is itself valid JSON; an accepted body must keep every
+/// be a 400 problem document that is itself valid JSON; what the quick reader of flat
+/// objects reads must be what the full parser reads; an accepted body must keep every
 /// limit the decoder promises, encode back to itself, and go through the pure pipeline
 /// (reduce, render, diff) on each bundled screen as the service would run it.
 @main enum FuzzEventDecoder {
@@ -18,6 +19,7 @@ import TabulaCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = FuzzDriver.bytes(data, size)
+    checkQuickReading(body)
     for kind in [EventRequest.Kind.selection, .switch, .deletion] {
         let request: EventRequest
         do throws(Problem) {
@@ -34,6 +36,16 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         }
     }
     return 0
+}
+
+/// Whatever the quick reader of flat objects reads, the full parser reads the same: the
+/// same members in the same order.
+private func checkQuickReading(_ body: [UInt8]) {
+    guard let members = FlatJSONObject.members(of: body) else { return }
+    let object = (try? JSONParser(maxDepth: 16).parse(body))?.objectValue
+    invariant(
+        object.map { $0.keys == members.map(\.key) && members.allSatisfy { member in $0[member.key] == member.value } } ?? false,
+        "read quickly as \(members), but the parser reads \(String(describing: object))")
 }
 
 /// The limits `EventRequest.decode` documents in its messages.
