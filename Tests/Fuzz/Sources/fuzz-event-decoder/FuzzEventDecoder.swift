@@ -44,7 +44,9 @@ private func checkQuickReading(_ body: [UInt8]) {
     guard let members = FlatJSONObject.members(of: body) else { return }
     let object = (try? JSONParser(maxDepth: 16).parse(body))?.objectValue
     invariant(
-        object.map { $0.keys == members.map(\.key) && members.allSatisfy { member in $0[member.key] == member.value } } ?? false,
+        object.map { object in
+            object.keys == members.map(\.key) && members.allSatisfy { member in object[member.key] == member.value }
+        } ?? false,
         "read quickly as \(members), but the parser reads \(String(describing: object))")
 }
 
