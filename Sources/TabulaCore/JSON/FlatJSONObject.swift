@@ -31,8 +31,7 @@ public enum FlatJSONObject {
             skipWhitespace()
             if !take(UInt8(ascii: "}")) {
                 while true {
-                    guard members.count < FlatJSONObject.maxMembers, let keyRange = readPlainString() else { return nil }
-                    let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyRange]), as: UTF8.self)
+                    guard members.count < FlatJSONObject.maxMembers, let key = readPlainString() else { return nil }
                     guard !members.contains(where: { $0.key == key }) else { return nil }
                     skipWhitespace()
                     guard take(UInt8(ascii: ":")) else { return nil }
@@ -50,15 +49,15 @@ public enum FlatJSONObject {
             return index == bytes.count ? members : nil
         }
 
-        /// A string of printable ASCII without escapes; its bytes, between the quotes.
-        mutating func readPlainString() -> Range<Int>? {
+        /// A string of printable ASCII without escapes.
+        mutating func readPlainString() -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = index
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     index += 1
-                    return start..<(index - 1)
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
                 }
                 guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else { return nil }
                 index += 1
@@ -70,7 +69,7 @@ public enum FlatJSONObject {
             guard index < bytes.count else { return nil }
             switch bytes[index] {
             case UInt8(ascii: "\""):
-                return readPlainString().map { .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self)) }
+                return readPlainString().map { .string($0) }
             case UInt8(ascii: "t"):
                 return take("true") ? .bool(true) : nil
             case UInt8(ascii: "f"):
