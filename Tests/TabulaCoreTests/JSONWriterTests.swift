@@ -17,6 +17,39 @@ import TabulaCore
         #expect(JSONValue.number(9_007_199_254_740_991).canonicalText == "9007199254740991")
     }
 
+    @Test func writesIntegersToTheirExtremes() {
+        var writer = JSONWriter(reservingCapacity: 1)
+        writer.beginArray()
+        for value in [0, 7, -7, 10, 100, 1_000_000_007, Int.max, Int.min, Int.min + 1] { writer.int(value) }
+        writer.endArray()
+        #expect(String(decoding: writer.bytes, as: UTF8.self)
+            == "[0,7,-7,10,100,1000000007,9223372036854775807,-9223372036854775808,-9223372036854775807]")
+    }
+
+    /// The writer's memory starts small and doubles: whatever it grows through, the bytes
+    /// are those a writer with room for everything writes.
+    @Test func growsThroughEveryKindOfWrite() {
+        func write(into writer: inout JSONWriter, _ round: Int) {
+            writer.beginObject()
+            writer.key("key\(round)"); writer.string(String(repeating: "é\"\\\n", count: round % 7))
+            writer.key("list"); writer.array(0..<(round % 5)) { $0.number(Double($1) + 0.5) }
+            writer.list(#""n":[]"#, Array(0..<(round % 3))) { $0.int($1 * 1_000_003) }
+            writer.key("raw"); writer.rawValue(Array(#"{"x":[true,null]}"#.utf8))
+            writer.endObject()
+        }
+        var small = JSONWriter(reservingCapacity: 1)
+        var large = JSONWriter(reservingCapacity: 1 << 16)
+        small.beginArray(); large.beginArray()
+        for round in 0..<200 {
+            write(into: &small, round)
+            write(into: &large, round)
+        }
+        small.endArray(); large.endArray()
+        #expect(small.bytes == large.bytes)
+        #expect(small.bytes.count > 10_000)
+        #expect((try? JSONParser().parse(small.bytes)) != nil)
+    }
+
     @Test func sortsKeysByBytes() {
         let value: JSONValue = ["b": 1, "B": 2, "a": ["z": true, "y": nil], "é": "x"]
         #expect(value.canonicalText == #"{"B":2,"a":{"y":null,"z":true},"b":1,"é":"x"}"#)

@@ -4,35 +4,51 @@
 /// order they want them on the wire. Tabula always emits object keys in ascending byte
 /// order, which is what makes its encoding deterministic. Numbers that are whole and
 /// below 2^53 are written as integers; others in Swift's shortest round-trip form.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+///
+/// It writes into memory of its own rather than an `[UInt8]`: an array checks that its
+/// storage is unique on every append (a call into the runtime), which made a change set's
+/// few hundred bytes cost ~20 instructions each. Being noncopyable, the writer needs no
+/// such check; ``bytes`` copies the result out once.
+public struct JSONWriter: ~Copyable, @unchecked Sendable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     /// Whether what is written next follows a sibling in its container and needs a comma.
     /// One flag is enough: a container's first element follows its opening bracket, a key's
     /// value follows the colon, and everything else follows a complete value.
     private var needsComma = false
 
     public init(reservingCapacity capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        start.deallocate()
+    }
+
+    /// What has been written so far.
+    public var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: start, count: count))
     }
 
     public mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        appendByte(UInt8(ascii: "{"))
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        appendByte(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        appendByte(UInt8(ascii: "["))
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        appendByte(UInt8(ascii: "]"))
         needsComma = true
     }
 
@@ -41,17 +57,28 @@ public struct JSONWriter: Sendable {
     public mutating func key(_ key: String) {
         separate()
         appendQuoted(key)
-        bytes.append(UInt8(ascii: ":"))
+        appendByte(UInt8(ascii: ":"))
     }
 
     /// Writes an object key spelled in source, which must need no escaping (no quote,
     /// backslash or control character): copied as it is, without a scan.
     public mutating func key(_ key: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        append(key)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        // A one-character literal may be stored as a scalar rather than as bytes.
+        guard key.hasPointerRepresentation else {
+            appendByte(UInt8(ascii: "\""))
+            append(key)
+            append(#"":"#)
+            return
+        }
+        let length = key.utf8CodeUnitCount
+        reserve(length + 3)
+        start[count] = UInt8(ascii: "\"")
+        (start + count + 1).update(from: key.utf8Start, count: length)
+        count += length + 1
+        start[count] = UInt8(ascii: "\"")
+        start[count + 1] = UInt8(ascii: ":")
+        count += 2
     }
 
     public mutating func string(_ value: String) {
@@ -90,7 +117,8 @@ public struct JSONWriter: Sendable {
         } else if value == value.rounded(.towardZero) && abs(value) < 9_007_199_254_740_992 {
             appendInteger(Int(value))
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            var text = value.description
+            text.withUTF8 { appendBytes($0) }
         }
         needsComma = true
     }
@@ -117,7 +145,7 @@ public struct JSONWriter: Sendable {
         }
         emptyMember.withUTF8Buffer { member in
             assert(member.count > 2 && member[member.count - 2] == UInt8(ascii: "[") && member[member.count - 1] == UInt8(ascii: "]"))
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: member.dropLast(2)))
+            appendBytes(UnsafeBufferPointer(rebasing: member.dropLast(2)))
         }
         array(items, element)
     }
@@ -125,7 +153,7 @@ public struct JSONWriter: Sendable {
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).
     public mutating func rawValue(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        json.withUnsafeBufferPointer { appendBytes($0) }
         needsComma = true
     }
 
@@ -133,41 +161,75 @@ public struct JSONWriter: Sendable {
     /// comes next is a new container's first element or a key's value until a value ends.
     private mutating func separate() {
         if needsComma {
-            bytes.append(UInt8(ascii: ","))
+            appendByte(UInt8(ascii: ","))
             needsComma = false
         }
     }
 
+    /// Makes room for `extra` more bytes, doubling the memory when it grows.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toHold: count + extra) }
+    }
+
+    private mutating func grow(toHold needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newStart = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newStart.update(from: start, count: count)
+        start.deallocate()
+        start = newStart
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    private mutating func appendByte(_ byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    private mutating func appendBytes(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        reserve(buffer.count)
+        (start + count).update(from: base, count: buffer.count)
+        count += buffer.count
+    }
+
     private mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        literal.withUTF8Buffer { appendBytes($0) }
     }
 
     private mutating func appendInteger(_ value: Int) {
+        // Room for a sign and the 19 digits of the largest magnitude.
+        reserve(20)
         if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+            start[count] = UInt8(ascii: "0")
+            count += 1
             return
         }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            for position in stride(from: count - 1, through: 0, by: -1) {
-                bytes.append(buffer[position])
-            }
+        if value < 0 {
+            start[count] = UInt8(ascii: "-")
+            count += 1
         }
+        var magnitude = value.magnitude
+        var digits = 0
+        var rest = magnitude
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
+        var position = count + digits - 1
+        while magnitude > 0 {
+            start[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            position -= 1
+        }
+        count += digits
     }
 
     /// One pass: runs that need no escape are copied whole.
     private mutating func appendQuoted(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
+        appendByte(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
             var runStart = 0
@@ -175,16 +237,16 @@ public struct JSONWriter: Sendable {
                 let byte = utf8[position]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 if runStart < position {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                    appendBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
                 }
                 appendEscape(byte)
                 runStart = position + 1
             }
             if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+                appendBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        appendByte(UInt8(ascii: "\""))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -192,21 +254,19 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func appendEscape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        appendByte(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""): appendByte(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): appendByte(UInt8(ascii: "\\"))
+        case 0x0A: appendByte(UInt8(ascii: "n"))
+        case 0x0D: appendByte(UInt8(ascii: "r"))
+        case 0x09: appendByte(UInt8(ascii: "t"))
+        case 0x08: appendByte(UInt8(ascii: "b"))
+        case 0x0C: appendByte(UInt8(ascii: "f"))
         default:
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(UInt8(ascii: "0"))
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0x0F))
+            append("u00")
+            appendByte(Self.hexDigit(byte >> 4))
+            appendByte(Self.hexDigit(byte & 0x0F))
         }
     }
 }
