@@ -9,7 +9,7 @@ import TabulaCore
 
 /// Reads a whole file; throws a ``CommandFailure`` naming the file and the system's reason.
 func readFile(_ path: String) throws -> [UInt8] {
-    let descriptor = open(path, O_RDONLY)
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
         throw CommandFailure("\(path): cannot read: \(String(cString: strerror(errno)))")
     }

@@ -22,7 +22,7 @@ public final class PostgresCluster: @unchecked Sendable {
         try runAsServerUser(["createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "tabula", database])
         // A shared cluster is never released: stop and remove it when this process exits.
         let stop = (getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + binaries.appendingPathComponent("pg_ctl").path
-        Subprocess.launch(["/bin/sh", "-c",
+        try Subprocess.launch(["/bin/sh", "-c",
             "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) -D '\(dataPath)' stop -m immediate -w; rm -rf '\(directory.path)'"])
     }
 

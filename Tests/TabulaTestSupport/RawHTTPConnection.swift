@@ -40,7 +40,8 @@ public final class RawHTTPConnection {
         // every stored property is set still runs deinit, which would close the descriptor
         // a second time: by then another thread may have been given the same number, and
         // its connection would be closed under it.
-        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a process the test run starts must not keep this connection open.
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socketDescriptor >= 0 else { throw RawHTTPError("socket() failed") }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(socketDescriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
