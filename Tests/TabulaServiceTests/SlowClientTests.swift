@@ -156,7 +156,9 @@ func openFileLimit() -> Int {
             #expect((error as? RawHTTPError)?.isTimeout == true, "the seventeenth connection did not wait: \(error)")
         }
         held.removeFirst()
-        // Served once the server sees the close; under a loaded test run that took over 3 s.
+        // Served once the server sees the close, within a second even on a loaded machine. (It
+        // once never came: a child process of the test run had inherited the held socket, so
+        // closing it here sent nothing; see Subprocess.)
         let deadline = ContinuousClock.now + .seconds(15)
         var answer: RawHTTPResponse?
         var lastError: (any Error)?
