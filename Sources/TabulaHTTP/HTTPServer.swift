@@ -89,8 +89,11 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         core.accepting.store(false, ordering: .releasing)
         guard let daemon = core.state.withLock({ $0.daemon }) else { return }
+        // New connections are refused from now on: shut down, the listening socket stops
+        // listening. It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker
+        // may still be polling it, and a closed number could be given to another socket.
         let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        if listener >= 0 { stopListening(listener) }
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
         waitUntil(deadline) { [core] _ in core.counts.total(\.inProgress) == 0 }
         let parked = core.state.withLock { Array($0.suspended.values) }
@@ -102,7 +105,18 @@ public final class HTTPServer: Sendable {
         core.stopped.store(true, ordering: .releasing)
         waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .acquiring) == 0 }
         MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
         core.state.withLock { $0.daemon = nil }
+    }
+
+    /// `shutdown(2)` on the socket (spelled through the C module: this type has a
+    /// `shutdown()` of its own).
+    private func stopListening(_ listener: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        #elseif canImport(Musl)
+        _ = Musl.shutdown(listener, Int32(SHUT_RDWR))
+        #endif
     }
 
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: (ServerCore.State) -> Bool) {
