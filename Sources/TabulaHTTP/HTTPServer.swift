@@ -89,9 +89,9 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         core.accepting.store(false, ordering: .releasing)
         guard let daemon = core.state.withLock({ $0.daemon }) else { return }
-        // New connections are refused from now on: shut down, the listening socket stops
-        // listening. It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker
-        // may still be polling it, and a closed number could be given to another socket.
+        // Shut down, the socket stops listening: new connections are refused from now on.
+        // It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker may still
+        // be polling it, and a number closed early could be given to another socket.
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { stopListening(listener) }
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))

@@ -19,42 +19,41 @@ public enum Subprocess {
     private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
-    /// Makes the child close every descriptor from 3 up, after the actions added before.
-    private static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws {
+    /// Spawns `command` with the standard streams that `redirect` sets up and no other
+    /// descriptor; returns posix_spawn's result and the child's pid.
+    private static func spawn(
+        _ command: [String], redirect: (inout posix_spawn_file_actions_t) -> Void
+    ) throws -> (result: Int32, pid: pid_t) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        redirect(&actions)
         guard let addCloseFrom, addCloseFrom(&actions, 3) == 0 else {
             throw ServerProcessError("posix_spawn cannot close inherited descriptors here (glibc 2.34 or later is needed)")
         }
-    }
-
-    /// Starts a command in the background and does not wait for it.
-    public static func launch(_ command: [String]) throws {
         var arguments = command.map { strdup($0) }
         arguments.append(nil)
         defer { arguments.forEach { free($0) } }
         var pid: pid_t = 0
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
-        try closeInherited(&actions)
-        _ = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        let result = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        return (result, pid)
+    }
+
+    /// Starts a command in the background and does not wait for it.
+    public static func launch(_ command: [String]) throws {
+        _ = try spawn(command) { actions in
+            for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        }
     }
 
     public static func run(_ command: [String]) throws -> (status: Int32, output: String) {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-cmd-\(UUID().uuidString).log").path
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        try closeInherited(&actions)
-        var arguments = command.map { strdup($0) }
-        arguments.append(nil)
-        defer { arguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        let (spawned, pid) = try spawn(command) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         guard spawned == 0 else { throw ServerProcessError("cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
