@@ -37,11 +37,11 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
     }
 
     /// The diff compares rows field by field where they lie (no copies): a row that differs
-    /// in any one stored property is an update. A new property of `Row` must join the
-    /// comparison in Diff.swift, and the count below.
+    /// in any one stored property is an update. A new property of `Row` must join
+    /// `InPlaceEquality.rows`, and the count below.
     @Test func aRowDifferingInAnyFieldIsUpdated() throws {
         let base = Row(id: "r", content: .basic(title: "T"), selectable: false, deletable: false)
-        #expect(Mirror(reflecting: base).children.count == 7, "Row changed: update sameRow in Diff.swift and this test")
+        #expect(Mirror(reflecting: base).children.count == 7, "Row changed: update InPlaceEquality.rows and this test")
         var variants: [Row] = []
         for index in 0..<6 {
             var row = base
@@ -64,6 +64,30 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             screen([Section(id: "a", rows: [base, Row(id: "x", content: .empty, selectable: false, deletable: false)])]),
             screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[4]])]))
         #expect(moved.rows.updated.count == 1 && moved.rows.moved.count == 1)
+    }
+
+    /// Rows and sections are compared in place: identical bytes answer at once, anything
+    /// else by value. Equal values built apart (strings in storage of their own, beyond the
+    /// 15 bytes that fit in a small string) are not updates; unequal ones are, whether the
+    /// identities are the same (the content-only path) or rows moved (the general path).
+    @Test func valuesBuiltApartCompareByValue() throws {
+        func long(_ text: String) -> String { String(repeating: "long text ", count: 3) + text }
+        func row(_ id: String, _ title: String) -> Row {
+            Row(id: long(id), content: .subtitle(title: long(title), subtitle: long("s"), image: nil), accessory: .checkmark, height: 44)
+        }
+        func sample(_ title: String, footer: String, order: [String]) -> Screen {
+            Screen(id: "s", title: "S", sections: [
+                Section(id: long("a"), header: .titleHeader(title: long("h")), footer: .textFooter(text: long(footer)),
+                        rows: order.map { row($0, $0 == "2" ? title : "same") }),
+            ])
+        }
+        let old = sample("before", footer: "f", order: ["1", "2", "3"])
+        #expect(try changes(old, sample("before", footer: "f", order: ["1", "2", "3"])).isEmpty)
+        let edited = try changes(old, sample("after", footer: "g", order: ["1", "2", "3"]))
+        #expect(edited.rows.updated.map(\.to) == [path(0, 1)] && edited.sections.updated.map(\.to) == [0])
+        let moved = try changes(old, sample("after", footer: "f", order: ["3", "1", "2"]))
+        #expect(moved.rows.updated.map(\.to) == [path(0, 2)] && moved.rows.moved.count == 1 && moved.sections.updated.isEmpty)
+        #expect(Mirror(reflecting: old.sections[0]).children.count == 4, "Section changed: update InPlaceEquality and this test")
     }
 
     /// ASCII ids take a byte-hashed table; others keep String's canonical equality, so a

@@ -27,36 +27,47 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
 /// Whether both screens have the same section and row ids in the same places: then
 /// nothing was inserted, deleted or moved, which is what most events do.
 private func sameIdentities(_ old: Screen, _ new: Screen) -> Bool {
-    guard old.sections.count == new.sections.count else { return false }
-    for index in old.sections.indices {
-        guard old.sections[index].id == new.sections[index].id else { return false }
-        let sameRows = old.sections[index].rows.withUnsafeBufferPointer { oldRows in
-            new.sections[index].rows.withUnsafeBufferPointer { newRows in
-                guard oldRows.count == newRows.count else { return false }
-                if oldRows.baseAddress == newRows.baseAddress { return true }
-                return oldRows.indices.allSatisfy { oldRows[$0].id == newRows[$0].id }
+    old.sections.withUnsafeBufferPointer { oldSections in
+        new.sections.withUnsafeBufferPointer { newSections in
+            guard oldSections.count == newSections.count else { return false }
+            guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return true }
+            for index in oldSections.indices {
+                let oldSection = oldBase + index, newSection = newBase + index
+                guard InPlaceEquality.sectionIDs(oldSection, newSection) else { return false }
+                let sameRows = oldSection.pointee.rows.withUnsafeBufferPointer { oldRows in
+                    newSection.pointee.rows.withUnsafeBufferPointer { newRows in
+                        guard oldRows.count == newRows.count else { return false }
+                        guard let oldRow = oldRows.baseAddress, let newRow = newRows.baseAddress, oldRow != newRow else { return true }
+                        return oldRows.indices.allSatisfy { InPlaceEquality.rowIDs(oldRow + $0, newRow + $0) }
+                    }
+                }
+                guard sameRows else { return false }
             }
+            return true
         }
-        guard sameRows else { return false }
     }
-    return true
 }
 
 /// The changes between two screens of the same identities: updates only, in O(n) with no hashing.
 /// Rows that share their storage (a section the incremental render took over) are not compared.
 private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet) {
-    for sectionIndex in old.sections.indices {
-        let oldHeader = old.sections[sectionIndex].header, newHeader = new.sections[sectionIndex].header
-        let oldFooter = old.sections[sectionIndex].footer, newFooter = new.sections[sectionIndex].footer
-        if oldHeader != newHeader || oldFooter != newFooter {
-            changes.sections.updated.append(SectionUpdate(from: sectionIndex, to: sectionIndex, header: newHeader, footer: newFooter))
-        }
-        old.sections[sectionIndex].rows.withUnsafeBufferPointer { oldRows in
-            new.sections[sectionIndex].rows.withUnsafeBufferPointer { newRows in
-                guard oldRows.baseAddress != newRows.baseAddress else { return }
-                for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
-                    let path = RowPath(section: sectionIndex, row: rowIndex)
-                    changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
+    old.sections.withUnsafeBufferPointer { oldSections in
+        new.sections.withUnsafeBufferPointer { newSections in
+            guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return }
+            for sectionIndex in newSections.indices {
+                let oldSection = oldBase + sectionIndex, newSection = newBase + sectionIndex
+                if !InPlaceEquality.headersAndFooters(oldSection, newSection) {
+                    changes.sections.updated.append(SectionUpdate(
+                        from: sectionIndex, to: sectionIndex, header: newSection.pointee.header, footer: newSection.pointee.footer))
+                }
+                oldSection.pointee.rows.withUnsafeBufferPointer { oldRows in
+                    newSection.pointee.rows.withUnsafeBufferPointer { newRows in
+                        guard oldRows.baseAddress != newRows.baseAddress else { return }
+                        for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
+                            let path = RowPath(section: sectionIndex, row: rowIndex)
+                            changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
+                        }
+                    }
                 }
             }
         }
@@ -84,11 +95,15 @@ private func diffSections(old: Screen, new: Screen, match: IdentityMatch, into c
         if !inOrder[position] {
             changes.moved.append(SectionMove(from: oldIndex, to: newIndex))
         }
-        let oldSection = old.sections[oldIndex]
-        let newSection = new.sections[newIndex]
-        if oldSection.header != newSection.header || oldSection.footer != newSection.footer {
-            changes.updated.append(
-                SectionUpdate(from: oldIndex, to: newIndex, header: newSection.header, footer: newSection.footer))
+        let sameHeaders = old.sections.withUnsafeBufferPointer { oldSections in
+            new.sections.withUnsafeBufferPointer { newSections in
+                guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return false }
+                return InPlaceEquality.headersAndFooters(oldBase + oldIndex, newBase + newIndex)
+            }
+        }
+        if !sameHeaders {
+            let newSection = new.sections[newIndex]
+            changes.updated.append(SectionUpdate(from: oldIndex, to: newIndex, header: newSection.header, footer: newSection.footer))
         }
     }
 }
@@ -191,15 +206,8 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
     }
 }
 
-/// `old[oldIndex] == new[newIndex]`, reading each field where the rows lie: `==` on the
-/// elements copied both whole rows first (every string retained, then released), a fifth
-/// of the diff's time. Compares every stored property of `Row` (a test keeps the count).
+/// `old[oldIndex] == new[newIndex]`, reading each field where the rows lie.
 private func sameRow(_ old: UnsafeBufferPointer<Row>, _ oldIndex: Int, _ new: UnsafeBufferPointer<Row>, _ newIndex: Int) -> Bool {
     guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return old[oldIndex] == new[newIndex] }
-    let left = oldBase + oldIndex
-    let right = newBase + newIndex
-    return left.pointee.id == right.pointee.id && left.pointee.selectable == right.pointee.selectable
-        && left.pointee.deletable == right.pointee.deletable && left.pointee.accessory == right.pointee.accessory
-        && left.pointee.height == right.pointee.height && left.pointee.estimatedHeight == right.pointee.estimatedHeight
-        && left.pointee.content == right.pointee.content
+    return InPlaceEquality.rows(oldBase + oldIndex, newBase + newIndex)
 }

@@ -1,0 +1,86 @@
+/// Equality of wire-model values where they lie in memory, without copying them.
+///
+/// `==` on a value read from an array or a pointer copies it out first: every string and
+/// dictionary it holds is retained, then released, which was a third of the diff's time.
+/// Values with identical bytes are equal (the same string or dictionary storage, the same
+/// small-string bytes, the same flags and numbers), so identical bytes answer at once and
+/// only values whose bytes differ are copied and compared with `==`. Different bytes say
+/// nothing on their own: unused payload bytes of an enum may differ between equal values.
+enum InPlaceEquality {
+    /// `a.pointee == b.pointee`, reading each field where it lies. Compares every stored
+    /// property of `Row` (a test keeps the count).
+    static func rows(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
+        guard a.pointee.selectable == b.pointee.selectable, a.pointee.deletable == b.pointee.deletable,
+            a.pointee.accessory == b.pointee.accessory, a.pointee.height == b.pointee.height,
+            a.pointee.estimatedHeight == b.pointee.estimatedHeight
+        else { return false }
+        guard let layout = RowLayout.offsets else { return a.pointee == b.pointee }
+        return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
+            && values(field(a, layout.content, RowContent.self), field(b, layout.content, RowContent.self))
+    }
+
+    /// Whether two rows in memory have the same id.
+    static func rowIDs(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
+        guard let layout = RowLayout.offsets else { return a.pointee.id == b.pointee.id }
+        return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
+    }
+
+    /// Whether two sections in memory have the same id.
+    static func sectionIDs(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
+        guard let layout = SectionLayout.offsets else { return a.pointee.id == b.pointee.id }
+        return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
+    }
+
+    /// Whether two sections in memory have equal headers and footers.
+    static func headersAndFooters(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
+        guard let layout = SectionLayout.offsets else { return a.pointee.header == b.pointee.header && a.pointee.footer == b.pointee.footer }
+        return values(field(a, layout.header, HeaderFooter?.self), field(b, layout.header, HeaderFooter?.self))
+            && values(field(a, layout.footer, HeaderFooter?.self), field(b, layout.footer, HeaderFooter?.self))
+    }
+
+    /// `a.pointee == b.pointee`, without a copy when their bytes are identical.
+    @inline(__always)
+    static func values<Value: Equatable>(_ a: UnsafePointer<Value>, _ b: UnsafePointer<Value>) -> Bool {
+        identicalBytes(UnsafeRawPointer(a), UnsafeRawPointer(b), count: MemoryLayout<Value>.size) || a.pointee == b.pointee
+    }
+
+    /// The stored property at `offset` of the value at `base`.
+    @inline(__always)
+    private static func field<Root, Value>(_ base: UnsafePointer<Root>, _ offset: Int, _: Value.Type) -> UnsafePointer<Value> {
+        (UnsafeRawPointer(base) + offset).assumingMemoryBound(to: Value.self)
+    }
+
+    @inline(__always)
+    private static func identicalBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard a.load(fromByteOffset: offset, as: UInt8.self) == b.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Where `Section`'s fields that hold references lie, but its rows (computed once).
+    private enum SectionLayout {
+        static let offsets: (id: Int, header: Int, footer: Int)? = {
+            guard let id = MemoryLayout<Section>.offset(of: \Section.id), let header = MemoryLayout<Section>.offset(of: \Section.header),
+                let footer = MemoryLayout<Section>.offset(of: \Section.footer)
+            else { return nil }
+            return (id, header, footer)
+        }()
+    }
+
+    /// Where `Row`'s fields that hold references lie (computed once).
+    private enum RowLayout {
+        static let offsets: (id: Int, content: Int)? = {
+            guard let id = MemoryLayout<Row>.offset(of: \Row.id), let content = MemoryLayout<Row>.offset(of: \Row.content)
+            else { return nil }
+            return (id, content)
+        }()
+    }
+}
