@@ -1,5 +1,6 @@
 import Testing
 import TabulaCore
+import TabulaSamples
 
 @Suite struct JSONWriterTests {
     @Test func escapesWhatJSONRequires() {
@@ -24,6 +25,50 @@ import TabulaCore
         writer.endArray()
         #expect(String(decoding: writer.bytes, as: UTF8.self)
             == "[0,7,-7,10,100,1000000007,9223372036854775807,-9223372036854775808,-9223372036854775807]")
+    }
+
+    /// Strings are scanned eight bytes at a time: a byte to escape at any place of a word,
+    /// next to multi-byte characters or in the tail, is escaped as one byte at a time would be.
+    @Test func escapesAtEveryPlaceOfAWord() {
+        func escapedOneByOne(_ text: String) -> String {
+            var result: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): result += [UInt8(ascii: "\\"), byte]
+                case 0x0A: result += Array(#"\n"#.utf8)
+                case 0x0D: result += Array(#"\r"#.utf8)
+                case 0x09: result += Array(#"\t"#.utf8)
+                case 0x08: result += Array(#"\b"#.utf8)
+                case 0x0C: result += Array(#"\f"#.utf8)
+                case ..<0x20: result += Array(("\\u00" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)).utf8)
+                default: result.append(byte)
+                }
+            }
+            return String(decoding: result + [UInt8(ascii: "\"")], as: UTF8.self)
+        }
+        var random = SplitMix64(seed: 5)
+        let pieces = ["a", "\"", "\\", "\n", "\u{1}", "\u{1F}", " ", "~", "\u{7F}", "é", "😀", "!", "#", "]"]
+        for _ in 0..<3_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...40, using: &random) { text += pieces.randomElement(using: &random) ?? "" }
+            #expect(JSONValue.string(text).canonicalText == escapedOneByOne(text), "\(Array(text.utf8))")
+        }
+    }
+
+    /// Keys sort by their UTF-8 bytes, not by `String`'s `<` (which normalizes first): a
+    /// decomposed "é" (e + U+0301) sorts before "f", the composed one after it; a prefix
+    /// sorts first. Random strings of ASCII, non-ASCII and long runs agree with the views'
+    /// own byte comparison.
+    @Test func keysSortByTheirUTF8Bytes() {
+        #expect("cafe\u{301}".utf8Precedes("caff") && "caff".utf8Precedes("caf\u{E9}"))
+        #expect("ab".utf8Precedes("abc") && !"abc".utf8Precedes("ab") && !"ab".utf8Precedes("ab") && "".utf8Precedes("a"))
+        var random = SplitMix64(seed: 11)
+        let pieces = ["a", "b", "Z", "é", "e\u{301}", "~", "😀", "0", String(repeating: "x", count: 20)]
+        func sample() -> String { (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined() }
+        for _ in 0..<2_000 {
+            let left = sample(), right = sample()
+            #expect(left.utf8Precedes(right) == left.utf8.lexicographicallyPrecedes(right.utf8), "\(left) vs \(right)")
+        }
     }
 
     /// The writer's memory starts small and doubles: whatever it grows through, the bytes

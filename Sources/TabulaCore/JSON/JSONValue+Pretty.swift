@@ -20,7 +20,7 @@ extension JSONValue {
             output += closingPadding + "]"
         case .object(let object) where !object.isEmpty:
             output += "{\n"
-            let keys = object.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let keys = object.keys.sorted { $0.utf8Precedes($1) }
             for (position, key) in keys.enumerated() {
                 output += padding + JSONValue.string(key).canonicalText + ": "
                 object[key]?.appendPretty(to: &output, level: level + 1, indentation: indentation)

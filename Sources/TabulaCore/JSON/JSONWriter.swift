@@ -227,26 +227,51 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
         count += digits
     }
 
-    /// One pass: runs that need no escape are copied whole.
+    /// One pass: runs that need no escape are copied whole, found eight bytes at a time.
     private mutating func appendQuoted(_ string: String) {
-        appendByte(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
-            var runStart = 0
-            for position in 0..<utf8.count {
-                let byte = utf8[position]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < position {
-                    appendBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+            reserve(utf8.count + 2)
+            start[count] = UInt8(ascii: "\"")
+            count += 1
+            if let base = utf8.baseAddress {
+                var runStart = 0
+                while true {
+                    let escape = Self.nextEscape(in: base, from: runStart, end: utf8.count)
+                    appendBytes(UnsafeBufferPointer(start: base + runStart, count: escape - runStart))
+                    guard escape < utf8.count else { break }
+                    appendEscape(base[escape])
+                    runStart = escape + 1
                 }
-                appendEscape(byte)
-                runStart = position + 1
             }
-            if runStart < utf8.count {
-                appendBytes(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
-            }
+            appendByte(UInt8(ascii: "\""))
         }
-        appendByte(UInt8(ascii: "\""))
+    }
+
+    /// The position of the first byte from `position` on that JSON requires escaping (a
+    /// quote, a backslash or a control character), or `end`. Each word of eight bytes is
+    /// tested at once: for each kind, `(x - 0x01…) & ~x & 0x80…` flags the bytes that are
+    /// zero (of `x` = the word, the word xor quotes, the word xor backslashes) or, for
+    /// `x - 0x20…`, below 0x20; the lowest flag is exact.
+    @inline(__always)
+    private static func nextEscape(in bytes: UnsafePointer<UInt8>, from position: Int, end: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var position = position
+        while position + 8 <= end {
+            let word = UInt64(littleEndian: UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self))
+            let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let flags = ((word &- ones &* 0x20) & ~word | (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & high
+            if flags != 0 { return position + flags.trailingZeroBitCount / 8 }
+            position += 8
+        }
+        while position < end {
+            let byte = bytes[position]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
+            position += 1
+        }
+        return end
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -299,7 +324,7 @@ extension JSONWriter {
             endArray()
         case .object(let object):
             beginObject()
-            for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for key in object.keys.sorted(by: { $0.utf8Precedes($1) }) {
                 if let member = object[key] {
                     self.key(key)
                     write(member)

@@ -22,7 +22,7 @@ public enum HeaderFooter: Hashable, Sendable {
         case .titleHeader(let title): [("title", .string(title))]
         case .textFooter(let text): [("text", .string(text))]
         case .custom(_, let fields):
-            fields.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            fields.sorted { $0.key.utf8Precedes($1.key) }
                 .map { (name: $0.key, value: $0.value) }
         }
     }

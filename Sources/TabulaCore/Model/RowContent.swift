@@ -52,7 +52,7 @@ public enum RowContent: Hashable, Sendable {
         case .button(let title, let style):
             return [("style", .string(style.rawValue)), ("title", .string(title))]
         case .custom(_, let fields):
-            return fields.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            return fields.sorted { $0.key.utf8Precedes($1.key) }
                 .map { (name: $0.key, value: $0.value) }
         }
     }

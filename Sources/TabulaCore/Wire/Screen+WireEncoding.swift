@@ -113,7 +113,7 @@ extension JSONWriter {
             } else if fieldIndex == fields.count {
                 takeCommon = true
             } else {
-                takeCommon = common[commonIndex].name.utf8.lexicographicallyPrecedes(fields[fieldIndex].name.utf8)
+                takeCommon = common[commonIndex].name.utf8Precedes(fields[fieldIndex].name)
             }
             let member = takeCommon ? common[commonIndex] : fields[fieldIndex]
             if takeCommon { commonIndex += 1 } else { fieldIndex += 1 }
