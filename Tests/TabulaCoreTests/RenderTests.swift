@@ -90,4 +90,25 @@ import TabulaCore
         state.values["extra"] = .list([Record(id: "b", fields: ["a": .number(1), "z": .bool(true), "Id": .string("x")]), Record(id: "a")])
         #expect(state.valuesBytes == state.valuesJSON.canonicalBytes)
     }
+
+    /// A memo writes a list from remembered bytes only while the list keeps the storage it
+    /// remembers: a list changed in any way (a record edited in place, one removed, another
+    /// key's list) is encoded again, and every state encodes as without the memo.
+    @Test func rememberedListsAreReusedOnlyForTheSameStorage() throws {
+        let base = try fixtureCatalogue.initialState
+        var edited = base
+        if case .list(var records) = edited.values["networks"] {
+            records[0].fields["name"] = .string("Renamed \u{1}")
+            edited.values["networks"] = .list(records)
+        }
+        var removed = base
+        removed.values["networks"] = .list(base.records("networks").dropLast())
+        var switched = base
+        switched.values["wifi"] = .scalar(.bool(false))
+        var memo = ListEncodingMemo()
+        for state in [base, edited, switched, edited, removed, base, base] {
+            #expect(state.valuesBytes(reusing: &memo) == state.valuesBytes)
+        }
+        #expect(edited.valuesBytes != base.valuesBytes && removed.valuesBytes != base.valuesBytes)
+    }
 }

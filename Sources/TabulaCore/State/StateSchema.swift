@@ -72,34 +72,46 @@ extension SessionState {
     /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
     /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
     public var valuesBytes: [UInt8] {
+        encodeValues { _, records in Self.encode(records) }
+    }
+
+    /// ``valuesBytes``, writing lists whose storage `memo` remembers from their remembered
+    /// bytes (a store encodes a session's state on every event that changes it).
+    public func valuesBytes(reusing memo: inout ListEncodingMemo) -> [UInt8] {
+        encodeValues { key, records in memo.bytes(key, records, encode: Self.encode) }
+    }
+
+    private func encodeValues(list: (String, [Record]) -> [UInt8]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 256)
         writer.beginObject()
-        for key in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            guard let value = values[key] else { continue }
+        for (key, value) in values.sorted(by: { $0.key.utf8Precedes($1.key) }) {
             writer.key(key)
             switch value {
-            case .scalar(let scalar):
-                writer.write(scalar)
-            case .list(let records):
-                writer.array(records) { writer, record in
-                    writer.beginObject()
-                    var placedID = false
-                    for name in record.fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                        if !placedID && "id".utf8.lexicographicallyPrecedes(name.utf8) {
-                            writer.key("id"); writer.string(record.id)
-                            placedID = true
-                        }
-                        if let field = record.fields[name] {
-                            writer.key(name)
-                            writer.write(field)
-                        }
-                    }
-                    if !placedID { writer.key("id"); writer.string(record.id) }
-                    writer.endObject()
-                }
+            case .scalar(let scalar): writer.write(scalar)
+            case .list(let records): writer.rawValue(list(key, records))
             }
         }
         writer.endObject()
+        return writer.bytes
+    }
+
+    /// A list as a JSON array of objects, each record's `id` among its fields in key order.
+    private static func encode(_ records: [Record]) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 64 * records.count + 2)
+        writer.array(records) { writer, record in
+            writer.beginObject()
+            var placedID = false
+            for (name, field) in record.fields.sorted(by: { $0.key.utf8Precedes($1.key) }) {
+                if !placedID && "id".utf8Precedes(name) {
+                    writer.key("id"); writer.string(record.id)
+                    placedID = true
+                }
+                writer.key(name)
+                writer.write(field)
+            }
+            if !placedID { writer.key("id"); writer.string(record.id) }
+            writer.endObject()
+        }
         return writer.bytes
     }
 }

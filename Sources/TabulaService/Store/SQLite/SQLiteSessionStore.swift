@@ -21,6 +21,8 @@ public final class SQLiteSessionStore: SessionStore {
     private let directoryLock: Locked<Int32>
     /// Reads refresh a session's `last_used_ms` at most hourly.
     private let touches = TouchTracker()
+    /// Each thread's encodings of the lists it stored last (most events leave lists as they were).
+    private let listEncodings = ShardedStorage<ListEncodingMemo>(count: 8) { ListEncodingMemo() }
     private let retention: RetentionTimer
     private let now: @Sendable () -> Milliseconds
 
@@ -172,7 +174,9 @@ public final class SQLiteSessionStore: SessionStore {
         var writing = SessionWriting(reading: view, time: now())
         let value = body(&writing)
         guard view.failure == nil else { return nil }
-        let stateBytes = writing.commit.flatMap { $0.state.revision == base.revision + 1 ? $0.state.valuesBytes : nil }
+        let stateBytes = writing.commit.flatMap { commit in
+            commit.state.revision == base.revision + 1 ? listEncodings.writeOwn { commit.state.valuesBytes(reusing: &$0) } : nil
+        }
         return WriteSpeculation(base: base, value: value, writing: writing, stateBytes: stateBytes)
     }
 
