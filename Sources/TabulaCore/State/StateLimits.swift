@@ -19,12 +19,19 @@ public struct StateLimits: Hashable, Sendable {
 
     /// The first limit `state` breaks, or `nil`.
     public func violation(of state: SessionState) -> Violation? {
+        var memo = ListMemo()
+        return violation(of: state, reusing: &memo)
+    }
+
+    /// ``violation(of:)``, measuring lists whose storage `memo` remembers by their
+    /// remembered size (the service checks the state after every event that changes it).
+    public func violation(of state: SessionState, reusing memo: inout ListMemo) -> Violation? {
         for (key, value) in state.values {
             if case .list(let records) = value, records.count > maxListLength {
                 return .listTooLong(key: key, count: records.count, limit: maxListLength)
             }
         }
-        let bytes = Self.measuredBytes(state)
+        let bytes = Self.measuredBytes(state) { key, records in memo.measuredBytes(key, records, measure: Self.measuredBytes) }
         return bytes > maxStateBytes ? .stateTooLarge(bytes: bytes, limit: maxStateBytes) : nil
     }
 
@@ -32,19 +39,27 @@ public struct StateLimits: Hashable, Sendable {
     /// ids by their UTF-8 bytes plus quotes and separators, numbers at most 24 bytes.
     /// Cheap enough to run on every event.
     public static func measuredBytes(_ state: SessionState) -> Int {
+        measuredBytes(state) { _, records in measuredBytes(records) }
+    }
+
+    private static func measuredBytes(_ state: SessionState, list: (String, [Record]) -> Int) -> Int {
         var total = 2
         for (key, value) in state.values {
             total += key.utf8.count + 4
             switch value {
-            case .scalar(let field):
-                total += bytes(of: field)
-            case .list(let records):
-                total += 2
-                for record in records {
-                    total += record.id.utf8.count + 12
-                    for (name, field) in record.fields { total += name.utf8.count + 4 + bytes(of: field) }
-                }
+            case .scalar(let field): total += bytes(of: field)
+            case .list(let records): total += list(key, records)
             }
+        }
+        return total
+    }
+
+    /// A list's share of ``measuredBytes(_:)``: its brackets and its records.
+    private static func measuredBytes(_ records: [Record]) -> Int {
+        var total = 2
+        for record in records {
+            total += record.id.utf8.count + 12
+            for (name, field) in record.fields { total += name.utf8.count + 4 + bytes(of: field) }
         }
         return total
     }

@@ -77,7 +77,7 @@ extension SessionState {
 
     /// ``valuesBytes``, writing lists whose storage `memo` remembers from their remembered
     /// bytes (a store encodes a session's state on every event that changes it).
-    public func valuesBytes(reusing memo: inout ListEncodingMemo) -> [UInt8] {
+    public func valuesBytes(reusing memo: inout ListMemo) -> [UInt8] {
         encodeValues { key, records in memo.bytes(key, records, encode: Self.encode) }
     }
 

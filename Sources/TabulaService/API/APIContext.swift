@@ -11,6 +11,8 @@ final class APIContext: Sendable {
     let metrics: ServiceMetrics
     let logger: Logger
     let stateLimits: StateLimits
+    /// Each thread's sizes of the lists it measured last, for the state limits.
+    let listMemos = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
     /// Each screen's `GET /v1/screens/{id}` target, for answering plain GETs by bytes.

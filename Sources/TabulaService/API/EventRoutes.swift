@@ -23,7 +23,7 @@ extension APIContext {
         }
         let session = SessionKey(token)
         let processor = EventProcessor(
-            definition: definition, request: request, stateLimits: stateLimits,
+            definition: definition, request: request, stateLimits: stateLimits, listMemos: listMemos,
             cachedScreen: { [cache] revision in cache.cached(session: session, screen: definition.id, revision: revision) })
         store.write(session: token, { processor.run(&$0) }) { [self] result in
             let outcome: EventOutcome
@@ -86,6 +86,8 @@ struct EventProcessor: Sendable {
     let definition: ScreenDefinition
     let request: EventRequest
     let stateLimits: StateLimits
+    /// Each thread's sizes of the lists it measured last.
+    let listMemos: ShardedStorage<ListMemo>
     /// A screen already rendered at a revision, to skip rendering it again.
     let cachedScreen: @Sendable (Int) -> Screen?
 
@@ -128,7 +130,7 @@ struct EventProcessor: Sendable {
         } catch {
             return .problem(.eventNotApplicable(error))
         }
-        if next.revision != current.revision, let violation = stateLimits.violation(of: next) {
+        if next.revision != current.revision, let violation = listMemos.writeOwn({ stateLimits.violation(of: next, reusing: &$0) }) {
             return .problem(.stateLimit(violation))
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)

@@ -1,0 +1,70 @@
+/// What was computed from state lists (their stored bytes, their measured size), remembered
+/// by the identity of their storage.
+///
+/// An event that does not touch a list leaves it in the storage it had, and sessions that
+/// never changed a list share their default's storage. Encoding a state for a store, or
+/// measuring it against the state limits, walked every record of every list on every event
+/// (four fifths of the state in the bundled catalogue; up to the whole 64 KB limit in
+/// others). A list whose storage is the one remembered for its key answers from memory
+/// instead. The memo keeps the list it remembers alive, so a storage it matches cannot be
+/// another list's reused memory.
+public struct ListMemo: Sendable {
+    private struct Entry {
+        var key: String
+        var records: [Record]
+        var bytes: [UInt8]?
+        var measuredBytes: Int?
+    }
+
+    /// One entry per list key, in the order they were first asked for, and where to look
+    /// first: callers walk a state's keys in the same order event after event, so the entry
+    /// after the last one found is usually the one asked for (hashing each key, as a
+    /// dictionary does, cost more than measuring a short list).
+    private var entries: [Entry] = []
+    private var next = 0
+
+    public init() {}
+
+    /// The stored form of `records`, the value of `key`.
+    mutating func bytes(_ key: String, _ records: [Record], encode: ([Record]) -> [UInt8]) -> [UInt8] {
+        withEntry(key, records) { entry in
+            if let bytes = entry.bytes { return bytes }
+            let bytes = encode(records)
+            entry.bytes = bytes
+            return bytes
+        }
+    }
+
+    /// The measured size of `records`, the value of `key`.
+    mutating func measuredBytes(_ key: String, _ records: [Record], measure: ([Record]) -> Int) -> Int {
+        withEntry(key, records) { entry in
+            if let size = entry.measuredBytes { return size }
+            let size = measure(records)
+            entry.measuredBytes = size
+            return size
+        }
+    }
+
+    /// Runs `body` on what is remembered of `key`'s list if it has `records`' storage, and
+    /// otherwise on a new entry that takes the place of the key's earlier one.
+    private mutating func withEntry<Value>(_ key: String, _ records: [Record], _ body: (inout Entry) -> Value) -> Value {
+        let index = next < entries.count && entries[next].key == key ? next : entries.firstIndex { $0.key == key }
+        guard let index else {
+            entries.append(Entry(key: key, records: records))
+            return withEntry(at: entries.count - 1, body)
+        }
+        if entries[index].records.count != records.count || !Self.sameStorage(entries[index].records, records) {
+            entries[index] = Entry(key: key, records: records)
+        }
+        return withEntry(at: index, body)
+    }
+
+    private mutating func withEntry<Value>(at index: Int, _ body: (inout Entry) -> Value) -> Value {
+        next = index + 1
+        return body(&entries[index])
+    }
+
+    private static func sameStorage(_ first: [Record], _ second: [Record]) -> Bool {
+        first.withUnsafeBufferPointer { left in second.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress } }
+    }
+}
