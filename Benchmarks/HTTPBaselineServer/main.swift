@@ -1,6 +1,11 @@
 // A minimal server on TabulaHTTP for the HTTP-layer baseline: GET /fixed answers 3,400
 // bytes from a PreparedResponse (no copy per request); GET /dynamic builds the same bytes
-// into a new response per request. Prints its port, stops on SIGTERM or SIGINT.
+// into a new response per request. Given a body file, it also answers every plain GET from
+// the quick path with that file's bytes and the ceiling's headers, with no lookup, log line
+// or metrics: what TabulaHTTP itself costs a cached GET (Scripts/bench's "floor").
+// Prints its port, stops on SIGTERM or SIGINT.
+//
+// usage: tabula-http-baseline [PORT] [BODY_FILE]
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,9 +16,24 @@ import TabulaHTTP
 struct BaselineHandler: HTTPHandler {
     let body = Array(repeating: UInt8(ascii: "x"), count: 3400)
     let prepared: PreparedResponse?
+    /// The body file's bytes with the ceiling's headers, for every plain GET.
+    let plainAnswer: QuickAnswer?
 
-    init() {
+    init(plainBody: [UInt8]?) {
         prepared = PreparedResponse(status: .ok, headerFields: [.contentType: "application/json"], body: body)
+        plainAnswer = plainBody.flatMap { bytes in
+            // The ceiling's headers, in its order.
+            let fields: HTTPFields = [
+                .contentType: "application/json", .eTag: "\"0123456789abcdef\"", .cacheControl: "no-cache", .vary: "X-Session",
+            ]
+            return PreparedResponse(status: .ok, headerFields: fields, body: bytes).map { QuickAnswer(response: $0, route: "*", logContext: nil) }
+        }
+    }
+
+    var answersPlainGets: Bool { plainAnswer != nil }
+
+    func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
+        plainAnswer
     }
 
     func handle(_ request: Request, responder: Responder) {
@@ -43,9 +63,32 @@ sigaddset(&signals, SIGTERM)
 sigaddset(&signals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 
+/// The whole file at `path`, or `nil` when it cannot be read.
+func readFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = fread(&chunk, 1, chunk.count, file)
+        bytes.append(contentsOf: chunk[0..<count])
+        if count < chunk.count { return ferror(file) == 0 ? bytes : nil }
+    }
+}
+
+let arguments = CommandLine.arguments
+var plainBody: [UInt8]?
+if arguments.count > 2 {
+    guard let bytes = readFile(arguments[2]) else {
+        print("error: cannot read \(arguments[2])")
+        exit(1)
+    }
+    plainBody = bytes
+}
 var configuration = ServerConfiguration()
-configuration.port = CommandLine.arguments.count > 1 ? UInt16(CommandLine.arguments[1]) ?? 0 : 0
-let server = HTTPServer(configuration: configuration, handler: BaselineHandler(), observer: SilentObserver(), logger: Logger(label: "baseline"))
+configuration.port = arguments.count > 1 ? UInt16(arguments[1]) ?? 0 : 0
+let server = HTTPServer(
+    configuration: configuration, handler: BaselineHandler(plainBody: plainBody), observer: SilentObserver(), logger: Logger(label: "baseline"))
 do {
     try server.start()
 } catch {
