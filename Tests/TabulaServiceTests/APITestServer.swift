@@ -63,6 +63,18 @@ final class APITestServer {
         return try connection.readResponse(forHEAD: method == "HEAD")
     }
 
+    /// The `/metrics` text once it has `line`, or the last one read after `seconds`. A
+    /// request is counted when libmicrohttpd reports it complete, which can come after the
+    /// client has its answer and after a scrape on another connection was served.
+    func metrics(showing line: String, within seconds: Int = 10) throws -> String {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            let text = try send("GET", "/metrics").bodyText
+            if text.contains(line) || ContinuousClock.now >= deadline { return text }
+            usleep(20_000)
+        }
+    }
+
     func newSession() throws -> String {
         let response = try send("POST", "/v1/sessions")
         guard response.status == 201, let token = try JSONParser().parse(response.body).objectValue?["session"]?.stringValue else {

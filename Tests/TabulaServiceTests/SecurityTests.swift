@@ -24,8 +24,8 @@ import TabulaTestSupport
         // Operations stay open for probes and scrapers.
         #expect(try api.send("GET", "/healthz").status == 200)
         #expect(try api.send("GET", "/openapi.json").status == 200)
-        let metrics = try api.send("GET", "/metrics").bodyText
-        #expect(metrics.contains(#"tabula_http_rejected_requests_total{reason="unauthorized"} 16"#))
+        let unauthorized = #"tabula_http_rejected_requests_total{reason="unauthorized"} 16"#
+        #expect(try api.metrics(showing: unauthorized).contains(unauthorized))
     }
 
     @Test func anAPIKeyMustBeSendableInAHeader() {
@@ -91,7 +91,8 @@ import TabulaTestSupport
         let again = try api.send("POST", "/v1/screens/grow/selection", session: session, json: #"{"row": "grow", "eventId": "e1"}"#)
         #expect(again.status == 422)
         #expect(try api.revision(session, screen: "grow") == 5)
-        #expect(try api.send("GET", "/metrics").bodyText.contains(#"tabula_http_rejected_requests_total{reason="state-too-large"} 2"#))
+        let refusals = #"tabula_http_rejected_requests_total{reason="state-too-large"} 2"#
+        #expect(try api.metrics(showing: refusals).contains(refusals))
     }
 
     @Test func listLimitIsMeasuredOnEveryList() {
