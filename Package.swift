@@ -95,6 +95,7 @@ let package = Package(
             name: "tabula-http-baseline",
             dependencies: [
                 "TabulaHTTP",
+                "TabulaSamples",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -12,6 +12,7 @@ import Glibc
 import HTTPTypes
 import Logging
 import TabulaHTTP
+import TabulaSamples
 
 struct BaselineHandler: HTTPHandler {
     let body = Array(repeating: UInt8(ascii: "x"), count: 3400)
@@ -63,23 +64,10 @@ sigaddset(&signals, SIGTERM)
 sigaddset(&signals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 
-/// The whole file at `path`, or `nil` when it cannot be read.
-func readFile(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "rb") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while true {
-        let count = fread(&chunk, 1, chunk.count, file)
-        bytes.append(contentsOf: chunk[0..<count])
-        if count < chunk.count { return ferror(file) == 0 ? bytes : nil }
-    }
-}
-
 let arguments = CommandLine.arguments
 var plainBody: [UInt8]?
 if arguments.count > 2 {
-    guard let bytes = readFile(arguments[2]) else {
+    guard let bytes = FixtureFiles.read(arguments[2]) else {
         print("error: cannot read \(arguments[2])")
         exit(1)
     }

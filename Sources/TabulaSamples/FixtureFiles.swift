@@ -3,7 +3,7 @@ import Glibc
 #endif
 import TabulaCore
 
-/// Reads a directory of definitions with plain system calls (no Foundation).
+/// Reads a directory of definitions, or one file, with plain system calls (no Foundation).
 public enum FixtureFiles {
     public static func catalogue(directory: String) throws -> Catalogue {
         guard let files = definitionFiles(directory: directory) else { throw DefinitionErrors([]) }
@@ -25,7 +25,8 @@ public enum FixtureFiles {
         return files
     }
 
-    static func read(_ path: String) -> [UInt8]? {
+    /// The whole file at `path`; `nil` when it cannot be read.
+    public static func read(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
