@@ -4,30 +4,49 @@ import Glibc
 import TabulaHTTP
 
 /// Standard output with buffers: lines are appended in memory and written by a background
-/// thread every 100 ms, so a request log line costs no system call. Each thread appends to
+/// thread every 100 ms (or by their thread once it has 16 KiB of them), so a request log
+/// line costs no system call. Each thread appends to
 /// its own buffer (threads never wait for each other's lines), so lines of different threads
 /// may come out up to 100 ms out of order; each thread's lines stay in order. Warnings and
 /// worse are written at once, and ``flush()`` writes everything (at shutdown). A crash may
 /// lose the last 100 ms of informational lines, never a warning.
 public final class BufferedStandardOutput: Sendable {
-    public static let shared = BufferedStandardOutput()
+    public static let shared = BufferedStandardOutput(fileDescriptor: 1)
 
-    /// Lines not yet written, and the current second's timestamp and the space after it
-    /// (formatted once a second).
+    /// A thread writes its own lines out once they reach this many bytes. Each thread has
+    /// two buffers that take turns (one filled while the other is written), so writing out
+    /// allocates nothing: 128 KiB buffers allocated anew at every write were each a fresh
+    /// mapping of memory, faulted in page by page and unmapped again, about once per
+    /// thousand requests. About 2 × 8 × 16 KiB are held at most.
+    private let thresholdBytes: Int
+
+    /// Lines not yet written; the buffer written last, emptied, to be appended to next; and
+    /// the current second's timestamp and the space after it (formatted once a second).
     private struct Pending {
         var bytes: [UInt8] = []
+        var spare: [UInt8] = []
         var second = -1
         var timestamp: [UInt8] = []
     }
 
+    private let fileDescriptor: Int32
     private let shards = ShardedStorage<Pending>(count: 8) { Pending() }
+    /// Held while lines are written, so that a shard's lines come out in order.
     private let writing = PlainLock()
-    private let wakeUp = BlockingQueue<Void>(capacity: 1)
+    /// Never given a job: the background writer waits on it for its interval, until closed.
+    private let ticks = BlockingQueue<Void>(capacity: 1)
+    private let writer = Locked<WorkerThread?>(nil)
 
-    private init() {
-        _ = WorkerThread.start { [self] in
-            while wakeUp.take(maximum: 1, timeout: 0.1) != nil { flush() }
+    /// Lines for `fileDescriptor`, written at least every `interval` seconds until ``close()``,
+    /// and by the thread that wrote them once they reach `thresholdBytes`.
+    init(fileDescriptor: Int32, interval: Double = 0.1, thresholdBytes: Int = 16 * 1024) {
+        self.fileDescriptor = fileDescriptor
+        self.thresholdBytes = thresholdBytes
+        let thread = WorkerThread.start { [self] in
+            while ticks.take(maximum: 1, timeout: interval) != nil { flush() }
+            flush()
         }
+        writer.withLock { $0 = thread }
     }
 
     /// Appends one line: the UTC timestamp (`2026-11-22T06:27:24+0000`), a space, what
@@ -37,7 +56,8 @@ public final class BufferedStandardOutput: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let second = Int(now.tv_sec)
-        let large = shards.writeOwn { pending -> Bool in
+        let shard = ThreadSlot.current
+        let full = shards.write(shard) { pending -> Bool in
             if pending.second != second {
                 pending.second = second
                 pending.timestamp = Timestamp.format(second)
@@ -46,30 +66,53 @@ public final class BufferedStandardOutput: Sendable {
             pending.bytes.append(contentsOf: pending.timestamp)
             body(&pending.bytes)
             pending.bytes.append(0x0A)
-            return pending.bytes.count > 128 * 1024
+            return pending.bytes.count >= thresholdBytes
         }
-        if urgent || large { flush() }
+        if urgent {
+            flush()
+        } else if full {
+            writing.withLock { writeOut(shard) }
+        }
     }
 
     /// Writes everything buffered.
     public func flush() {
         writing.withLock {
-            for shard in 0..<shards.count {
-                let taken = shards.write(shard) { pending -> [UInt8] in
-                    let taken = pending.bytes
-                    pending.bytes.removeAll(keepingCapacity: true)
-                    return taken
-                }
-                Self.write(taken)
-            }
+            for shard in 0..<shards.count { writeOut(shard) }
         }
     }
 
-    private static func write(_ bytes: [UInt8]) {
+    /// Writes everything and stops the background writer (for outputs other than `shared`,
+    /// which lives as long as the process).
+    func close() {
+        ticks.close()
+        writer.withLock { thread in
+            thread?.join()
+            thread = nil
+        }
+    }
+
+    /// Takes a shard's lines, leaving it the spare buffer to append to, writes them, and
+    /// gives the emptied buffer back as the next spare. Runs under `writing`.
+    private func writeOut(_ shard: Int) {
+        var taken = shards.write(shard) { pending -> [UInt8] in
+            guard !pending.bytes.isEmpty else { return [] }
+            var taken: [UInt8] = []
+            swap(&taken, &pending.bytes)
+            swap(&pending.bytes, &pending.spare)
+            return taken
+        }
+        guard !taken.isEmpty else { return }
+        write(taken)
+        taken.removeAll(keepingCapacity: true)
+        shards.write(shard) { pending in pending.spare = taken }
+    }
+
+    private func write(_ bytes: [UInt8]) {
         var offset = 0
         bytes.withUnsafeBytes { bytes in
             while offset < bytes.count {
-                let written = Glibc.write(1, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                let written = Glibc.write(fileDescriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 if written <= 0 { return }
                 offset += written
