@@ -4,12 +4,12 @@ import Glibc
 import TabulaHTTP
 
 /// Standard output with buffers: lines are appended in memory and written by a background
-/// thread every 100 ms (or by their thread once it has 16 KiB of them), so a request log
-/// line costs no system call. Each thread appends to
-/// its own buffer (threads never wait for each other's lines), so lines of different threads
-/// may come out up to 100 ms out of order; each thread's lines stay in order. Warnings and
-/// worse are written at once, and ``flush()`` writes everything (at shutdown). A crash may
-/// lose the last 100 ms of informational lines, never a warning.
+/// thread every 100 ms (or by their own thread once it has 16 KiB of them), so a request log
+/// line costs no system call. Each thread appends to its own buffer (threads never wait for
+/// each other's lines), so lines of different threads may come out up to 100 ms out of
+/// order; each thread's lines stay in order. Warnings and worse are written at once, and
+/// ``flush()`` writes everything (at shutdown). A crash may lose the last 100 ms of
+/// informational lines, never a warning.
 public final class BufferedStandardOutput: Sendable {
     public static let shared = BufferedStandardOutput(fileDescriptor: 1)
 
