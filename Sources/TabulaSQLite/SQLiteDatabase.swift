@@ -104,9 +104,15 @@ public final class SQLiteStatement: @unchecked Sendable {
                 result = sqlite3_bind_null(handle, index)
             case .integer(let number):
                 result = sqlite3_bind_int64(handle, index, number)
-            case .text(let text):
-                result = text.utf8CString.withUnsafeBufferPointer { buffer in
-                    tabula_sqlite_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count - 1))
+            case .text(var text):
+                // The length is passed, so no terminated copy is needed (`utf8CString` made one
+                // per value); SQLite copies the bytes itself.
+                result = text.withUTF8 { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { characters in
+                        // A null pointer would bind NULL, not the empty string.
+                        guard let start = characters.baseAddress else { return tabula_sqlite_bind_text(handle, index, "", 0) }
+                        return tabula_sqlite_bind_text(handle, index, start, Int32(characters.count))
+                    }
                 }
             case .blob(let bytes):
                 result = bytes.withUnsafeBytes { buffer in
