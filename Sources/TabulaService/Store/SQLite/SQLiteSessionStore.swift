@@ -94,7 +94,7 @@ public final class SQLiteSessionStore: SessionStore {
         submit(WriteJob(
             run: { batch throws(SQLiteError) in
                 try batch.statements.createSession(token, initialState, time: time)
-                batch.changed[token] = initialState
+                batch.setChanged(token, initialState)
                 return { completion(.success(())) }
             },
             failed: { completion(.failure($0)) }))
@@ -153,7 +153,7 @@ public final class SQLiteSessionStore: SessionStore {
                     guard try batch.statements.apply(token, commit, stateBytes: stateBytes, from: current) else {
                         throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
                     }
-                    if commit.state.revision == current.revision + 1 { batch.changed[token] = commit.state }
+                    if commit.state.revision == current.revision + 1 { batch.setChanged(token, commit.state) }
                 } else {
                     let time = now()
                     try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)
@@ -243,7 +243,7 @@ public final class SQLiteSessionStore: SessionStore {
         _ = writer.submit(WriteJob(
             run: { batch throws(SQLiteError) in
                 let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
-                for token in removed { batch.removed.insert(token) }
+                for token in removed { batch.setRemoved(token) }
                 return {
                     if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
                     completion(.success(removed.count))

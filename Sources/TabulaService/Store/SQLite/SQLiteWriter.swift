@@ -14,8 +14,12 @@ struct WriteJob: Sendable {
 final class SQLiteBatch: @unchecked Sendable {
     let statements: SQLiteStatements
     let cache: SessionStateCache
-    var changed: [String: SessionState] = [:]
-    var removed: Set<String> = []
+    private(set) var changed: [String: SessionState] = [:]
+    private(set) var removed: Set<String> = []
+    /// What the running job overwrote, so that a job rolled back to its savepoint can be
+    /// undone here too. A copy of both collections per job would copy them on its first
+    /// change: quadratic in the batch's size.
+    private var undo: [(token: String, state: SessionState?, wasRemoved: Bool)] = []
 
     init(statements: SQLiteStatements, cache: SessionStateCache) {
         self.statements = statements
@@ -28,6 +32,30 @@ final class SQLiteBatch: @unchecked Sendable {
         if let state = cache.get(SessionKey(token)) { return state }
         return try statements.currentState(token)
     }
+
+    /// Records the session's new current state, for later jobs and for the cache.
+    func setChanged(_ token: String, _ state: SessionState) {
+        undo.append((token, changed.updateValue(state, forKey: token), removed.contains(token)))
+    }
+
+    /// Records that the session is gone.
+    func setRemoved(_ token: String) {
+        undo.append((token, changed.removeValue(forKey: token), !removed.insert(token).inserted))
+    }
+
+    /// Starts a job: its changes are the ones `undoJob` takes back.
+    func beginJob() {
+        undo.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes back the current job's changes, newest first.
+    func undoJob() {
+        for entry in undo.reversed() {
+            changed[entry.token] = entry.state
+            if entry.wasRemoved { removed.insert(entry.token) } else { removed.remove(entry.token) }
+        }
+        undo.removeAll(keepingCapacity: true)
+    }
 }
 
 /// Group commit: one thread owns the write connection, takes every job waiting (up to a
@@ -38,8 +66,9 @@ final class SQLiteBatch: @unchecked Sendable {
 /// next batch while the previous one's clients are being answered.
 final class SQLiteWriter: @unchecked Sendable {
     let queue = BlockingQueue<WriteJob>(capacity: 50_000)
-    /// Each batch's answers, in commit order.
-    private let answers = BlockingQueue<[@Sendable () -> Void]>(capacity: Int.max)
+    /// Each batch's answers, in commit order, with the batch's jobs: what a job holds (the
+    /// event's new state and stored form, its outcome) is freed there too, not on the writer.
+    private let answers = BlockingQueue<(continuations: [@Sendable () -> Void], jobs: [WriteJob])>(capacity: Int.max)
     private let statements: SQLiteStatements
     private let cache: SessionStateCache
     private let logger: Logger
@@ -62,8 +91,8 @@ final class SQLiteWriter: @unchecked Sendable {
         }
         answerThread = WorkerThread.start { [answers] in
             while let batches = answers.take(maximum: 64) {
-                for continuations in batches {
-                    for continuation in continuations { continuation() }
+                for batch in batches {
+                    for continuation in batch.continuations { continuation() }
                 }
             }
         }
@@ -86,8 +115,8 @@ final class SQLiteWriter: @unchecked Sendable {
 
     /// Hands a batch's answers to the answering thread (one wake-up for the whole batch);
     /// runs them on the writer's own thread if that one is gone.
-    private func answer(_ continuations: [@Sendable () -> Void]) {
-        if continuations.isEmpty || answers.push(continuations) { return }
+    private func answer(_ continuations: [@Sendable () -> Void], releasing jobs: [WriteJob]) {
+        if continuations.isEmpty || answers.push((continuations, jobs)) { return }
         for continuation in continuations { continuation() }
     }
 
@@ -99,15 +128,14 @@ final class SQLiteWriter: @unchecked Sendable {
         } catch {
             logger.error("cannot begin a transaction: \(error)")
             let failure = StoreError("the database cannot start a transaction: \(error)")
-            answer(jobs.map { job in { job.failed(failure) } })
+            answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
             return
         }
         var committed: [@Sendable () -> Void] = []
         var rolledBack: [(WriteJob, StoreError)] = []
         committed.reserveCapacity(jobs.count)
         for job in jobs {
-            let changedBefore = batch.changed
-            let removedBefore = batch.removed
+            batch.beginJob()
             do {
                 try statements.savepoint.run()
                 let continuation = try job.run(batch)
@@ -116,8 +144,7 @@ final class SQLiteWriter: @unchecked Sendable {
             } catch {
                 try? statements.rollbackToSavepoint.run()
                 try? statements.release.run()
-                batch.changed = changedBefore
-                batch.removed = removedBefore
+                batch.undoJob()
                 logger.error("a write failed and was rolled back: \(error)")
                 rolledBack.append((job, StoreError("the database refused a write: \(error)")))
             }
@@ -128,11 +155,11 @@ final class SQLiteWriter: @unchecked Sendable {
             try? database.execute("ROLLBACK")
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
             let failure = StoreError("the database could not commit: \(error)")
-            answer(jobs.map { job in { job.failed(failure) } })
+            answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
             return
         }
         for token in batch.removed { cache.remove(token) }
         for (token, state) in batch.changed { cache.put(token, state) }
-        answer(committed + rolledBack.map { job, error in { job.failed(error) } })
+        answer(committed + rolledBack.map { job, error in { job.failed(error) } }, releasing: jobs)
     }
 }
