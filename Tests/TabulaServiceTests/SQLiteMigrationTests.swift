@@ -116,19 +116,36 @@ import TabulaTestSupport
 /// A removed session stays removed: its log cannot be written again, and a state read
 /// before the removal is not put back into the cache after it.
 @Suite struct SQLiteRemovalTests {
-    @Test func anEventForASessionWhoseRowIsGoneWritesNoLog() throws {
+    /// Makes `events` flips on a new session (keeping `keepRevisions`), deletes the session's
+    /// row behind the store's back, and sends one more flip; returns its status and the
+    /// session's log afterwards: its newest revision and its row count.
+    func flipAfterTheSessionRowIsGone(keepRevisions: Int, events: Int) throws -> (status: Int, newest: Int64?, rows: Int64?) {
         let factory = try StoreFactory(.sqlite)
+        factory.settings.keepRevisions = keepRevisions
         let catalogue = try flipCatalogue()
         let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
         defer { api.store.close() }
         let session = try api.newSession()
-        #expect(try api.revision(session, screen: "flip") == 0)  // cached now
+        for _ in 0..<events { _ = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#) }
+        #expect(try api.revision(session, screen: "flip") == events)  // cached now
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
         try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token = '\(session)'")
         let response = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#)
-        #expect(response.status != 200)
-        let rows = try database.prepare("SELECT MAX(revision) FROM events WHERE token = ?").rows([.text(session)])
-        #expect(rows.first?.first?.integer == 0)
+        let log = try database.prepare("SELECT MAX(revision), COUNT(*) FROM events WHERE token = ?").rows([.text(session)]).first
+        return (response.status, log?.first?.integer, log?.last?.integer)
+    }
+
+    @Test func anEventForASessionWhoseRowIsGoneWritesNoLog() throws {
+        let outcome = try flipAfterTheSessionRowIsGone(keepRevisions: 100, events: 0)
+        #expect(outcome.status != 200)
+        #expect(outcome.newest == 0 && outcome.rows == 1)
+    }
+
+    /// The same once the session's ring is full, where an event overwrites its slot in place.
+    @Test func anEventForASessionWhoseRowIsGoneOverwritesNoSlot() throws {
+        let outcome = try flipAfterTheSessionRowIsGone(keepRevisions: 2, events: 4)
+        #expect(outcome.status != 200)
+        #expect(outcome.newest == 4 && outcome.rows == 3)
     }
 
     @Test func aStateReadBeforeARemovalIsNotCachedAfterIt() {

@@ -13,6 +13,7 @@ final class SQLiteStatements: @unchecked Sendable {
     private let insertSession: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
+    private let overwriteEvent: SQLiteStatement
     private let selectOldestRevision: SQLiteStatement
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
@@ -45,6 +46,14 @@ final class SQLiteStatements: @unchecked Sendable {
             ON CONFLICT (token, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
                 kind = excluded.kind, payload = excluded.payload, state = excluded.state, time_ms = excluded.time_ms
             WHERE events.revision < excluded.revision
+            """)
+        // Once a session's ring is full, its slot holds an older revision: updating that row
+        // in place spares `insertEvent`'s insert attempt turned into an update on conflict.
+        // When nothing changes (no such row, a newer revision, no session), `apply` falls
+        // back to `insertEvent`, which tells these cases apart.
+        overwriteEvent = try database.prepare("""
+            UPDATE events SET revision = ?3, event_id = ?4, kind = ?5, payload = ?6, state = ?7, time_ms = ?8
+            WHERE token = ?1 AND slot = ?2 AND revision < ?3 AND EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
             """)
         selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
         selectAnswer = try database.prepare(
@@ -123,12 +132,20 @@ final class SQLiteStatements: @unchecked Sendable {
     func apply(_ token: String, _ commit: SessionWriting.Commit, stateBytes: [UInt8]?, from current: SessionState) throws(SQLiteError) -> Bool {
         if commit.state.revision == current.revision + 1 {
             let revision = commit.state.revision
-            try insertEvent.run([
+            let entry: [SQLiteValue] = [
                 .text(token), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
                 .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? commit.state.valuesBytes),
                 .integer(commit.event.time),
-            ])
-            guard database.changes == 1 else { return false }
+            ]
+            var written = false
+            if revision >= ringSize {
+                try overwriteEvent.run(entry)
+                written = database.changes == 1
+            }
+            if !written {
+                try insertEvent.run(entry)
+                guard database.changes == 1 else { return false }
+            }
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             try insertAnswer.run([
