@@ -5,7 +5,7 @@ import TabulaCore
 import TabulaSQLite
 import TabulaTestSupport
 
-/// The writer's batch and the values it binds.
+/// The writer's batch: what it records for later jobs, and what a rolled-back job takes back.
 @Suite struct SQLiteWriterBatchTests {
     func openStatements() throws -> (SQLiteStatements, URL) {
         let directory = try makeTemporaryDirectory()
@@ -47,20 +47,5 @@ import TabulaTestSupport
         batch.undoJob()
         #expect(batch.changed.mapValues(\.revision) == ["kept": 1])
         #expect(batch.removed == ["gone"])
-    }
-
-    /// Text is bound by its UTF-8 bytes and length: the empty string stays text (a null
-    /// pointer would bind NULL), and non-ASCII and NUL bytes arrive whole.
-    @Test(arguments: ["", "a", "Corner Café", "Napoléon 🚲", "nul\u{0}inside", String(repeating: "x", count: 5_000)])
-    func textIsBoundWhole(text: String) throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try SQLiteDatabase(path: directory.path + "/values.sqlite")
-        try database.execute("CREATE TABLE t (value)")
-        try database.prepare("INSERT INTO t VALUES (?)").run([.text(text)])
-        let rows = try database.prepare("SELECT typeof(value), length(CAST(value AS BLOB)), value FROM t").rows()
-        #expect(rows.first?[0] == .text("text"))
-        #expect(rows.first?[1] == .integer(Int64(text.utf8.count)))
-        #expect(rows.first?[2] == .text(text))
     }
 }
