@@ -7,7 +7,7 @@ FROM swift:6.3.1-bookworm AS build
 # Unpinned: bookworm's security updates replace these versions, and a pin would break the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config curl \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # Resolve packages in their own layer, so that a source change does not fetch them again.
@@ -16,7 +16,11 @@ RUN swift package resolve
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks ./Benchmarks
-RUN swift build -c release --static-swift-stdlib --product tabula \
+# Profile-guided: an instrumented build serves a training load (curl, on loopback, the
+# bundled Fixtures), then the release build uses its profile (README, Performance).
+COPY Scripts ./Scripts
+COPY Fixtures ./Fixtures
+RUN Scripts/build-release --scratch-path .build tabula \
     && install -D -s -m 0755 .build/release/tabula /out/tabula
 
 FROM debian:bookworm-slim AS runtime
