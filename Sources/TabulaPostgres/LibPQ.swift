@@ -13,6 +13,7 @@ struct LibPQ: @unchecked Sendable {
     typealias ConnectDB = @convention(c) (UnsafePointer<CChar>?) -> Connection?
     typealias OnConnection = @convention(c) (Connection?) -> Void
     typealias Status = @convention(c) (Connection?) -> ConnStatusType
+    typealias Socket = @convention(c) (Connection?) -> Int32
     typealias ConnectionText = @convention(c) (Connection?) -> Text?
     typealias ExecParams = @convention(c) (
         Connection?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
@@ -30,6 +31,7 @@ struct LibPQ: @unchecked Sendable {
     let connectdb: ConnectDB
     let finish: OnConnection
     let status: Status
+    let socket: Socket
     let errorMessage: ConnectionText
     let execParams: ExecParams
     let clear: OnResult
@@ -68,6 +70,7 @@ struct LibPQ: @unchecked Sendable {
         let connectdb = symbol("PQconnectdb", ConnectDB.self)
         let finish = symbol("PQfinish", OnConnection.self)
         let status = symbol("PQstatus", Status.self)
+        let socket = symbol("PQsocket", Socket.self)
         let errorMessage = symbol("PQerrorMessage", ConnectionText.self)
         let execParams = symbol("PQexecParams", ExecParams.self)
         let clear = symbol("PQclear", OnResult.self)
@@ -81,16 +84,16 @@ struct LibPQ: @unchecked Sendable {
         let getvalue = symbol("PQgetvalue", CellText.self)
         let getlength = symbol("PQgetlength", CellNumber.self)
         let ftype = symbol("PQftype", ColumnType.self)
-        guard let connectdb, let finish, let status, let errorMessage, let execParams, let clear, let resultStatus,
-            let cmdTuples, let resultErrorField, let resultErrorMessage, let ntuples, let nfields, let getisnull,
-            let getvalue, let getlength, let ftype
+        guard let connectdb, let finish, let status, let socket, let errorMessage, let execParams, let clear,
+            let resultStatus, let cmdTuples, let resultErrorField, let resultErrorMessage, let ntuples, let nfields,
+            let getisnull, let getvalue, let getlength, let ftype
         else {
             return .failure(PostgresError(message: "\(name) lacks \(missing.joined(separator: ", ")); install a current libpq5"))
         }
         return .success(LibPQ(
-            connectdb: connectdb, finish: finish, status: status, errorMessage: errorMessage, execParams: execParams,
-            clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples, resultErrorField: resultErrorField,
-            resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields, getisnull: getisnull,
-            getvalue: getvalue, getlength: getlength, ftype: ftype))
+            connectdb: connectdb, finish: finish, status: status, socket: socket, errorMessage: errorMessage,
+            execParams: execParams, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
+            resultErrorField: resultErrorField, resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields,
+            getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype))
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CLibPQ
 
 /// Why PostgreSQL refused, with its SQLSTATE when the server sent one.
@@ -93,6 +96,18 @@ public final class PostgresConnection: @unchecked Sendable {
     public var isOpen: Bool {
         guard let handle else { return false }
         return pq.status(handle) == CONNECTION_OK
+    }
+
+    /// Whether the connection is open and the server has sent nothing since the last answer.
+    /// Between statements the server has nothing to say: a readable socket means it closed
+    /// the connection (a restart, a failover, an administrator) or sent its reason for doing
+    /// so. Checked without waiting, so that a restarted database costs no failed request.
+    public var isIdleAndQuiet: Bool {
+        guard let handle, pq.status(handle) == CONNECTION_OK else { return false }
+        let descriptor = pq.socket(handle)
+        guard descriptor >= 0 else { return false }
+        var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&watch, 1, 0) == 0
     }
 
     /// Runs one statement with `$1…` parameters, in binary format both ways.

@@ -182,6 +182,47 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         try check.send("GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
         #expect(try check.readResponse().json.objectValue?["revision"] == 2)
     }
+
+    /// A database restarted while the service sits idle costs no request: each pooled
+    /// connection the server closed is replaced before its next job instead of failing it
+    /// (before, every worker's first job after the restart answered 503).
+    @Test func aRestartedDatabaseCostsNoFailedRequest() throws {
+        let cluster = try PostgresCluster()
+        let (screens, _) = try togglesScreens()
+        defer { try? FileManager.default.removeItem(at: screens) }
+        let poolSize = 4
+        let server = try ServerProcess(arguments: [
+            "--store", "postgres", "--database-url", cluster.url, "--database-pool-size", String(poolSize),
+            "--screens", screens.path, "--log-level", "error",
+        ])
+        let session = try createSession(port: server.port)
+        let port = server.port
+        let screenRequest = "GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n"
+        // Requests at once, so that every worker opens a connection of its own.
+        let warmUpStatuses = Locked<[Int]>([])
+        concurrently(poolSize * 4) { _ in
+            let status = (try? { () throws -> Int in
+                let connection = try RawHTTPConnection(port: port, timeout: 20)
+                try connection.send(screenRequest)
+                return try connection.readResponse().status
+            }()) ?? 0
+            warmUpStatuses.withLock { $0.append(status) }
+        }
+        #expect(warmUpStatuses.withLock { $0 } == Array(repeating: 200, count: poolSize * 4))
+
+        try cluster.stop()
+        try cluster.start()
+        var statuses: [Int] = []
+        for _ in 0..<(poolSize * 3) {
+            let connection = try RawHTTPConnection(port: port, timeout: 20)
+            try connection.send(screenRequest)
+            statuses.append(try connection.readResponse().status)
+        }
+        #expect(statuses == Array(repeating: 200, count: poolSize * 3))
+        let event = try select(try RawHTTPConnection(port: port, timeout: 20), screen: "toggles", row: "a", session: session, eventID: "after")
+        #expect(event.status == 200)
+        #expect(event.json.objectValue?["toRevision"] == 1)
+    }
 }
 
 /// A joinable thread for tests.

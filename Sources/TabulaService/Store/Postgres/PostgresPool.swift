@@ -5,7 +5,9 @@ import TabulaPostgres
 /// A bounded pool: `size` worker threads, each owning one connection, run jobs from one
 /// queue. The HTTP threads only enqueue (their connections are suspended meanwhile), so
 /// the network never blocks them; a job that waits longer than `queueTimeout` in the
-/// queue fails instead of piling up, and a broken connection is replaced on the next job.
+/// queue fails instead of piling up. A connection the server closed while it sat idle (a
+/// restart) is replaced before the next job; one that breaks during a job fails that job
+/// and is replaced on the next.
 final class PostgresPool: @unchecked Sendable {
     struct Job: Sendable {
         let enqueued: ContinuousClock.Instant
@@ -54,7 +56,12 @@ final class PostgresPool: @unchecked Sendable {
                     continue
                 }
                 do {
-                    if connection == nil || connection?.isOpen == false {
+                    if let open = connection, !open.isIdleAndQuiet {
+                        // Found before the job runs, so the job need not fail for it.
+                        logger.notice("PostgreSQL: the server closed a pooled connection; connecting again")
+                        connection = nil
+                    }
+                    if connection == nil {
                         connection = try PostgresConnection(url: url)
                     }
                     guard let connection else { continue }
