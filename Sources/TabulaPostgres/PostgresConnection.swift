@@ -92,12 +92,6 @@ public final class PostgresConnection: @unchecked Sendable {
         _ = try execute("SET idle_in_transaction_session_timeout = \(statementTimeoutMilliseconds * 2)")
     }
 
-    /// Whether the connection is usable (libpq's own view; a dead server shows on the next call).
-    public var isOpen: Bool {
-        guard let handle else { return false }
-        return pq.status(handle) == CONNECTION_OK
-    }
-
     /// Whether the connection is open and the server has sent nothing since the last answer.
     /// Between statements the server has nothing to say: a readable socket means it closed
     /// the connection (a restart, a failover, an administrator) or sent its reason for doing

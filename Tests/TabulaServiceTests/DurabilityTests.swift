@@ -197,15 +197,15 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         ])
         let session = try createSession(port: server.port)
         let port = server.port
-        let screenRequest = "GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n"
+        let fetchScreen: @Sendable () throws -> Int = {
+            let connection = try RawHTTPConnection(port: port, timeout: 20)
+            try connection.send("GET /v1/screens/toggles HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
+            return try connection.readResponse().status
+        }
         // Requests at once, so that every worker opens a connection of its own.
         let warmUpStatuses = Locked<[Int]>([])
         concurrently(poolSize * 4) { _ in
-            let status = (try? { () throws -> Int in
-                let connection = try RawHTTPConnection(port: port, timeout: 20)
-                try connection.send(screenRequest)
-                return try connection.readResponse().status
-            }()) ?? 0
+            let status = (try? fetchScreen()) ?? 0
             warmUpStatuses.withLock { $0.append(status) }
         }
         #expect(warmUpStatuses.withLock { $0 } == Array(repeating: 200, count: poolSize * 4))
@@ -214,9 +214,7 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         try cluster.start()
         var statuses: [Int] = []
         for _ in 0..<(poolSize * 3) {
-            let connection = try RawHTTPConnection(port: port, timeout: 20)
-            try connection.send(screenRequest)
-            statuses.append(try connection.readResponse().status)
+            statuses.append(try fetchScreen())
         }
         #expect(statuses == Array(repeating: 200, count: poolSize * 3))
         let event = try select(try RawHTTPConnection(port: port, timeout: 20), screen: "toggles", row: "a", session: session, eventID: "after")
