@@ -22,11 +22,11 @@ import TabulaSamples
         let ids = Self.ids(count: count, seed: UInt64(count))
         let table = try #require(ASCIIIDTable(ids))
         for (position, id) in ids.enumerated() {
-            #expect(table.position(of: id, in: ids) == position)
+            #expect(table.position(of: id, in: ids) == .found(position))
         }
         let known = Set(ids)
         for probe in Self.ids(count: 2_000, seed: 99) where !known.contains(probe) {
-            #expect(table.position(of: probe, in: ids) == nil)
+            #expect(table.position(of: probe, in: ids) == .absent)
         }
     }
 
@@ -39,7 +39,7 @@ import TabulaSamples
         #expect(ASCIIIDTable(["a", "café"]) == nil)
         let ids = ["cafe", "row-1"]
         let table = try #require(ASCIIIDTable(ids))
-        #expect(table.position(of: "café", in: ids) == nil)
-        #expect(table.position(of: "row-1", in: ids) == 1)
+        #expect(table.position(of: "café", in: ids) == .notASCII)
+        #expect(table.position(of: "row-1", in: ids) == .found(1))
     }
 }

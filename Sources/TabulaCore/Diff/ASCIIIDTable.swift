@@ -1,8 +1,18 @@
 /// A hash table from ids to their positions, for ids that are all ASCII: one pass over
 /// each id's bytes, eight at a time, instead of `Hasher`'s seeded SipHash, which dominated
-/// the diff's profile. For ASCII text, byte equality is `String` equality (canonical equivalence
-/// only differs beyond ASCII), so the table answers exactly like a `[String: Int]`.
+/// the diff's profile. Between two ASCII strings, byte equality is `String` equality, so for
+/// ASCII lookups the table answers exactly like a `[String: Int]`. A non-ASCII id may still
+/// equal an ASCII one (U+212A KELVIN SIGN is canonically equivalent to "K"), so the table does
+/// not answer for it: the lookup says so and the caller uses a dictionary.
 struct ASCIIIDTable {
+    /// What a lookup found.
+    enum Lookup: Equatable {
+        case found(Int)
+        case absent
+        /// The id is not ASCII: only `String` comparison can say whether it is among the ids.
+        case notASCII
+    }
+
     /// Per slot, the upper half of the id's hash above its position + 1; 0 for an empty slot.
     /// One word per slot, so that a probe costs one cache miss at 100,000 rows, not two.
     private var slots: [UInt64]
@@ -30,19 +40,18 @@ struct ASCIIIDTable {
     }
 
     /// The position of `id` among the ids the table was built from (`ids` must be them).
-    /// `nil` when absent; also `nil` for a non-ASCII id, which no ASCII id equals.
-    func position(of id: String, in ids: [String]) -> Int? {
-        guard let hash = Self.asciiHash(id) else { return nil }
+    func position(of id: String, in ids: [String]) -> Lookup {
+        guard let hash = Self.asciiHash(id) else { return .notASCII }
         let tag = hash & Self.tagMask
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
             if slots[slot] & Self.tagMask == tag {
                 let position = Self.position(slots[slot])
-                if ids[position] == id { return position }
+                if ids[position] == id { return .found(position) }
             }
             slot = (slot + 1) & mask
         }
-        return nil
+        return .absent
     }
 
     private static func position(_ entry: UInt64) -> Int {

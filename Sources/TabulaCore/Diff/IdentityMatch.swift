@@ -1,6 +1,8 @@
 /// Pairs the items of two sequences by identity in O(n) expected time.
 ///
-/// Valid screens have unique ids, which takes the fast path: one dictionary of old ids.
+/// Valid screens have unique ids, which takes the fast path: each new id is compared with the
+/// old item after the last one found, then looked up in a table of the old ids
+/// (``ASCIIIDTable``, or a dictionary when an id is not ASCII).
 /// If either side repeats an id the match falls back to keying each item by its id and
 /// occurrence number, so the diff stays total (and `apply(diff(a, b), a) == b` holds)
 /// even for screens that break the identity rule.
@@ -25,15 +27,11 @@ struct IdentityMatch {
 
     private static func matchUnique(old: [String], new: [String]) -> IdentityMatch? {
         if let table = ASCIIIDTable(old) {
-            var newToOld = [Int](repeating: -1, count: new.count)
-            var oldToNew = [Int](repeating: -1, count: old.count)
-            for (index, id) in new.enumerated() {
-                guard let oldIndex = table.position(of: id, in: old) else { continue }
-                guard oldToNew[oldIndex] < 0 else { return nil }  // the new side repeats an id
-                oldToNew[oldIndex] = index
-                newToOld[index] = oldIndex
+            switch matchASCII(old: old, new: new, table: table) {
+            case .matched(let match): return match
+            case .repeated: return nil
+            case .notASCII: break  // a dictionary compares the way `String` does
             }
-            return IdentityMatch(newToOld: newToOld, oldToNew: oldToNew)
         }
         var oldIndexByID = [String: Int](minimumCapacity: old.count)
         for (index, id) in old.enumerated() where oldIndexByID.updateValue(index, forKey: id) != nil {
@@ -48,6 +46,40 @@ struct IdentityMatch {
             newToOld[index] = oldIndex
         }
         return IdentityMatch(newToOld: newToOld, oldToNew: oldToNew)
+    }
+
+    private enum ASCIIOutcome {
+        case matched(IdentityMatch)
+        /// The new side repeats an id.
+        case repeated
+        /// A new id is not ASCII.
+        case notASCII
+    }
+
+    /// The match through the table of the old ids, which are all ASCII and unique.
+    private static func matchASCII(old: [String], new: [String], table: ASCIIIDTable) -> ASCIIOutcome {
+        var newToOld = [Int](repeating: -1, count: new.count)
+        var oldToNew = [Int](repeating: -1, count: old.count)
+        // Most items keep their order, so the old item after the last one found is tried
+        // before the table: that skips a hash and a random probe for nearly every row.
+        var likely = 0
+        for (index, id) in new.enumerated() {
+            let oldIndex: Int
+            if likely < old.count && old[likely] == id {
+                oldIndex = likely
+            } else {
+                switch table.position(of: id, in: old) {
+                case .found(let found): oldIndex = found
+                case .absent: continue
+                case .notASCII: return .notASCII
+                }
+            }
+            guard oldToNew[oldIndex] < 0 else { return .repeated }
+            oldToNew[oldIndex] = index
+            newToOld[index] = oldIndex
+            likely = oldIndex + 1
+        }
+        return .matched(IdentityMatch(newToOld: newToOld, oldToNew: oldToNew))
     }
 
     private struct Occurrence: Hashable {
