@@ -34,6 +34,8 @@ extension RejectionReason {
         case .duplicateContentLength, .contentLengthWithTransferEncoding, .malformedRequest, .malformedHeader, .duplicateHost, .malformedPath: .badRequest
         case .unsupportedTransferEncoding: .notImplemented
         case .headersTooLarge: .requestHeaderFieldsTooLarge
+        case .uriTooLong: .uriTooLong
+        case .httpVersionNotSupported: .httpVersionNotSupported
         case .connectionLimit, .shuttingDown: .serviceUnavailable
         }
     }

@@ -20,6 +20,10 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     case unsupportedTransferEncoding = "unsupported_transfer_encoding"
     /// Headers that do not fit the connection's memory (431), seen in libmicrohttpd's log.
     case headersTooLarge = "headers_too_large"
+    /// A request target too long for the connection's memory (414), seen in libmicrohttpd's log.
+    case uriTooLong = "uri_too_long"
+    /// An HTTP version libmicrohttpd does not speak, such as HTTP/2.0 (505), seen in its log.
+    case httpVersionNotSupported = "http_version_not_supported"
     /// A request libmicrohttpd found malformed (for example HTTP/1.1 without Host).
     case malformedRequest = "malformed_request"
     /// A connection over the total or per-address limit, closed at once.

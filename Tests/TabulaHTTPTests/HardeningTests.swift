@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-import TabulaHTTP
+@testable import TabulaHTTP
 import TabulaTestSupport
 
 @Suite struct HardeningTests {
@@ -103,6 +103,47 @@ import TabulaTestSupport
             try many.send("GET /hello HTTP/1.1\r\nHost: x\r\n" + (0..<800).map { "X-H\($0): v\r\n" }.joined() + "\r\n")
             #expect(try many.readResponse().status == 431)
         }
+    }
+
+    /// libmicrohttpd answers these itself, logging the cause and then the status; each
+    /// refusal is counted once, by the status it was answered with.
+    @Test func libmicrohttpdRefusalsAreCountedOnceEach() throws {
+        try withServer({ $0.connectionMemoryLimit = 8192 }) { _, port, observer in
+            let refusals: [(request: String, status: Int, reason: RejectionReason)] = [
+                ("GET /hello HTTP/1.1\r\n\r\n", 400, .malformedRequest),
+                ("GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n", 431, .headersTooLarge),
+                ("GET /\(String(repeating: "a", count: 9_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414, .uriTooLong),
+                ("GET /hello HTTP/2.0\r\nHost: x\r\n\r\n", 505, .httpVersionNotSupported),
+                ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400, .malformedRequest),
+            ]
+            for (index, refusal) in refusals.enumerated() {
+                let connection = try RawHTTPConnection(port: port)
+                try connection.send(refusal.request)
+                #expect(try connection.readResponse().status == refusal.status, "\(refusal.reason)")
+                var counted = observer.rejections.withLock { $0 }
+                for _ in 0..<100 where counted.count <= index {
+                    usleep(20_000)
+                    counted = observer.rejections.withLock { $0 }
+                }
+                usleep(50_000)  // time for a second count of the same refusal, which must not come
+                #expect(observer.rejections.withLock { $0 } == refusals[...index].map(\.reason))
+            }
+        }
+    }
+
+    @Test func libmicrohttpdLogLinesNameTheirRefusal() {
+        func reason(_ line: String) -> RejectionReason? { ServerCore.rejection(inLogMessage: line) }
+        #expect(reason("Error processing request (HTTP response code is 431 ('<html>…</html>')). Closing connection.") == .headersTooLarge)
+        #expect(reason("Error processing request (HTTP response code is 414 ('<html>…</html>')). Closing connection.") == .uriTooLong)
+        #expect(reason("Error processing request (HTTP response code is 505 ('<html>…</html>')). Closing connection.") == .httpVersionNotSupported)
+        #expect(reason("Error processing request (HTTP response code is 413 ('<html>…</html>')). Closing connection.") == .bodyTooLarge)
+        #expect(reason("Error processing request (HTTP response code is 400 ('<html>…</html>')). Closing connection.") == .malformedRequest)
+        #expect(reason("Error processing request (HTTP response code is 500 ('<html>…</html>')). Closing connection.") == nil)
+        // The lines naming the cause come before the one above, for the same refusal.
+        #expect(reason("Received HTTP/1.1 request without `Host' header.") == nil)
+        #expect(reason("Not enough memory in pool to allocate header record!") == nil)
+        #expect(reason("Failed to parse `Content-Length' header. Closing connection.") == nil)
+        #expect(reason("Server reached connection limit. Closing inbound connection.") == .connectionLimit)
     }
 
     /// The README promises headers of about 7,500 bytes under the default limit.

@@ -34,6 +34,42 @@ import TabulaTestSupport
         #expect(server.waitForExit(seconds: 5) == 0)
     }
 
+    @Test func metricsShowEveryFamilyFromTheFirstScrape() throws {
+        let server = try ServerProcess()
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send(getRequest("/metrics"))
+        let text = try connection.readResponse().bodyText
+        for line in [
+            "# TYPE tabula_http_requests_total counter",
+            "# TYPE tabula_http_request_duration_seconds histogram",
+            "# TYPE tabula_events_total counter",
+            "# TYPE tabula_change_set_items histogram",
+            #"tabula_change_set_items_bucket{le="+Inf"} 0"#,
+            "tabula_change_set_items_count 0",
+            "# TYPE tabula_http_rejected_requests_total counter",
+            #"tabula_http_rejected_requests_total{reason="body_too_large"} 0"#,
+            #"tabula_http_rejected_requests_total{reason="uri_too_long"} 0"#,
+            "tabula_http_open_connections 1",
+            "tabula_sessions 0",
+        ] {
+            #expect(text.contains(line), "\(line)")
+        }
+        // libmicrohttpd's own refusal of a request without Host counts once.
+        let refused = try RawHTTPConnection(port: server.port)
+        try refused.send("GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(try refused.readResponse().status == 400)
+        // libmicrohttpd may log the refusal just after sending it, so look for a while.
+        var counted = ""
+        for _ in 0..<50 where !counted.contains(#"reason="malformed_request"} 1"#) {
+            usleep(20_000)
+            try connection.send(getRequest("/metrics"))
+            counted = try connection.readResponse().bodyText
+        }
+        #expect(counted.split(separator: "\n").contains(#"tabula_http_rejected_requests_total{reason="malformed_request"} 1"#))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
     @Test func oneLogLinePerRequestWithMethodPathStatusAndDuration() throws {
         let server = try ServerProcess()
         let connection = try RawHTTPConnection(port: server.port)
@@ -74,5 +110,6 @@ import TabulaTestSupport
         #expect(document["title"] as? String == "Method Not Allowed")
         #expect(document["status"] as? Int == 405)
         #expect((document["detail"] as? String)?.contains("use GET, HEAD") == true)
+
     }
 }

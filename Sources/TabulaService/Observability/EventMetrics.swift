@@ -44,11 +44,11 @@ final class EventMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition; empty until the first event.
+    /// The Prometheus text exposition; before the first event, the counter's type line and
+    /// an empty histogram.
     func exposition() -> String {
         var total = Statistics()
         shards.readEach { total.add($0) }
-        guard !total.outcomes.isEmpty else { return "" }
         var text = "# TYPE tabula_events_total counter\n"
         for (key, count) in total.outcomes.sorted(by: { ($0.key.kind, $0.key.outcome) < ($1.key.kind, $1.key.outcome) }) {
             text += "tabula_events_total{kind=\"\(PrometheusText.escaped(key.kind))\",outcome=\"\(PrometheusText.escaped(key.outcome))\"} \(count)\n"

@@ -77,10 +77,10 @@ final class RequestMetrics: Sendable {
     }
 
     /// The Prometheus text exposition of `tabula_http_requests_total` and
-    /// `tabula_http_request_duration_seconds`.
+    /// `tabula_http_request_duration_seconds`; before the first request, their type lines
+    /// alone.
     func exposition() -> String {
         let routes = snapshot().sorted { $0.key < $1.key }
-        guard !routes.isEmpty else { return "" }
         var text = "# TYPE tabula_http_requests_total counter\n"
         for (route, statistics) in routes {
             for (status, count) in statistics.countsByStatus.sorted(by: { $0.status < $1.status }) {

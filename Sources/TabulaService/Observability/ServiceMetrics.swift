@@ -19,6 +19,9 @@ public final class ServiceMetrics: Sendable {
         factory = PrometheusMetricsFactory(registry: registry)
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
         sessions = CoreMetrics.Gauge(label: "tabula_sessions", factory: factory)
+        // Every reason the HTTP layer knows starts at 0, so that a scrape before the first
+        // refusal already shows the family, and rates start from a sample.
+        for reason in RejectionReason.allCases { _ = counter("tabula_http_rejected_requests_total", ["reason": reason.rawValue]) }
     }
 
     /// Counts a finished request by route pattern and status, and records its latency.

@@ -44,6 +44,10 @@ extension Problem {
             detail = "only Transfer-Encoding: chunked is supported; send the body plainly with Content-Length, or chunked"
         case .headersTooLarge:
             detail = "the request's headers are too large; send fewer or shorter headers"
+        case .uriTooLong:
+            detail = "the request target is too long; send a shorter path and query"
+        case .httpVersionNotSupported:
+            detail = "the HTTP version is not supported; use HTTP/1.1 or HTTP/1.0"
         case .malformedRequest:
             detail = "the request is malformed (for example, its method is not a valid HTTP token)"
         case .connectionLimit, .shuttingDown:
