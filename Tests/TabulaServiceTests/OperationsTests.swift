@@ -111,5 +111,15 @@ import TabulaTestSupport
         #expect(document["status"] as? Int == 405)
         #expect((document["detail"] as? String)?.contains("use GET, HEAD") == true)
 
+        // A path is client text: the detail quotes its first 64 characters only.
+        let long = String(repeating: "a", count: 3_000)
+        for (request, status) in [("GET /nope/\(long)", 404), ("DELETE /v1/screens/\(long)", 405)] {
+            try connection.send("\(request) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answer = try connection.readResponse()
+            #expect(answer.status == status)
+            let document = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+            let detail = try #require(document?["detail"] as? String)
+            #expect(detail.count < 200, "\(detail.prefix(80))")
+        }
     }
 }

@@ -5,7 +5,7 @@ extension Problem {
     static func notFound(path: String) -> Problem {
         Problem(
             slug: "not-found", title: "Not Found", status: .notFound,
-            detail: "there is no resource at \(path); see /openapi.json for the routes this service has")
+            detail: "there is no resource at \(path.clippedForDetail); see /openapi.json for the routes this service has")
     }
 
     static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: [HTTPRequest.Method]) -> Problem {
@@ -14,13 +14,13 @@ extension Problem {
         fields[.allow] = list
         return Problem(
             slug: "method-not-allowed", title: "Method Not Allowed", status: .methodNotAllowed,
-            detail: "\(path) does not support \(method.rawValue); use \(list)", headerFields: fields)
+            detail: "\(path.clippedForDetail) does not support \(method.rawValue.clippedForDetail); use \(list)", headerFields: fields)
     }
 
     static func malformedPath(_ path: String) -> Problem {
         Problem(
             slug: "malformed-path", title: "Malformed Path", status: .badRequest,
-            detail: "the path \(path) has an invalid percent-escape or is not UTF-8; escape reserved characters as %XX")
+            detail: "the path \(path.clippedForDetail) has an invalid percent-escape or is not UTF-8; escape reserved characters as %XX")
     }
 
     /// The answer for a request the HTTP layer refused before routing.
