@@ -7,10 +7,14 @@ struct HealthcheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "healthcheck",
         abstract: "Exit 0 when the service's /healthz answers 200 (for containers without curl).",
-        discussion: "Without --url it asks http://127.0.0.1:$TABULA_PORT/healthz (port 8080 when TABULA_PORT is unset)."
+        discussion: """
+            Without --url it asks http://$TABULA_HOST:$TABULA_PORT/healthz: port 8080 when \
+            TABULA_PORT is unset, and 127.0.0.1 when TABULA_HOST is unset or listens on every \
+            address (0.0.0.0; [::1] for ::).
+            """
     )
 
-    @Option(help: "The health URL, http only (env TABULA_HEALTHCHECK_URL).")
+    @Option(help: "The health URL, http only; a URL without a path asks /healthz (env TABULA_HEALTHCHECK_URL).")
     var url: String?
 
     @Option(help: "Seconds to wait for the answer.")
@@ -18,12 +22,23 @@ struct HealthcheckCommand: ParsableCommand {
 
     func run() throws {
         let port = EnvironmentSetting.value("TABULA_PORT") ?? "8080"
-        let target = url ?? EnvironmentSetting.value("TABULA_HEALTHCHECK_URL") ?? "http://127.0.0.1:\(port)/healthz"
+        let host = Self.probeHost(listeningOn: EnvironmentSetting.value("TABULA_HOST"))
+        let target = url ?? EnvironmentSetting.value("TABULA_HEALTHCHECK_URL") ?? "http://\(host):\(port)/healthz"
         let status = try HealthProbe.status(of: target, timeoutSeconds: timeout)
         guard status == 200 else {
             throw CommandFailure("\(target) answered \(status)")
         }
         print("\(target) answered 200")
+    }
+
+    /// Where to reach a server listening on `host` (`TABULA_HOST`) from the same machine.
+    static func probeHost(listeningOn host: String?) -> String {
+        switch host {
+        case nil, "", "0.0.0.0": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        case let host? where host.contains(":") && !host.hasPrefix("["): "[\(host)]"
+        case let host?: host
+        }
     }
 }
 
@@ -51,7 +66,8 @@ enum HealthProbe {
         guard connect(socket, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             throw CommandFailure("\(url): cannot connect: \(String(cString: strerror(errno)))")
         }
-        let request = Array("GET \(path.isEmpty ? "/" : path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
+        // The service's own URL (no path, or "/") stands for its health URL.
+        let request = Array("GET \(path.isEmpty || path == "/" ? "/healthz" : path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
             throw CommandFailure("\(url): cannot send the request")
         }

@@ -124,7 +124,9 @@ struct ServeCommand: ParsableCommand {
         // Loading the screens and migrating the database free most of what they allocate;
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
-        logger.notice("listening on http://\(settings.server.host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
+        // An IPv6 address goes in brackets, so that the line holds a URL one can use.
+        let host = settings.server.host.contains(":") ? "[\(settings.server.host)]" : settings.server.host
+        logger.notice("listening on http://\(host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
 
         var received: Int32 = 0
         sigwait(&signals, &received)

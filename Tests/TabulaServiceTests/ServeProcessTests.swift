@@ -104,25 +104,52 @@ import TabulaTestSupport
         }
     }
 
-    @Test func healthcheckCommandAsksTheServer() throws {
-        let server = try ServerProcess()
+    /// Runs `tabula healthcheck` with these arguments and environment; its exit status.
+    func healthcheck(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> Int32 {
         let check = Process()
         check.executableURL = tabulaExecutable
-        check.arguments = ["healthcheck"]
-        check.environment = ["TABULA_PORT": String(server.port)]
+        check.arguments = ["healthcheck"] + arguments
+        check.environment = environment
         check.standardOutput = Pipe()
+        check.standardError = Pipe()
         try check.run()
         check.waitUntilExit()
-        #expect(check.terminationStatus == 0)
+        return check.terminationStatus
+    }
+
+    @Test func healthcheckCommandAsksTheServer() throws {
+        let server = try ServerProcess()
+        #expect(try healthcheck(environment: ["TABULA_PORT": String(server.port)]) == 0)
+        // The service's URL without a path asks /healthz.
+        for url in ["http://127.0.0.1:\(server.port)", "http://127.0.0.1:\(server.port)/"] {
+            #expect(try healthcheck(["--url", url]) == 0, "\(url)")
+        }
+        #expect(try healthcheck(["--url", "http://127.0.0.1:\(server.port)/nope"]) == 1)
         server.signal(SIGTERM)
         #expect(server.waitForExit(seconds: 5) == 0)
+        #expect(try healthcheck(["--url", "http://127.0.0.1:\(server.port)/healthz", "--timeout", "1"]) == 1)
+    }
 
-        let down = Process()
-        down.executableURL = tabulaExecutable
-        down.arguments = ["healthcheck", "--url", "http://127.0.0.1:\(server.port)/healthz", "--timeout", "1"]
-        down.standardError = Pipe()
-        try down.run()
-        down.waitUntilExit()
-        #expect(down.terminationStatus == 1)
+    /// Without --url the probe goes where TABULA_HOST says the server listens (on machines
+    /// whose loopback has IPv6).
+    @Test(.enabled(if: ipv6LoopbackWorks)) func healthcheckFollowsTheHostTheServerListensOn() throws {
+        let server = try ServerProcess(arguments: ["--host", "::1"])
+        #expect(try healthcheck(environment: ["TABULA_PORT": String(server.port), "TABULA_HOST": "::1"]) == 0)
+        #expect(try healthcheck(environment: ["TABULA_PORT": String(server.port)]) == 1)  // 127.0.0.1: nobody there
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
     }
 }
+
+/// Whether a socket can be bound to ::1 here (containers may run without IPv6).
+let ipv6LoopbackWorks: Bool = {
+    let socket = Glibc.socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { return false }
+    defer { close(socket) }
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_addr = in6addr_loopback
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+    }
+}()

@@ -101,9 +101,11 @@ public final class ServerProcess: @unchecked Sendable {
 
     static func port(in log: String) -> UInt16? {
         guard let range = log.range(of: "listening on http://") else { return nil }
-        let rest = log[range.upperBound...]
-        guard let colon = rest.firstIndex(of: ":") else { return nil }
-        return UInt16(rest[rest.index(after: colon)...].prefix { $0.isNumber })
+        // The authority ends at the first space; the port follows its last colon
+        // ("127.0.0.1:8080", "[::1]:8080").
+        let authority = log[range.upperBound...].prefix { $0 != " " }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return UInt16(authority[authority.index(after: colon)...].prefix { $0.isNumber })
     }
 
     /// Sends a signal to the process.
