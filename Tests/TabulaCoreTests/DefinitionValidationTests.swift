@@ -171,6 +171,29 @@ func definition(id: String = "s", state: String = "{}", rows: String, extra: Str
         ]).isEmpty)
     }
 
+    /// State is shared by the catalogue's screens: one may read and set a key that only
+    /// another declares.
+    @Test func aScreenMayUseStateAnotherScreenDeclares() throws {
+        let files = [
+            "a.json": definition(id: "a", state: #"{"wifi": true}"#, rows: #"{"id": "w", "kind": "titleSwitch", "title": "W", "isOn": "wifi", "onSwitch": {"set": "wifi"}}"#),
+            "b.json": definition(id: "b", rows: #"{"id": "x", "kind": "basic", "title": "{{wifi ? 'on' : 'off'}}", "onSelect": {"toggle": "wifi"}}"#),
+        ]
+        let catalogue = try Catalogue.load(files.map { DefinitionFile(name: $0.key, bytes: Array($0.value.utf8)) })
+        let screen = try #require(catalogue.screen(id: "b"))
+        #expect(render(screen, catalogue.initialState).sections[0].rows[0].content == .basic(title: "on"))
+        let (state, _) = try reduce(catalogue.initialState, .select(row: "x"), screen)
+        #expect(state.scalar("wifi") == .bool(false))
+        #expect(render(screen, state).sections[0].rows[0].content == .basic(title: "off"))
+    }
+
+    @Test func aKeyNoScreenDeclaresIsUnknownWithEveryScreensKeysListed() {
+        let problem = onlyProblem([
+            "a.json": definition(id: "a", state: #"{"wifi": true}"#, rows: ""),
+            "b.json": definition(id: "b", state: #"{"dark": false}"#, rows: #"{"id": "x", "kind": "basic", "title": "{{bluetooth}}"}"#),
+        ])
+        #expect(problem?.description == "b.json: $.sections[0].rows[0].title: column 3: unknown state key 'bluetooth'; declared keys: dark, wifi")
+    }
+
     @Test func reportsEveryProblemAtOnce() {
         let problems = definitionProblems([
             "a.json": definition(state: #"{"flag": true}"#, rows: """

@@ -18,15 +18,27 @@ public struct Catalogue: Sendable {
         var screenFiles: [String: String] = [:]
         var navigations: [(target: String, path: String, file: String)] = []
 
-        for file in files.sorted(by: { $0.name < $1.name }) {
+        let parsed = files.sorted(by: { $0.name < $1.name }).map { file -> (file: DefinitionFile, json: Result<JSONValue, JSONParseError>) in
+            (file, Result { () throws(JSONParseError) in try JSONParser().parse(file.bytes) })
+        }
+        // State is shared by every screen, so a screen may read a key that only another one
+        // declares: expressions are checked against the keys of all files (the first file
+        // to declare a key gives its type; a disagreement is reported below).
+        var sharedState: [String: StateType] = [:]
+        for case (_, .success(let json)) in parsed {
+            for (key, type) in DefinitionReader.declaredStateTypes(json) where sharedState[key] == nil { sharedState[key] = type }
+        }
+
+        for (file, result) in parsed {
             let json: JSONValue
-            do {
-                json = try JSONParser().parse(file.bytes)
-            } catch {
+            switch result {
+            case .success(let value):
+                json = value
+            case .failure(let error):
                 problems.append(DefinitionProblem(kind: .invalidJSON, file: file.name, path: "$", message: "not valid JSON: \(error)"))
                 continue
             }
-            var reader = DefinitionReader(file: file.name)
+            var reader = DefinitionReader(file: file.name, sharedState: sharedState)
             let screen = reader.readScreen(json)
             var log = reader.log
             for (key, declaration) in reader.state {

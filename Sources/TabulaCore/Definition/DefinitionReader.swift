@@ -2,15 +2,28 @@
 /// of stopping at the first. The `DefinitionReader+*.swift` files read its parts.
 struct DefinitionReader {
     var log: ProblemLog
-    /// The state keys this screen declares (expressions may use only these).
+    /// The state keys this screen declares.
     var state: [(key: String, declaration: StateDeclaration)] = []
-    var stateTypes: [String: StateType] = [:]
+    /// The types of the keys expressions may use: this screen's own and those the other
+    /// screens of the catalogue declare (state is shared by all of them).
+    var stateTypes: [String: StateType]
     var kinds: [String: KindDeclaration] = [:]
     /// `navigate` targets with their paths, checked once every screen is known.
     var navigations: [(target: String, path: String)] = []
 
-    init(file: String) {
+    /// A reader for one file; `sharedState` holds the types of the keys other screens declare.
+    init(file: String, sharedState: [String: StateType] = [:]) {
         log = ProblemLog(file: file)
+        stateTypes = sharedState
+    }
+
+    /// The types of the keys a definition declares under `"state"`, without reading the
+    /// rest or reporting problems (the full read reports them).
+    static func declaredStateTypes(_ json: JSONValue) -> [(key: String, type: StateType)] {
+        guard case .object(let object) = json, let declarations = object["state"] else { return [] }
+        var reader = DefinitionReader(file: "")
+        reader.readState(declarations, path: "$.state")
+        return reader.state.map { ($0.key, $0.declaration.type) }
     }
 
     var stateScope: ExpressionScope { ExpressionScope(state: stateTypes) }
