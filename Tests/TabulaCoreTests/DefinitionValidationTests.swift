@@ -71,7 +71,10 @@ func definition(id: String = "s", state: String = "{}", rows: String, extra: Str
         let problem = onlyProblem(["a.json": definition(state: Self.lists, rows: #"{"forEach": "a", "id": "row-{{item.name}}", "kind": "empty"}"#)])
         #expect(problem?.kind == .duplicateRowID)
         #expect(problem?.path == "$.sections[0].rows[0].id")
-        #expect(problem?.message.hasPrefix("a forEach row's id must contain {{item.id}} exactly once") == true)
+        #expect(problem?.message.hasPrefix("a forEach row's id must be fixed text around one {{item.id}} and no other {{ }} part") == true)
+        // {{item.id}} with another part: the message names the other part as the problem.
+        let mixed = onlyProblem(["a.json": definition(state: Self.lists, rows: #"{"forEach": "a", "id": "x-{{item.id}}-{{item.name}}", "kind": "empty"}"#)])
+        #expect(mixed?.message.hasPrefix("a forEach row's id must be fixed text around one {{item.id}} and no other {{ }} part") == true)
     }
 
     @Test func forEachIDsThatCanCollide() {

@@ -89,7 +89,7 @@ extension DefinitionReader {
         guard let compiled = template(value, path: path, scope: scope) else { return nil }
         guard let affixes = compiled.singleExpressionAffixes, case .itemField("id", _) = affixes.expression.node else {
             log.add(.duplicateRowID, at: path,
-                    "a forEach row's id must contain {{item.id}} exactly once, like \"network-{{item.id}}\", so that no two items give the same id")
+                    "a forEach row's id must be fixed text around one {{item.id}} and no other {{ }} part, like \"network-{{item.id}}\", so that no two items give the same id")
             return nil
         }
         guard TextJoin.keepsApart(prefix: affixes.prefix, suffix: affixes.suffix) else {
