@@ -189,6 +189,27 @@ func definition(id: String = "s", state: String = "{}", rows: String, extra: Str
         #expect(render(screen, state).sections[0].rows[0].content == .basic(title: "off"))
     }
 
+    /// A bool or number value may be written as one {{ expression }}, the way `set` values
+    /// of string keys are written.
+    @Test func oneBracedExpressionServesABoolOrNumberValue() throws {
+        let rows = #"""
+            {"id": "w", "kind": "titleSwitch", "title": "W", "isOn": "{{ wifi }}", "onSwitch": {"set": "wifi"}},
+            {"id": "t", "kind": "basic", "title": "{{taps}}", "onSelect": {"set": {"taps": "{{taps == 0 ? 1 : 2}}", "wifi": "{{!wifi}}"}}}
+            """#
+        let files = ["a.json": definition(id: "a", state: #"{"wifi": true, "taps": 0}"#, rows: rows)]
+        let catalogue = try Catalogue.load(files.map { DefinitionFile(name: $0.key, bytes: Array($0.value.utf8)) })
+        let screen = try #require(catalogue.screen(id: "a"))
+        #expect(render(screen, catalogue.initialState).sections[0].rows[0].content == .titleSwitch(title: "W", isOn: true))
+        let (state, _) = try reduce(catalogue.initialState, .select(row: "t"), screen)
+        #expect(state.scalar("taps") == .number(1))
+        #expect(state.scalar("wifi") == .bool(false))
+        #expect(render(screen, state).sections[0].rows[0].content == .titleSwitch(title: "W", isOn: false))
+
+        let problem = onlyProblem(["a.json": definition(state: #"{"wifi": true}"#, rows: #"{"id": "r", "kind": "basic", "title": "x", "visibleWhen": "on: {{wifi}}"}"#)])
+        #expect(problem?.kind == .typeMismatch)
+        #expect(problem?.description == #"a.json: $.sections[0].rows[0].visibleWhen: a bool field takes an expression such as "wifi", or one {{ expression }} with no text around it"#)
+    }
+
     @Test func aKeyNoScreenDeclaresIsUnknownWithEveryScreensKeysListed() {
         let problem = onlyProblem([
             "a.json": definition(id: "a", state: #"{"wifi": true}"#, rows: ""),

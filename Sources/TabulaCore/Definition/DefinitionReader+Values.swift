@@ -1,6 +1,6 @@
 extension DefinitionReader {
     /// A field value: for a string field a template; for a bool or number field a literal
-    /// or an expression string of that type.
+    /// or an expression string of that type (also written as one `{{ expression }}`).
     mutating func source(_ value: JSONValue, type: ScalarType, path: String, scope: ExpressionScope) -> FieldSource? {
         if type == .string {
             return template(value, path: path, scope: scope).map(FieldSource.template)
@@ -27,7 +27,19 @@ extension DefinitionReader {
         case (.number(let number), .number): return Expression(constant: .number(number))
         case (.string(let text), _):
             do {
-                let compiled = try Expression.compile(text, scope: scope)
+                // "{{ wifi }}" reads as "wifi": written like a template, one expression alone.
+                let compiled: Expression
+                if text.contains("{{") {
+                    let whole = try Template.compile(text, scope: scope)
+                    guard let affixes = whole.singleExpressionAffixes, affixes.prefix.isEmpty, affixes.suffix.isEmpty else {
+                        log.add(.typeMismatch, at: path,
+                                "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
+                        return nil
+                    }
+                    compiled = affixes.expression
+                } else {
+                    compiled = try Expression.compile(text, scope: scope)
+                }
                 guard compiled.type == type else {
                     log.add(.typeMismatch, at: path, column: 1, "expected a \(type.rawValue) expression, but \"\(text)\" is a \(compiled.type.rawValue)")
                     return nil
