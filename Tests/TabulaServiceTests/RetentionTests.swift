@@ -15,20 +15,32 @@ import TabulaTestSupport
         var now: @Sendable () -> Milliseconds { { [time] in time.withLock { $0 } } }
     }
 
+    /// A server on a store of `kind` with the settings `adjust` makes, on a clock the test moves.
+    func server(_ kind: StoreKind, _ adjust: (inout StoreSettings) -> Void) throws -> (api: APITestServer, clock: Clock, factory: StoreFactory) {
+        let clock = Clock()
+        let factory = try StoreFactory(kind)
+        adjust(&factory.settings)
+        factory.clock = clock.now
+        let catalogue = try flipCatalogue()
+        return (try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)), clock, factory)
+    }
+
+    /// Runs a retention pass and expects it to remove `idle` alone, leaving `kept` at revision 1.
+    func expectRetentionRemoves(_ idle: String, keeping kept: String, _ api: APITestServer) throws {
+        let removed = try wait { api.store.removeExpired(completion: $0) }
+        #expect(removed == 1)
+        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401)
+        #expect(try api.revision(kept, screen: "flip") == 1)
+    }
+
     func event(_ api: APITestServer, _ session: String, _ json: String) throws -> RawHTTPResponse {
         try api.send("POST", "/v1/screens/flip/selection", session: session, json: json)
     }
 
     @Test(arguments: StoreKind.allCases)
     func answersOutliveCompactionUntilTheirTTL(kind: StoreKind) throws {
-        let clock = Clock()
-        let factory = try StoreFactory(kind)
-        factory.settings.keepRevisions = 2
-        factory.settings.idempotencyTTLSeconds = 60
-        factory.clock = clock.now
-        let catalogue = try flipCatalogue()
-        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
-        defer { api.store.close() }
+        let (api, clock, factory) = try server(kind) { $0.keepRevisions = 2; $0.idempotencyTTLSeconds = 60 }
+        defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
         let session = try api.newSession()
         let first = try event(api, session, #"{"row": "flip", "eventId": "first"}"#)
         for index in 0..<5 { _ = try event(api, session, #"{"row": "flip", "eventId": "later-\#(index)"}"#) }
@@ -43,25 +55,48 @@ import TabulaTestSupport
         #expect(again.json.objectValue?["toRevision"] == 7)
     }
 
+    /// Past its TTL an event id is forgotten even before a retention pass removes its answer.
+    @Test(arguments: StoreKind.allCases)
+    func anExpiredEventIDIsANewEventBeforeRetentionRuns(kind: StoreKind) throws {
+        let (api, clock, factory) = try server(kind) { $0.idempotencyTTLSeconds = 60 }
+        defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
+        let session = try api.newSession()
+        #expect(try event(api, session, #"{"row": "flip", "eventId": "first"}"#).json.objectValue?["toRevision"] == 1)
+        clock.advance(seconds: 61)
+        let again = try event(api, session, #"{"row": "flip", "eventId": "first"}"#)
+        #expect(again.status == 200)
+        #expect(again.json.objectValue?["toRevision"] == 2)
+        // The new answer is the one replayed now.
+        #expect(try event(api, session, #"{"row": "flip", "eventId": "first"}"#).body == again.body)
+        #expect(try api.revision(session, screen: "flip") == 2)
+    }
+
+    /// A session that is only read is in use: with a TTL shorter than an hour, reads still
+    /// refresh its last use often enough.
+    @Test(arguments: StoreKind.allCases)
+    func sessionsThatAreOnlyReadStayWithAShortTTL(kind: StoreKind) throws {
+        let (api, clock, factory) = try server(kind) { $0.sessionTTLSeconds = 10 }
+        defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
+        let (read, idle) = (try api.newSession(), try api.newSession())
+        _ = try event(api, read, #"{"row": "flip"}"#)
+        for _ in 0..<5 {  // 20 seconds in all, each read within the 10-second TTL of the last
+            clock.advance(seconds: 4)
+            #expect(try api.send("GET", "/v1/screens/flip", session: read).status == 200)
+        }
+        try expectRetentionRemoves(idle, keeping: read, api)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func idleSessionsAreRemovedWithTheirLog(kind: StoreKind) throws {
-        let clock = Clock()
-        let factory = try StoreFactory(kind)
-        factory.settings.sessionTTLSeconds = 100
-        factory.clock = clock.now
-        let catalogue = try flipCatalogue()
-        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
-        defer { api.store.close() }
+        let (api, clock, factory) = try server(kind) { $0.sessionTTLSeconds = 100 }
+        defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
         let idle = try api.newSession()
         let active = try api.newSession()
         _ = try event(api, idle, #"{"row": "flip"}"#)
         clock.advance(seconds: 90)
         _ = try event(api, active, #"{"row": "flip"}"#)
         clock.advance(seconds: 20)
-        let removed = try wait { api.store.removeExpired(completion: $0) }
-        #expect(removed == 1)
-        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401)
-        #expect(try api.revision(active, screen: "flip") == 1)
+        try expectRetentionRemoves(idle, keeping: active, api)
         if kind == .sqlite {
             let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
             let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(idle)])

@@ -22,7 +22,7 @@ public final class PostgresSessionStore: SessionStore {
     private let logger: Logger
     private let retention: RetentionTimer
     private let count = Locked(0)
-    private let touches = TouchTracker()
+    private let touches: TouchTracker
     private let now: @Sendable () -> Milliseconds
     static let maxAttempts = 50
 
@@ -43,6 +43,7 @@ public final class PostgresSessionStore: SessionStore {
         }
         self.schema = schema
         self.settings = settings
+        touches = TouchTracker(sessionTTLSeconds: settings.sessionTTLSeconds)
         self.logger = logger
         self.now = now
         pool = PostgresPool(url: url, size: poolSize, logger: logger)
@@ -118,7 +119,7 @@ public final class PostgresSessionStore: SessionStore {
                     let value = body(&writing)
                     if let failure = view.failure { throw failure }
                     if let commit = writing.commit {
-                        guard try apply(token, commit, from: current, keep: keep, connection) else {
+                        guard try apply(token, commit, from: current, keep: keep, answerCutoff: cutoff, connection) else {
                             // Another instance moved the session on: run again on the fresh state.
                             try connection.execute("ROLLBACK")
                             usleep(UInt32.random(in: 100...(1000 * UInt32(min(attempt, 20)))))
@@ -128,7 +129,7 @@ public final class PostgresSessionStore: SessionStore {
                         let time = now()
                         try connection.execute(
                             "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
-                            [.integer(time), .text(token), .integer(time - TouchTracker.interval)])
+                            [.integer(time), .text(token), .integer(time - touches.interval)])
                     }
                     try connection.execute("COMMIT")
                     return completion(.success(value))
@@ -142,8 +143,11 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     /// Writes a commit with a compare-and-swap on the revision; `false` when it moved.
+    /// An answer stored for the same event id before `answerCutoff` has expired (retention
+    /// has not removed it yet) and is replaced.
     private func apply(
-        _ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keep: Int, _ connection: PostgresConnection
+        _ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keep: Int, answerCutoff: Milliseconds,
+        _ connection: PostgresConnection
     ) throws(PostgresError) -> Bool {
         if commit.state.revision == current.revision + 1 {
             let bytes = commit.state.valuesBytes
@@ -160,9 +164,16 @@ public final class PostgresSessionStore: SessionStore {
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             let inserted = try connection.execute(
-                "INSERT INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-                [.text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time)])
-            // Another instance answered the same event id first: run again and replay it.
+                """
+                INSERT INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (token, event_id) DO UPDATE
+                SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, time_ms = excluded.time_ms
+                WHERE answers.time_ms < $7
+                """,
+                [.text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
+                 .integer(answerCutoff)])
+            // Another instance answered the same event id first (and its answer is live): run
+            // again and replay it.
             if inserted.affectedRows == 0 { return false }
         }
         return true
@@ -186,7 +197,7 @@ public final class PostgresSessionStore: SessionStore {
         guard touches.isDue(SessionKey(token), at: time) else { return }
         try connection.execute(
             "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
-            [.integer(time), .text(token), .integer(time - TouchTracker.interval)])
+            [.integer(time), .text(token), .integer(time - touches.interval)])
     }
 
     public func currentStateIfCached(session key: SessionKey) -> SessionState? {

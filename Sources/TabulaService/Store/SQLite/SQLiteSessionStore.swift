@@ -19,8 +19,8 @@ public final class SQLiteSessionStore: SessionStore {
     private let reader: SQLiteStatements
     private let readerLock = PlainLock()
     private let directoryLock: Locked<Int32>
-    /// Reads refresh a session's `last_used_ms` at most hourly.
-    private let touches = TouchTracker()
+    /// Reads refresh a session's `last_used_ms` at most hourly (more often for short TTLs).
+    private let touches: TouchTracker
     /// Each thread's encodings of the lists it stored last (most events leave lists as they were).
     private let listEncodings = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
     private let retention: RetentionTimer
@@ -33,6 +33,7 @@ public final class SQLiteSessionStore: SessionStore {
         now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
         self.settings = settings
+        touches = TouchTracker(sessionTTLSeconds: settings.sessionTTLSeconds)
         self.logger = logger
         self.now = now
         path = directory + "/tabula.sqlite"
@@ -135,7 +136,7 @@ public final class SQLiteSessionStore: SessionStore {
         let cutoff = answerCutoff()
         let speculation = speculate(token, body, answerCutoff: cutoff)
         submit(WriteJob(
-            run: { [now] batch throws(SQLiteError) in
+            run: { [now, touchInterval = touches.interval] batch throws(SQLiteError) in
                 guard let current = try batch.currentState(token) else { return { completion(.success(nil)) } }
                 let value: Value
                 let writing: SessionWriting
@@ -156,7 +157,7 @@ public final class SQLiteSessionStore: SessionStore {
                     if commit.state.revision == current.revision + 1 { batch.setChanged(token, commit.state) }
                 } else {
                     let time = now()
-                    try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)
+                    try batch.statements.touch(token, time: time, olderThan: time - touchInterval)
                 }
                 return { completion(.success(value)) }
             },
@@ -221,15 +222,16 @@ public final class SQLiteSessionStore: SessionStore {
         now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
     }
 
-    /// Reads count as use: refresh `last_used_ms` at most hourly, so read-only sessions
-    /// are not mistaken for idle ones.
+    /// Reads count as use: refresh `last_used_ms` at most hourly (a tenth of a shorter
+    /// session TTL), so read-only sessions are not mistaken for idle ones.
     private func touchIfStale(_ key: SessionKey) {
         let time = now()
         guard touches.isDue(key, at: time) else { return }
         let token = key.token
+        let stale = time - touches.interval
         _ = writer.submit(WriteJob(
             run: { batch throws(SQLiteError) in
-                try batch.statements.touch(token, time: time, olderThan: time - TouchTracker.interval)
+                try batch.statements.touch(token, time: time, olderThan: stale)
                 return {}
             },
             failed: { _ in }))
