@@ -15,10 +15,12 @@ struct LibPQ: @unchecked Sendable {
     typealias Status = @convention(c) (Connection?) -> ConnStatusType
     typealias Socket = @convention(c) (Connection?) -> Int32
     typealias ConnectionText = @convention(c) (Connection?) -> Text?
-    typealias ExecParams = @convention(c) (
+    typealias SendParams = @convention(c) (
         Connection?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
         UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
-    ) -> Result?
+    ) -> Int32
+    typealias ConnectionNumber = @convention(c) (Connection?) -> Int32
+    typealias NextResult = @convention(c) (Connection?) -> Result?
     typealias OnResult = @convention(c) (Result?) -> Void
     typealias ResultStatus = @convention(c) (Result?) -> ExecStatusType
     typealias ResultText = @convention(c) (Result?) -> Text?
@@ -33,7 +35,10 @@ struct LibPQ: @unchecked Sendable {
     let status: Status
     let socket: Socket
     let errorMessage: ConnectionText
-    let execParams: ExecParams
+    let sendQueryParams: SendParams
+    let consumeInput: ConnectionNumber
+    let isBusy: ConnectionNumber
+    let getResult: NextResult
     let clear: OnResult
     let resultStatus: ResultStatus
     let cmdTuples: ResultText
@@ -72,7 +77,10 @@ struct LibPQ: @unchecked Sendable {
         let status = symbol("PQstatus", Status.self)
         let socket = symbol("PQsocket", Socket.self)
         let errorMessage = symbol("PQerrorMessage", ConnectionText.self)
-        let execParams = symbol("PQexecParams", ExecParams.self)
+        let sendQueryParams = symbol("PQsendQueryParams", SendParams.self)
+        let consumeInput = symbol("PQconsumeInput", ConnectionNumber.self)
+        let isBusy = symbol("PQisBusy", ConnectionNumber.self)
+        let getResult = symbol("PQgetResult", NextResult.self)
         let clear = symbol("PQclear", OnResult.self)
         let resultStatus = symbol("PQresultStatus", ResultStatus.self)
         let cmdTuples = symbol("PQcmdTuples", ResultText.self)
@@ -84,7 +92,8 @@ struct LibPQ: @unchecked Sendable {
         let getvalue = symbol("PQgetvalue", CellText.self)
         let getlength = symbol("PQgetlength", CellNumber.self)
         let ftype = symbol("PQftype", ColumnType.self)
-        guard let connectdb, let finish, let status, let socket, let errorMessage, let execParams, let clear,
+        guard let connectdb, let finish, let status, let socket, let errorMessage, let sendQueryParams,
+            let consumeInput, let isBusy, let getResult, let clear,
             let resultStatus, let cmdTuples, let resultErrorField, let resultErrorMessage, let ntuples, let nfields,
             let getisnull, let getvalue, let getlength, let ftype
         else {
@@ -92,7 +101,8 @@ struct LibPQ: @unchecked Sendable {
         }
         return .success(LibPQ(
             connectdb: connectdb, finish: finish, status: status, socket: socket, errorMessage: errorMessage,
-            execParams: execParams, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
+            sendQueryParams: sendQueryParams, consumeInput: consumeInput, isBusy: isBusy,
+            getResult: getResult, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
             resultErrorField: resultErrorField, resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields,
             getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype))
     }

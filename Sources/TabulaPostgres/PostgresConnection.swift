@@ -53,17 +53,23 @@ public struct PostgresResult: Sendable {
 }
 
 /// One libpq connection, used by one thread at a time. Every call has a bound: the
-/// connection URL gets a connect timeout and TCP keepalives, and the session a statement
-/// timeout, so a database that goes away makes calls fail instead of hang.
+/// connection URL gets a connect timeout and TCP keepalives, the session a statement
+/// timeout, and each statement a deadline of its own (the statement timeout plus two
+/// seconds) after which the connection is closed: a server that stops answering while its
+/// host still acknowledges the traffic (a frozen process, a stalled disk) trips neither the
+/// keepalives nor its own timeout, so calls fail instead of hang.
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private let url: String
     private let pq: LibPQ
+    /// How long a statement may take from sending to its last result.
+    private let deadline: Duration
 
     /// Connects; `statementTimeoutMilliseconds` bounds every statement on the server.
     public init(url: String, statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
         pq = try LibPQ.get()
         self.url = Self.withTimeouts(url)
+        deadline = .milliseconds(statementTimeoutMilliseconds + 2000)
         try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
     }
 
@@ -130,10 +136,11 @@ public final class PostgresConnection: @unchecked Sendable {
             }
             lengths.append(Int32(buffers.last??.count ?? 0))
         }
-        let result = Self.withPointers(buffers) { pointers in
-            pq.execParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
+        let sent = Self.withPointers(buffers) { pointers in
+            pq.sendQueryParams(handle, sql, Int32(parameters.count), types, pointers, lengths, formats, 1)
         }
-        guard let result else { throw PostgresError(message: connectionMessage(handle)) }
+        guard sent == 1 else { throw PostgresError(message: connectionMessage(handle)) }
+        let result = try lastResult(handle)
         defer { pq.clear(result) }
         switch pq.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
@@ -143,6 +150,48 @@ public final class PostgresConnection: @unchecked Sendable {
             let sqlState = pq.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let message = (pq.resultErrorMessage(result).map { String(cString: $0) } ?? "").trimmingNewlines()
             throw PostgresError(message: message.isEmpty ? connectionMessage(handle) : message, sqlState: sqlState)
+        }
+    }
+
+    /// Waits for the statement's results, at most until its deadline, and returns the last
+    /// one (as `PQexec` does). Past the deadline the connection is closed.
+    private func lastResult(_ handle: OpaquePointer) throws(PostgresError) -> OpaquePointer {
+        let end = ContinuousClock.now + deadline
+        var last: OpaquePointer?
+        while true {
+            while pq.isBusy(handle) != 0 {
+                guard waitForInput(handle, until: end) else {
+                    if let last { pq.clear(last) }
+                    pq.finish(handle)
+                    self.handle = nil
+                    throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed")
+                }
+                guard pq.consumeInput(handle) == 1 else {
+                    if let last { pq.clear(last) }
+                    throw PostgresError(message: connectionMessage(handle))
+                }
+            }
+            guard let result = pq.getResult(handle) else { break }
+            if let last { pq.clear(last) }
+            last = result
+        }
+        guard let last else { throw PostgresError(message: connectionMessage(handle)) }
+        return last
+    }
+
+    /// Whether the connection's socket became readable before `end`.
+    private func waitForInput(_ handle: OpaquePointer, until end: ContinuousClock.Instant) -> Bool {
+        let descriptor = pq.socket(handle)
+        guard descriptor >= 0 else { return false }
+        while true {
+            let remaining = end - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            let (seconds, attoseconds) = remaining.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watch, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return false }
         }
     }
 

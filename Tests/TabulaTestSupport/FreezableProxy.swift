@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A TCP proxy on loopback to a local port that can stop passing bytes on while keeping
+/// its connections open: a server that stops answering while its host still acknowledges
+/// the traffic (a frozen process, a stalled disk), which keepalives cannot tell from a
+/// slow one.
+public final class FreezableProxy: @unchecked Sendable {
+    public let port: UInt16
+    private let listener: Int32
+    private let target: UInt16
+    private let frozen = NSLock()
+    private var isFrozen = false
+
+    public init(to target: UInt16) throws {
+        self.target = target
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw RawHTTPError("socket() failed") }
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard bound == 0, named == 0, listen(descriptor, 16) == 0 else {
+            Glibc.close(descriptor)
+            throw RawHTTPError("the proxy cannot listen")
+        }
+        listener = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptConnections() }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
+
+    /// While frozen, bytes are read from both sides and held; thawed, they pass on.
+    public func freeze(_ frozen: Bool) {
+        self.frozen.withLock { isFrozen = frozen }
+    }
+
+    private var passes: Bool { frozen.withLock { !isFrozen } }
+
+    private func acceptConnections() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = Self.loopback(port: target)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard upstream >= 0, connected == 0 else {
+                Glibc.close(client)
+                if upstream >= 0 { Glibc.close(upstream) }
+                continue
+            }
+            Thread.detachNewThread { [self] in
+                let replies = DispatchGroup()
+                replies.enter()
+                Thread.detachNewThread { [self] in
+                    pump(from: upstream, to: client)
+                    replies.leave()
+                }
+                pump(from: client, to: upstream)
+                replies.wait()
+                Glibc.close(client)
+                Glibc.close(upstream)
+            }
+        }
+    }
+
+    /// Copies bytes until either side closes, holding them while frozen; then shuts both
+    /// down, so that the other direction ends too.
+    private func pump(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            while !passes { usleep(10_000) }
+            let sent = buffer.withUnsafeBytes { send(destination, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
+            guard sent == count else { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
