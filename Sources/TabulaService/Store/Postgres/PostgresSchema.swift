@@ -43,7 +43,10 @@ enum PostgresSchema {
         do {
             try connection.execute("SELECT pg_advisory_lock($1)", [.integer(lockKey)])
             defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.integer(lockKey)]) }
-            try connection.execute("CREATE TABLE IF NOT EXISTS tabula_schema (version BIGINT NOT NULL)")
+            // Looked up first rather than CREATE TABLE IF NOT EXISTS, whose NOTICE libpq prints
+            // on standard error at every start. The advisory lock makes the two steps one.
+            let exists = try connection.execute("SELECT to_regclass('tabula_schema') IS NOT NULL").rows.first?.first?.integer == 1
+            if !exists { try connection.execute("CREATE TABLE tabula_schema (version BIGINT NOT NULL)") }
             let version = Int(try connection.execute("SELECT COALESCE(MAX(version), 0) FROM tabula_schema").rows.first?.first?.integer ?? 0)
             guard version <= currentVersion else {
                 throw StoreError(
