@@ -159,21 +159,29 @@ public final class PostgresConnection: @unchecked Sendable {
         let end = ContinuousClock.now + deadline
         var last: OpaquePointer?
         while true {
-            while pq.isBusy(handle) != 0 {
-                guard waitForInput(handle, until: end) else {
+            // Input is read before every wait, and the waits are short: with TLS, bytes
+            // already decrypted into the library's buffer no longer show on the socket.
+            while true {
+                guard pq.consumeInput(handle) == 1 else {
+                    // An error result already in keeps its SQLSTATE; anything else is lost.
+                    if let last, pq.resultStatus(last) == PGRES_FATAL_ERROR { return last }
+                    if let last { pq.clear(last) }
+                    throw PostgresError(message: connectionMessage(handle))
+                }
+                if pq.isBusy(handle) == 0 { break }
+                if !waitForInput(handle, until: min(end, ContinuousClock.now + .milliseconds(50))) && ContinuousClock.now >= end {
                     if let last { pq.clear(last) }
                     pq.finish(handle)
                     self.handle = nil
                     throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed")
                 }
-                guard pq.consumeInput(handle) == 1 else {
-                    if let last { pq.clear(last) }
-                    throw PostgresError(message: connectionMessage(handle))
-                }
             }
             guard let result = pq.getResult(handle) else { break }
             if let last { pq.clear(last) }
             last = result
+            // As PQexec: a COPY or a broken connection ends the statement's results.
+            let status = pq.resultStatus(result)
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH || pq.status(handle) == CONNECTION_BAD { break }
         }
         guard let last else { throw PostgresError(message: connectionMessage(handle)) }
         return last
@@ -191,7 +199,8 @@ public final class PostgresConnection: @unchecked Sendable {
             var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&watch, 1, milliseconds)
             if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { return false }
+            if ready == 0 { return false }
+            if errno != EINTR { return false }
         }
     }
 

@@ -35,7 +35,9 @@ public final class FreezableProxy: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptConnections() }
     }
 
-    deinit {
+    /// Stops accepting (the accept thread holds the proxy, so this is not left to deinit);
+    /// open connections end when either side closes.
+    public func close() {
         shutdown(listener, Int32(SHUT_RDWR))
         Glibc.close(listener)
     }

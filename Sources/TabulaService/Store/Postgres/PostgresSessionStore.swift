@@ -283,7 +283,7 @@ final class PostgresSessionView: SessionReading, @unchecked Sendable {
             let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
             return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
         } catch {
-            failure = error
+            failure = failure ?? error  // the first error is the cause
             return .tooOld(oldestKept: current.revision)
         }
     }
@@ -297,7 +297,7 @@ final class PostgresSessionView: SessionReading, @unchecked Sendable {
             else { return nil }
             return StoredAnswer(fingerprint: row[0].bytes ?? [], status: Int(status), body: row[2].bytes ?? [], time: time)
         } catch {
-            failure = error
+            failure = failure ?? error
             return nil
         }
     }
