@@ -193,7 +193,8 @@ func definition(id: String = "s", state: String = "{}", rows: String, extra: Str
     /// of string keys are written.
     @Test func oneBracedExpressionServesABoolOrNumberValue() throws {
         let rows = #"""
-            {"id": "w", "kind": "titleSwitch", "title": "W", "isOn": "{{ wifi }}", "onSwitch": {"set": "wifi"}},
+            {"id": "w", "kind": "titleSwitch", "title": "W", "isOn": " {{ wifi }} ", "onSwitch": {"set": "wifi"}},
+            {"id": "b", "kind": "basic", "title": "B", "visibleWhen": "'{{' != ''"},
             {"id": "t", "kind": "basic", "title": "{{taps}}", "onSelect": {"set": {"taps": "{{taps == 0 ? 1 : 2}}", "wifi": "{{!wifi}}"}}}
             """#
         let files = ["a.json": definition(id: "a", state: #"{"wifi": true, "taps": 0}"#, rows: rows)]

@@ -28,9 +28,13 @@ extension DefinitionReader {
         case (.string(let text), _):
             do {
                 // "{{ wifi }}" reads as "wifi": written like a template, one expression alone.
+                // Text that also parses as an expression (a '{{' inside a string literal) is one.
                 let compiled: Expression
-                if text.contains("{{") {
-                    let whole = try Template.compile(text, scope: scope)
+                if text.contains("{{"), (try? Expression.compile(text, scope: scope)) == nil {
+                    var trimmed = Substring(text)
+                    while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+                    while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+                    let whole = try Template.compile(String(trimmed), scope: scope)
                     guard let affixes = whole.singleExpressionAffixes, affixes.prefix.isEmpty, affixes.suffix.isEmpty else {
                         log.add(.typeMismatch, at: path,
                                 "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
