@@ -1,7 +1,15 @@
 /// Durations on the command line: a whole number of seconds, or with a unit: `90s`,
-/// `15m`, `24h`, `30d`.
+/// `15m`, `24h`, `30d`; at most 100 years (``maxSeconds``), so that stores can work in
+/// milliseconds without overflow.
 enum DurationText {
+    static let maxSeconds = 100 * 365 * 86_400
+
     static func seconds(_ text: String) -> Int? {
+        guard let seconds = unbounded(text), seconds <= maxSeconds else { return nil }
+        return seconds
+    }
+
+    private static func unbounded(_ text: String) -> Int? {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         guard let last = text.last else { return nil }
         if let unit = units[last] {

@@ -20,6 +20,12 @@ struct HealthcheckCommand: ParsableCommand {
     @Option(help: "Seconds to wait for the answer.")
     var timeout: Double = 3
 
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600")
+        }
+    }
+
     func run() throws {
         let port = EnvironmentSetting.value("TABULA_PORT") ?? "8080"
         let host = Self.probeHost(listeningOn: EnvironmentSetting.value("TABULA_HOST"))

@@ -125,7 +125,7 @@ struct ServeCommand: ParsableCommand {
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
-        let host = settings.server.host.contains(":") ? "[\(settings.server.host)]" : settings.server.host
+        let host = settings.server.host.contains(":") && !settings.server.host.hasPrefix("[") ? "[\(settings.server.host)]" : settings.server.host
         logger.notice("listening on http://\(host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
 
         var received: Int32 = 0
@@ -233,7 +233,7 @@ struct ServeCommand: ParsableCommand {
     private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: String) throws -> Int {
         let text = try EnvironmentSetting.resolve(option, variable, default: fallback)
         guard let seconds = DurationText.seconds(text), seconds > 0 else {
-            throw ValidationError("\(name) \"\(text)\" is not a duration; use seconds or a number with s, m, h or d, such as 24h")
+            throw ValidationError("\(name) \"\(text)\" is not a duration; use seconds or a number with s, m, h or d, such as 24h, up to 100 years")
         }
         return seconds
     }
