@@ -339,6 +339,7 @@ final class ServerCore: @unchecked Sendable {
             case 413: return .bodyTooLarge
             case 414: return .uriTooLong
             case 431: return .headersTooLarge
+            case 501: return .unsupportedTransferEncoding  // what libmicrohttpd 1.0 answers with 501
             case 505: return .httpVersionNotSupported
             case let status? where (400..<500).contains(status): return .malformedRequest
             default: return nil

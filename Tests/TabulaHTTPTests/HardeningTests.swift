@@ -138,6 +138,7 @@ import TabulaTestSupport
         #expect(reason("Error processing request (HTTP response code is 505 ('<html>…</html>')). Closing connection.") == .httpVersionNotSupported)
         #expect(reason("Error processing request (HTTP response code is 413 ('<html>…</html>')). Closing connection.") == .bodyTooLarge)
         #expect(reason("Error processing request (HTTP response code is 400 ('<html>…</html>')). Closing connection.") == .malformedRequest)
+        #expect(reason("Error processing request (HTTP response code is 501 ('<html>…</html>')). Closing connection.") == .unsupportedTransferEncoding)
         #expect(reason("Error processing request (HTTP response code is 500 ('<html>…</html>')). Closing connection.") == nil)
         // The lines naming the cause come before the one above, for the same refusal.
         #expect(reason("Received HTTP/1.1 request without `Host' header.") == nil)
