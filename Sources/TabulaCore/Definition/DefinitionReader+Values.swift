@@ -31,11 +31,10 @@ extension DefinitionReader {
                 // Text that also parses as an expression (a '{{' inside a string literal) is one.
                 let compiled: Expression
                 if text.contains("{{"), (try? Expression.compile(text, scope: scope)) == nil {
-                    var trimmed = Substring(text)
-                    while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
-                    while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
-                    let whole = try Template.compile(String(trimmed), scope: scope)
-                    guard let affixes = whole.singleExpressionAffixes, affixes.prefix.isEmpty, affixes.suffix.isEmpty else {
+                    let whole = try Template.compile(text, scope: scope)
+                    guard let affixes = whole.singleExpressionAffixes,
+                        affixes.prefix.allSatisfy(\.isWhitespace), affixes.suffix.allSatisfy(\.isWhitespace)
+                    else {
                         log.add(.typeMismatch, at: path,
                                 "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
                         return nil

@@ -126,10 +126,7 @@ public final class PostgresSessionStore: SessionStore {
                             continue
                         }
                     } else {
-                        let time = now()
-                        try connection.execute(
-                            "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
-                            [.integer(time), .text(token), .integer(time - touches.interval)])
+                        try touch(token, at: now(), connection)
                     }
                     try connection.execute("COMMIT")
                     return completion(.success(value))
@@ -195,6 +192,11 @@ public final class PostgresSessionStore: SessionStore {
     private func touchIfStale(_ token: String, _ connection: PostgresConnection) throws(PostgresError) {
         let time = now()
         guard touches.isDue(SessionKey(token), at: time) else { return }
+        try touch(token, at: time, connection)
+    }
+
+    /// Writes the session's last use, unless it was written less than an interval ago.
+    private func touch(_ token: String, at time: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute(
             "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
             [.integer(time), .text(token), .integer(time - touches.interval)])
