@@ -2,10 +2,13 @@
 // bytes from a PreparedResponse (no copy per request); GET /dynamic builds the same bytes
 // into a new response per request. Given a body file, it also answers every plain GET from
 // the quick path with that file's bytes and the ceiling's headers, with no lookup, log line
-// or metrics: what TabulaHTTP itself costs a cached GET (Scripts/bench's "floor").
+// or metrics: what TabulaHTTP itself costs a cached GET (Scripts/bench's "floor"). Given a
+// second file, it answers every POST, once its body is read, with that file's bytes in a
+// response built per request, as an event's answer is: what TabulaHTTP's full request path
+// costs with no event behind it (Scripts/bench's "POST floor").
 // Prints its port, stops on SIGTERM or SIGINT.
 //
-// usage: tabula-http-baseline [PORT] [BODY_FILE]
+// usage: tabula-http-baseline [PORT] [BODY_FILE] [POST_BODY_FILE]
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +22,12 @@ struct BaselineHandler: HTTPHandler {
     let prepared: PreparedResponse?
     /// The body file's bytes with the ceiling's headers, for every plain GET.
     let plainAnswer: QuickAnswer?
+    /// The POST body file's bytes, answered to every POST with an event answer's headers.
+    let postBody: [UInt8]?
+    let postHeaders: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
 
-    init(plainBody: [UInt8]?) {
+    init(plainBody: [UInt8]?, postBody: [UInt8]?) {
+        self.postBody = postBody
         prepared = PreparedResponse(status: .ok, headerFields: [.contentType: "application/json"], body: body)
         plainAnswer = plainBody.flatMap { bytes in
             // The ceiling's headers, in its order.
@@ -38,6 +45,9 @@ struct BaselineHandler: HTTPHandler {
     }
 
     func handle(_ request: Request, responder: Responder) {
+        if request.method == .post, let postBody {
+            return responder.send(Response(status: .ok, headerFields: postHeaders, body: postBody))
+        }
         switch request.rawPath {
         case "/fixed":
             if let prepared { responder.send(Response(prepared)) }
@@ -65,18 +75,21 @@ sigaddset(&signals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 
 let arguments = CommandLine.arguments
-var plainBody: [UInt8]?
-if arguments.count > 2 {
-    guard let bytes = FixtureFiles.read(arguments[2]) else {
-        print("error: cannot read \(arguments[2])")
+/// The file named by the argument at `index`, if given; exits when it cannot be read.
+func fileArgument(_ index: Int) -> [UInt8]? {
+    guard arguments.count > index else { return nil }
+    guard let bytes = FixtureFiles.read(arguments[index]) else {
+        print("error: cannot read \(arguments[index])")
         exit(1)
     }
-    plainBody = bytes
+    return bytes
 }
+let plainBody = fileArgument(2)
+let postBody = fileArgument(3)
 var configuration = ServerConfiguration()
 configuration.port = arguments.count > 1 ? UInt16(arguments[1]) ?? 0 : 0
 let server = HTTPServer(
-    configuration: configuration, handler: BaselineHandler(plainBody: plainBody), observer: SilentObserver(), logger: Logger(label: "baseline"))
+    configuration: configuration, handler: BaselineHandler(plainBody: plainBody, postBody: postBody), observer: SilentObserver(), logger: Logger(label: "baseline"))
 do {
     try server.start()
 } catch {
