@@ -159,22 +159,19 @@ public final class PostgresConnection: @unchecked Sendable {
         let end = ContinuousClock.now + deadline
         var last: OpaquePointer?
         while true {
-            // Input is read before every wait, and the waits are short: with TLS, bytes
-            // already decrypted into the library's buffer no longer show on the socket.
-            while true {
-                guard pq.consumeInput(handle) == 1 else {
-                    // An error result already in keeps its SQLSTATE; anything else is lost.
-                    if let last, pq.resultStatus(last) == PGRES_FATAL_ERROR { return last }
-                    if let last { pq.clear(last) }
-                    throw PostgresError(message: connectionMessage(handle))
-                }
-                if pq.isBusy(handle) == 0 { break }
-                if !waitForInput(handle, until: min(end, ContinuousClock.now + .milliseconds(50))) && ContinuousClock.now >= end {
-                    if let last { pq.clear(last) }
-                    pq.finish(handle)
-                    self.handle = nil
-                    throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed")
-                }
+            switch awaitResult(handle, until: end) {
+            case .ready:
+                break
+            case .broken:
+                // An error result already in keeps its SQLSTATE; anything else is lost.
+                if let last, pq.resultStatus(last) == PGRES_FATAL_ERROR { return last }
+                if let last { pq.clear(last) }
+                throw PostgresError(message: connectionMessage(handle))
+            case .timedOut:
+                if let last { pq.clear(last) }
+                pq.finish(handle)
+                self.handle = nil
+                throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed")
             }
             guard let result = pq.getResult(handle) else { break }
             if let last { pq.clear(last) }
@@ -185,6 +182,22 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         guard let last else { throw PostgresError(message: connectionMessage(handle)) }
         return last
+    }
+
+    private enum Readiness { case ready, broken, timedOut }
+
+    /// Reads input until the next result is complete (`PQgetResult` will not block), the
+    /// connection breaks, or `end` passes.
+    private func awaitResult(_ handle: OpaquePointer, until end: ContinuousClock.Instant) -> Readiness {
+        while true {
+            // Input is read before every wait, and the waits are short: with TLS, bytes
+            // already decrypted into the library's buffer no longer show on the socket.
+            guard pq.consumeInput(handle) == 1 else { return .broken }
+            if pq.isBusy(handle) == 0 { return .ready }
+            if !waitForInput(handle, until: min(end, ContinuousClock.now + .milliseconds(50))) && ContinuousClock.now >= end {
+                return .timedOut
+            }
+        }
     }
 
     /// Whether the connection's socket became readable before `end`.

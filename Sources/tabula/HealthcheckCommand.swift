@@ -42,8 +42,7 @@ struct HealthcheckCommand: ParsableCommand {
         switch host {
         case nil, "", "0.0.0.0": "127.0.0.1"
         case "::", "[::]": "[::1]"
-        case let host? where host.contains(":") && !host.hasPrefix("["): "[\(host)]"
-        case let host?: host
+        case let host?: URLHost.bracketed(host)
         }
     }
 }

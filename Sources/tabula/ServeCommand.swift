@@ -125,8 +125,7 @@ struct ServeCommand: ParsableCommand {
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
-        let host = settings.server.host.contains(":") && !settings.server.host.hasPrefix("[") ? "[\(settings.server.host)]" : settings.server.host
-        logger.notice("listening on http://\(host):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
+        logger.notice("listening on http://\(URLHost.bracketed(settings.server.host)):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
 
         var received: Int32 = 0
         sigwait(&signals, &received)

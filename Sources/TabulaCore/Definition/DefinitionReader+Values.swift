@@ -27,22 +27,7 @@ extension DefinitionReader {
         case (.number(let number), .number): return Expression(constant: .number(number))
         case (.string(let text), _):
             do {
-                // "{{ wifi }}" reads as "wifi": written like a template, one expression alone.
-                // Text that also parses as an expression (a '{{' inside a string literal) is one.
-                let compiled: Expression
-                if text.contains("{{"), (try? Expression.compile(text, scope: scope)) == nil {
-                    let whole = try Template.compile(text, scope: scope)
-                    guard let affixes = whole.singleExpressionAffixes,
-                        affixes.prefix.allSatisfy(\.isWhitespace), affixes.suffix.allSatisfy(\.isWhitespace)
-                    else {
-                        log.add(.typeMismatch, at: path,
-                                "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
-                        return nil
-                    }
-                    compiled = affixes.expression
-                } else {
-                    compiled = try Expression.compile(text, scope: scope)
-                }
+                guard let compiled = try fieldExpression(text, type: type, path: path, scope: scope) else { return nil }
                 guard compiled.type == type else {
                     log.add(.typeMismatch, at: path, column: 1, "expected a \(type.rawValue) expression, but \"\(text)\" is a \(compiled.type.rawValue)")
                     return nil
@@ -55,6 +40,27 @@ extension DefinitionReader {
         default:
             log.add(.typeMismatch, at: path, "expected a \(type.rawValue) or an expression string, found \(value.typeName)")
             return nil
+        }
+    }
+
+    /// `text` as an expression; written like a template, "{{ wifi }}" reads as "wifi". Text
+    /// that parses as an expression is one, even with a '{{' inside a string literal. `nil`,
+    /// with the problem logged, for braces with text or other parts around them.
+    private mutating func fieldExpression(
+        _ text: String, type: ScalarType, path: String, scope: ExpressionScope
+    ) throws(ExpressionError) -> Expression? {
+        do throws(ExpressionError) {
+            return try Expression.compile(text, scope: scope)
+        } catch where text.contains("{{") {
+            let whole = try Template.compile(text, scope: scope)
+            guard let affixes = whole.singleExpressionAffixes,
+                affixes.prefix.allSatisfy(\.isWhitespace), affixes.suffix.allSatisfy(\.isWhitespace)
+            else {
+                log.add(.typeMismatch, at: path,
+                        "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
+                return nil
+            }
+            return affixes.expression
         }
     }
 
