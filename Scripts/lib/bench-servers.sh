@@ -1,0 +1,42 @@
+# Helpers shared by the wrk benchmarks (Scripts/bench, Scripts/bench-core-share); sourced,
+# not run. They expect $work (a scratch folder), the array pids (servers to stop on exit)
+# and $session_count.
+
+# start_server <name> <probe path> <command...>: starts the command on a free loopback
+# port (each "{PORT}" in it replaced), waits until the probe path answers, and sets
+# <name>_port and <name>_pid. The command's environment is the caller's.
+start_server() {
+    local name=$1 probe=$2; shift 2
+    local attempt port pid
+    for attempt in 1 2 3 4 5; do
+        port=$(shuf -i 20000-40000 -n 1)
+        "${@//\{PORT\}/$port}" >/dev/null 2>"$work/$name.err" &
+        pid=$!
+        for _ in $(seq 200); do
+            if curl -fsS "http://127.0.0.1:$port$probe" >/dev/null 2>&1; then
+                pids+=("$pid")
+                printf -v "${name}_port" '%s' "$port"
+                printf -v "${name}_pid" '%s' "$pid"
+                return
+            fi
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    echo "$name did not start: $(cat "$work/$name.err")" >&2
+    exit 1
+}
+
+# create_sessions <port> <file>: one POST per session on one keep-alive connection.
+create_sessions() {
+    local urls=()
+    for _ in $(seq "$session_count"); do urls+=("http://127.0.0.1:$1/v1/sessions"); done
+    curl -fsS -X POST -w '\n' "${urls[@]}" | grep -o '"session":"[^"]*"' | sed 's/"session":"//; s/"$//' >"$2"
+    [ "$(wc -l <"$2")" -eq "$session_count" ] || { echo "could not create $session_count sessions" >&2; exit 1; }
+}
+
+# cpu_ticks <pid>: the process's user + system CPU time so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+tick_us=$((1000000 / $(getconf CLK_TCK)))
