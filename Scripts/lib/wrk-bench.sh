@@ -1,6 +1,16 @@
-# Helpers shared by the wrk benchmarks (Scripts/bench, Scripts/bench-core-share); sourced,
-# not run. They expect $work (a scratch folder), the array pids (servers to stop on exit)
-# and $session_count.
+# What the wrk benchmarks (Scripts/bench, Scripts/bench-core-share) share; sourced, not run.
+# Sourcing makes a scratch folder, $work, and stops every server in the array pids on exit.
+# The scripts set $session_count before they create sessions.
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+say() { echo "== $*" >&2; }
 
 # start_server <name> <probe path> <command...>: starts the command on a free loopback
 # port (each "{PORT}" in it replaced), waits until the probe path answers, and sets
@@ -40,3 +50,24 @@ create_sessions() {
 # cpu_ticks <pid>: the process's user + system CPU time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 tick_us=$((1000000 / $(getconf CLK_TCK)))
+
+# cpu_per_request <pid> <ticks before the run> <wrk output>: the process's CPU time during
+# the run over the requests wrk counted, in microseconds (0 when wrk counted none).
+cpu_per_request() {
+    awk -v t="$(( $(cpu_ticks "$1") - $2 ))" -v us="$tick_us" -v n="$(awk '/requests in/ {print $1}' "$3")" \
+        'BEGIN { if (n > 0) printf "%.1f", t * us / n; else print 0 }'
+}
+
+# wrk_errors <wrk output>: answers that were not 2xx plus socket errors.
+wrk_errors() {
+    awk '/non-2xx/ {n += $2} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$1"
+}
+
+# median_of <format> [<if none>]: the median of the numbers on standard input, printed with
+# the format; with no numbers, <if none>, or 0 in the format.
+median_of() {
+    sort -g | awk -v format="$1\n" -v none="${2-}" '{v[NR] = $1} END {
+        if (NR == 0 && none != "") print none
+        else if (NR % 2) printf format, v[(NR + 1) / 2]
+        else printf format, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
