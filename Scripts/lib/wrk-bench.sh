@@ -47,6 +47,15 @@ create_sessions() {
     [ "$(wc -l <"$2")" -eq "$session_count" ] || { echo "could not create $session_count sessions" >&2; exit 1; }
 }
 
+# save_switch_answer <port> <file>: a real switch event's answer (Bluetooth on, from a new
+# session of its own) written to the file, for the servers that answer POSTs with its bytes.
+save_switch_answer() {
+    local session
+    session=$(curl -fsS -X POST "http://127.0.0.1:$1/v1/sessions" | sed 's/.*"session":"//; s/".*//')
+    curl -fsS -X POST -H "X-Session: $session" -H 'Content-Type: application/json' -d '{"row":"bluetooth","isOn":true}' \
+        "http://127.0.0.1:$1/v1/screens/settings/switch" >"$2"
+}
+
 # cpu_ticks <pid>: the process's user + system CPU time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 tick_us=$((1000000 / $(getconf CLK_TCK)))
