@@ -1,5 +1,6 @@
 // Per-request costs of the service shell, measured without HTTP: the request log line,
-// metrics, routing, and a GET of a cached screen through the handler. Prints ns per call.
+// metrics, routing, a GET of a cached screen and a switch event (over 256 sessions) through
+// the handler. Prints ns per call.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,4 +72,25 @@ func measureRouter() -> Double {
 report("  router match:                                \(Int(measureRouter())) ns")
 report("  catalogue lookup:                            \(Int(nanosecondsPerCall(200_000) { _ = catalogue.screen(id: "settings") })) ns")
 _ = state
+/// Switch events through the handler, cycling over 256 sessions as the wrk script does, each
+/// event flipping Bluetooth so that every one changes state.
+func measureSwitchEvents() -> Double {
+    let tokens = (0..<256).map { index in "EVENTS" + String(repeating: "A", count: 23) + String(1000 + index, radix: 10).suffix(3) }
+    for token in tokens { store.createSession(token: token, initialState: catalogue.initialState) { _ in } }
+    let requests = tokens.map { token in
+        ["true", "false"].map { value in
+            Request(
+                method: .post, rawPath: "/v1/screens/settings/switch",
+                headers: RequestHeaders([("Host", "127.0.0.1:8080"), ("X-Session", token), ("Content-Type", "application/json")]),
+                body: Array(#"{"row":"bluetooth","isOn":\#(value)}"#.utf8), remoteAddress: "127.0.0.1")
+        }
+    }
+    var next = 0
+    return nanosecondsPerCall(200_000) {
+        let session = next % tokens.count
+        service.handle(requests[session][(next / tokens.count) % 2], responder: responder)
+        next &+= 1
+    }
+}
+report("  POST switch event through the handler:       \(Int(measureSwitchEvents())) ns")
 BufferedStandardOutput.shared.flush()

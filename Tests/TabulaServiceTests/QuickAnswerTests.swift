@@ -20,14 +20,19 @@ import TabulaTestSupport
         let service: TabulaService
         let quick: HTTPServer
         let full: HTTPServer
+        let store: any SessionStore
+        /// Keeps a store's directory until the servers are gone.
+        private let factory: StoreFactory
 
-        init(configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        init(store kind: StoreKind = .memory, configure: (inout ServiceConfiguration) -> Void = { _ in }) throws {
             var configuration = ServiceConfiguration()
             configure(&configuration)
             var logger = Logger(label: "quick-answer-test")
             logger.logLevel = .warning
-            service = TabulaService(
-                configuration: configuration, catalogue: try APITestServer.fixtures(), store: MemorySessionStore(), logger: logger)
+            let catalogue = try APITestServer.fixtures()
+            factory = try StoreFactory(kind)
+            store = try factory.open(catalogue)
+            service = TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
             var server = ServerConfiguration()
             server.port = 0
             server.threads = 2
@@ -40,6 +45,7 @@ import TabulaTestSupport
         deinit {
             quick.shutdown()
             full.shutdown()
+            store.close()
         }
 
         /// Sends the same request head to both servers; expects equal answers (but for Date).
@@ -149,8 +155,10 @@ import TabulaTestSupport
         #expect(pair.quick.quickAnswerCount == 2)
     }
 
-    @Test func aQuickAnswerFollowsTheSessionsState() throws {
-        let pair = try Pair()
+    /// The stores that know a session's revision without waiting (PostgreSQL never does).
+    @Test(arguments: [StoreKind.memory, .sqlite])
+    func aQuickAnswerFollowsTheSessionsState(kind: StoreKind) throws {
+        let pair = try Pair(store: kind)
         let session = try pair.newSession()
         let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n"
         let first = try Pair.send(get, port: pair.quick.port)

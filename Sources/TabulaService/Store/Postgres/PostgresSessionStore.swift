@@ -206,6 +206,10 @@ public final class PostgresSessionStore: SessionStore {
         nil
     }
 
+    public func currentRevisionIfCached(session key: SessionKey) -> Int? {
+        nil
+    }
+
     public func sessionCount() -> Int {
         count.withLock { $0 }
     }
