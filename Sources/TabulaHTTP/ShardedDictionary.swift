@@ -13,13 +13,6 @@ public final class ShardedDictionary<Key: ShardKey, Value: Sendable>: Sendable {
         set { shards.write(key.shardHash) { $0[key] = newValue } }
     }
 
-    /// Reads from the key's shard with its lock held for reading, so that a caller can take
-    /// one field of a value without copying the value out.
-    @inlinable
-    public func reading<Result>(shardOf key: Key, _ body: ([Key: Value]) -> Result) -> Result {
-        shards.read(key.shardHash) { body($0) }
-    }
-
     /// Runs `body` on the key's shard, with its lock held for writing.
     @inlinable
     public func withShard<Result>(of key: Key, _ body: (inout [Key: Value]) -> Result) -> Result {

@@ -58,15 +58,10 @@ extension APIContext {
             guard SessionToken.isWellFormed(bytes) else { return nil }
             // Hashed once for the store's and the cache's lookups.
             let session = SessionKey(String(decoding: bytes, as: UTF8.self))
-            // The revision alone finds a screen already rendered; only a miss copies the state.
-            guard let revision = store.currentRevisionIfCached(session: session) else { return nil }
+            guard let state = store.currentStateIfCached(session: session) else { return nil }
             token = session.token
-            if let cached = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: revision) {
-                rendered = cached
-            } else {
-                guard let state = store.currentStateIfCached(session: session) else { return nil }
-                rendered = cache.screen(session: session, screenTargets[index].definition, state)
-            }
+            rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
+                ?? cache.screen(session: session, screenTargets[index].definition, state)
         }
         let tags: String?
         switch request.header("if-none-match") {

@@ -57,7 +57,6 @@ public final class MemorySessionStore: SessionStore {
                 data.apply(commit, settings: settings, time: time)
                 let newest = data.current
                 session.current.write { $0 = newest }
-                session.revision.store(newest.revision, ordering: .releasing)
             }
             return value
         }
@@ -69,12 +68,6 @@ public final class MemorySessionStore: SessionStore {
         guard let session = sessions[key] else { return nil }
         session.lastUsed.store(now(), ordering: .relaxed)
         return session.current.read { $0 }
-    }
-
-    public func currentRevisionIfCached(session key: SessionKey) -> Int? {
-        guard let session = sessions[key] else { return nil }
-        session.lastUsed.store(now(), ordering: .relaxed)
-        return session.revision.load(ordering: .acquiring)
     }
 
     public func sessionCount() -> Int {
@@ -116,14 +109,11 @@ final class MemorySession: Sendable {
     let lock: Locked<MemorySessionData>
     /// A copy of the newest state, for reads that need nothing else.
     let current: ReadWriteLocked<SessionState>
-    /// The newest state's revision, readable without a lock or a copy of the state.
-    let revision: Atomic<Int>
     let lastUsed: Atomic<Int64>
 
     init(state: SessionState, time: Milliseconds, keepRevisions: Int) {
         lock = Locked(MemorySessionData(state: state, keepRevisions: keepRevisions))
         current = ReadWriteLocked(state)
-        revision = Atomic(state.revision)
         lastUsed = Atomic(time)
     }
 }

@@ -21,11 +21,6 @@ final class SessionStateCache: Sendable {
         entries[key]
     }
 
-    /// The cached state's revision, read under the shard's lock without copying the state.
-    func revision(_ key: SessionKey) -> Int? {
-        entries.reading(shardOf: key) { $0[key]?.revision }
-    }
-
     func put(_ token: String, _ state: SessionState) {
         let key = SessionKey(token)
         entries.withShard(of: key) { entries in

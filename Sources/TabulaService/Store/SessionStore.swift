@@ -31,10 +31,6 @@ public protocol SessionStore: Sendable {
     /// use of the session. PostgreSQL always answers `nil`: another instance may have written.
     func currentStateIfCached(session key: SessionKey) -> SessionState?
 
-    /// The revision of ``currentStateIfCached(session:)`` without copying the state: what a
-    /// `GET` of a screen already rendered at that revision needs. Counts as use of the session.
-    func currentRevisionIfCached(session key: SessionKey) -> Int?
-
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
 

@@ -206,10 +206,6 @@ public final class PostgresSessionStore: SessionStore {
         nil
     }
 
-    public func currentRevisionIfCached(session key: SessionKey) -> Int? {
-        nil
-    }
-
     public func sessionCount() -> Int {
         count.withLock { $0 }
     }

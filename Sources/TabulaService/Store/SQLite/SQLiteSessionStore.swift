@@ -187,12 +187,6 @@ public final class SQLiteSessionStore: SessionStore {
         return state
     }
 
-    public func currentRevisionIfCached(session key: SessionKey) -> Int? {
-        guard let revision = cache.revision(key) else { return nil }
-        touchIfStale(key)
-        return revision
-    }
-
     public func sessionCount() -> Int {
         let rows = try? readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
         return Int(rows?.first?.first?.integer ?? 0)
