@@ -28,7 +28,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default Fixtures/screens)")
     var screens: String?
 
-    @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor)")
+    @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
 
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default 65536)")
