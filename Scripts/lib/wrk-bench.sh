@@ -67,6 +67,18 @@ cpu_per_request() {
         'BEGIN { if (n > 0) printf "%.1f", t * us / n; else print 0 }'
 }
 
+# wrk_run <server> <sessions file> <script> <connections>: one wrk run (-t2, $duration
+# seconds, the script from Benchmarks/wrk) against the server start_server named <server>;
+# prints "requests/s errors server-CPU-µs-a-request" and leaves wrk's output in $work/wrk.txt.
+wrk_run() {
+    local port_variable="${1}_port" pid_variable="${1}_pid" before rps
+    before=$(cpu_ticks "${!pid_variable}")
+    TABULA_SESSIONS="$2" TABULA_THREADS=2 wrk -t2 -c"$4" -d"${duration}s" --timeout 2s \
+        -s "Benchmarks/wrk/$3" "http://127.0.0.1:${!port_variable}" >"$work/wrk.txt" 2>&1 || true
+    rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
+    echo "${rps:-0} $(wrk_errors "$work/wrk.txt") $(cpu_per_request "${!pid_variable}" "$before" "$work/wrk.txt")"
+}
+
 # wrk_errors <wrk output>: answers that were not 2xx plus socket errors.
 wrk_errors() {
     awk '/non-2xx/ {n += $2} /Socket errors/ {gsub(/,/, ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$1"

@@ -155,7 +155,7 @@ import TabulaTestSupport
         #expect(pair.quick.quickAnswerCount == 2)
     }
 
-    /// The stores that know a session's revision without waiting (PostgreSQL never does).
+    /// The stores that know a session's current state without waiting (PostgreSQL never does).
     @Test(arguments: [StoreKind.memory, .sqlite])
     func aQuickAnswerFollowsTheSessionsState(kind: StoreKind) throws {
         let pair = try Pair(store: kind)
