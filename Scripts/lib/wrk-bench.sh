@@ -47,6 +47,12 @@ create_sessions() {
     [ "$(wc -l <"$2")" -eq "$session_count" ] || { echo "could not create $session_count sessions" >&2; exit 1; }
 }
 
+# save_settings_screen <port> <sessions file> <file>: the settings screen of the file's first
+# session, for the servers that answer GETs with its bytes.
+save_settings_screen() {
+    curl -fsS -H "X-Session: $(head -1 "$2")" "http://127.0.0.1:$1/v1/screens/settings" >"$3"
+}
+
 # save_switch_answer <port> <file>: a real switch event's answer (Bluetooth on, from a new
 # session of its own) written to the file, for the servers that answer POSTs with its bytes.
 save_switch_answer() {
