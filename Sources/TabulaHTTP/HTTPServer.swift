@@ -77,10 +77,10 @@ public final class HTTPServer: Sendable {
     }
 
     /// Requests answered by the handler's ``HTTPHandler/quickAnswer(_:)`` since the start.
-    public var quickAnswerCount: Int { core.counts.total(\.quickAnswers) }
+    public var quickAnswerCount: Int { core.counts.total(.quickAnswers) }
 
     /// Requests between their first byte and their completion.
-    public var requestsInProgress: Int { core.counts.total(\.inProgress) }
+    public var requestsInProgress: Int { core.counts.total(.inProgress) }
 
     /// Stops gracefully: stops accepting (new connections are refused), lets requests in
     /// progress finish for up to the configured grace, answers still-parked ones with a
@@ -95,7 +95,7 @@ public final class HTTPServer: Sendable {
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { stopListening(listener) }
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
-        waitUntil(deadline) { [core] _ in core.counts.total(\.inProgress) == 0 }
+        waitUntil(deadline) { [core] _ in core.counts.total(.inProgress) == 0 }
         let parked = core.state.withLock { Array($0.suspended.values) }
         if !parked.isEmpty {
             core.logger.warning("shutdown grace over; answering \(parked.count) waiting requests with 503")

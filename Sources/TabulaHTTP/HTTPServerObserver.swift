@@ -38,7 +38,9 @@ public struct RequestSummary: Sendable {
     public var path: String
     public var status: Int
     public var route: String
-    public var duration: Duration
+    /// From the request's first byte to its completion, in whole nanoseconds (what metrics
+    /// and logs use: taking them out of a `Duration` is a 128-bit division).
+    public var durationNanoseconds: Int64
     public var remoteAddress: String
     /// The response's ``Response/logContext``.
     public var logContext: String?
@@ -49,21 +51,44 @@ public struct RequestSummary: Sendable {
         method: String, path: String, status: Int, route: String, duration: Duration, remoteAddress: String,
         logContext: String? = nil, rejection: String? = nil
     ) {
+        self.init(
+            method: method, path: path, status: status, route: route, durationNanoseconds: Self.nanoseconds(duration),
+            remoteAddress: remoteAddress, logContext: logContext, rejection: rejection)
+    }
+
+    public init(
+        method: String, path: String, status: Int, route: String, durationNanoseconds: Int64, remoteAddress: String,
+        logContext: String? = nil, rejection: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.status = status
         self.route = route
-        self.duration = duration
+        self.durationNanoseconds = durationNanoseconds
         self.remoteAddress = remoteAddress
         self.logContext = logContext
         self.rejection = rejection
+    }
+
+    /// From the request's first byte to its completion.
+    public var duration: Duration {
+        get { .nanoseconds(durationNanoseconds) }
+        set { durationNanoseconds = Self.nanoseconds(newValue) }
+    }
+
+    /// A duration in whole nanoseconds, at least zero.
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
     }
 }
 
 /// Receives what happens inside the server, for logs and metrics.
 public protocol HTTPServerObserver: Sendable {
     /// A request was answered; called once per request the server answered itself or passed on.
-    func requestCompleted(_ summary: RequestSummary)
+    /// Consumed: the server hands the summary over, so that passing it copies none of its
+    /// strings (this runs for every request).
+    func requestCompleted(_ summary: consuming RequestSummary)
     /// A request or connection was refused before reaching a handler.
     func requestRejected(_ reason: RejectionReason)
 }

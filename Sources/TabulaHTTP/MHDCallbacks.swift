@@ -18,8 +18,8 @@ enum MHDCallbacks {
         if core.offersPlainGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
             let quick = core.quickAnswer(connection, url: url, version: version, info: info)
         {
-            // The completion callback releases this reference.
-            requestSlot.pointee = Unmanaged.passRetained(quick).toOpaque()
+            // Unretained: the connection's ConnectionInfo keeps it, and outlives the request.
+            requestSlot.pointee = Unmanaged.passUnretained(quick).toOpaque()
             return .YES
         }
         // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
@@ -40,11 +40,12 @@ enum MHDCallbacks {
         guard let cls, let requestSlot, let pointer = requestSlot.pointee else { return }
         requestSlot.pointee = nil
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        let entry = Unmanaged<RequestSlotEntry>.fromOpaque(pointer).takeRetainedValue()
-        if entry.isQuick {
-            core.complete(unsafeDowncast(entry, to: QuickRequest.self), termination: termination)
+        let slot = Unmanaged<RequestSlotEntry>.fromOpaque(pointer)
+        if slot.takeUnretainedValue().isQuick {
+            core.complete(unsafeDowncast(slot.takeUnretainedValue(), to: QuickRequest.self), termination: termination)
         } else {
-            core.complete(unsafeDowncast(entry, to: RequestContext.self), termination: termination)
+            // The reference the first access-handler call passed.
+            core.complete(unsafeDowncast(slot.takeRetainedValue(), to: RequestContext.self), termination: termination)
         }
     }
 
@@ -110,6 +111,16 @@ final class ConnectionInfo: @unchecked Sendable {
     let address: String
     /// The current request target's length up to its first NUL, from the URI log callback.
     var targetLength = 0
+    /// The connection's quick request, reused by each plain GET answered at once.
+    private var quick: QuickRequest?
+
+    /// The connection's quick request, made on first use.
+    var quickRequest: QuickRequest {
+        if let quick { return quick }
+        let made = QuickRequest(clientAddress: address)
+        quick = made
+        return made
+    }
 
     init(address: String) {
         self.address = address

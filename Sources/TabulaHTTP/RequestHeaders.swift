@@ -139,7 +139,9 @@ public struct RequestHeaders: Sendable {
 /// ASCII case folding for header names and for the case-insensitive parts of values
 /// (media types, authorization schemes).
 public enum ASCII {
-    /// Whether `bytes` spell `lowercase` (lowercase ASCII) in any case.
+    /// Whether `bytes` spell `lowercase` (lowercase ASCII) in any case. Inlined, so that the
+    /// length test, which settles most comparisons of header names, costs no call.
+    @inline(__always)
     public static func equalIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
         guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         let wanted = lowercase.utf8Start

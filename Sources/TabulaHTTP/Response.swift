@@ -14,7 +14,8 @@ public struct Response: Sendable {
     /// The route pattern that produced it, for metrics and logs ("-" when none matched).
     public var route = "-"
     /// Context for the request's log line, for the observer to show as it sees fit (Tabula
-    /// puts the session token here; its log shows a short prefix, never the whole token).
+    /// puts the first 8 characters of the session token here, what its log shows: never
+    /// the whole token).
     public var logContext: String?
     /// Why the request was refused (a problem type's slug), for the rejected-requests metric;
     /// `nil` for answers that are not refusals.

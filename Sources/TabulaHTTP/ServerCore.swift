@@ -27,7 +27,7 @@ final class ServerCore: @unchecked Sendable {
     let stopped = Atomic<Bool>(false)
     /// Requests in progress and quick answers, counted on each thread's own cache lines
     /// (one shared counter cost every request a line passed between cores).
-    let counts = ShardedStorage<RequestCounts>(count: 8) { RequestCounts() }
+    let counts = RequestCounts()
     /// `MHD_resume_connection` calls under way; the daemon is stopped only at zero.
     let resumesInProgress = Atomic<Int>(0)
     /// Open connections per client address, for the per-address limit.
@@ -76,7 +76,7 @@ final class ServerCore: @unchecked Sendable {
         _ connection: OpaquePointer, info: ConnectionInfo?, url: String, targetIsSound: Bool, method: String, version: String
     ) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
-        counts.writeOwn { $0.inProgress += 1 }
+        counts.add(1, to: .inProgress)
         var scan = HeaderScan()
         withUnsafeMutablePointer(to: &scan) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, HeaderScan.collect, pointer)
@@ -105,36 +105,42 @@ final class ServerCore: @unchecked Sendable {
         guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
             accepting.load(ordering: .relaxed)
         else { return nil }
-        let receivedAt = ContinuousClock.now
-        let answer = withUnsafeTemporaryAllocation(of: PlainHeader.self, capacity: PlainGet.maxHeaders) { buffer -> QuickAnswer? in
+        let receivedAt = SystemClock.monotonicNanoseconds()
+        // Set by the closure rather than returned from it: a value returned through
+        // withUnsafeTemporaryAllocation's generic result is copied once more.
+        var answer: QuickAnswer?
+        withUnsafeTemporaryAllocation(of: PlainHeader.self, capacity: PlainGet.maxHeaders) { buffer in
             var scan = PlainGetScan(buffer: buffer)
             withUnsafeMutablePointer(to: &scan) { pointer in
                 _ = MHD_get_connection_values_n(connection, .HEADER_KIND, PlainGetScan.collect, pointer)
             }
-            guard scan.isPlain else { return nil }
+            guard scan.isPlain else { return }
             let request = PlainGet(
                 path: UnsafeRawBufferPointer(start: url, count: pathLength),
                 headers: UnsafeBufferPointer(rebasing: buffer[0..<scan.count]))
-            return handler.quickAnswer(request)
+            answer = handler.quickAnswer(request)
         }
         guard let answer else { return nil }
-        counts.writeOwn { counts in
-            counts.inProgress += 1
-            counts.quickAnswers += 1
-        }
-        // The access log's path, made here from the request's own bytes: a string shared
-        // by every request would have its reference count bounce between the threads.
-        let path = String(decoding: UnsafeRawBufferPointer(start: url, count: pathLength), as: UTF8.self)
-        return QuickRequest(answer: answer, path: path, receivedAt: receivedAt, clientAddress: info.address)
+        counts.add(1, to: .inProgress)
+        counts.add(1, to: .quickAnswers)
+        // The access log's path comes from the request's own bytes, kept by the connection:
+        // a string shared by every request would have its reference count bounce between
+        // the threads.
+        let quick = info.quickRequest
+        quick.begin(answer: answer, target: UnsafeRawBufferPointer(start: url, count: pathLength), receivedAt: receivedAt)
+        return quick
     }
 
     /// Second access-handler call of a quick request: queues its prepared answer (a plain
     /// GET has no body, so there is nothing to read first).
     func proceed(_ request: QuickRequest, connection: OpaquePointer, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         uploadSize.pointee = 0
-        guard !request.queued else { return .YES }
+        guard !request.queued, let prepared = request.answer?.response else { return .YES }
         request.queued = true
-        return send(Response(request.answer.response), closingConnection: !accepting.load(ordering: .relaxed), on: connection)
+        guard accepting.load(ordering: .relaxed) else {
+            return send(Response(prepared), closingConnection: true, on: connection)
+        }
+        return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
     }
 
     /// Later access-handler calls: a piece of the body, or (size 0) the end of the request.
@@ -286,7 +292,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// libmicrohttpd's completion callback: the request is over, answered or not.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
-        counts.writeOwn { $0.inProgress -= 1 }
+        counts.add(-1, to: .inProgress)
         if context.delivery.load(ordering: .relaxed) >= RequestContext.Delivery.suspending {
             _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
         }
@@ -304,18 +310,19 @@ final class ServerCore: @unchecked Sendable {
 
     /// The completion callback of a quick request: the same report as ``complete(_:termination:)``.
     func complete(_ request: QuickRequest, termination: MHD_RequestTerminationCode) {
-        counts.writeOwn { $0.inProgress -= 1 }
-        let answer = request.answer
-        guard request.queued else {
+        counts.add(-1, to: .inProgress)
+        defer { request.end() }
+        guard request.queued, let answer = request.answer else {
             logger.debug("request ended without an answer", metadata: [
                 "method": "GET", "path": "\(request.path)", "termination": "\(termination.rawValue)",
             ])
             return
         }
-        observer.requestCompleted(RequestSummary(
+        let summary = RequestSummary(
             method: "GET", path: request.path, status: answer.response.status.code, route: answer.route,
-            duration: ContinuousClock.now - request.receivedAt, remoteAddress: request.clientAddress,
-            logContext: answer.logContext))
+            durationNanoseconds: max(0, SystemClock.monotonicNanoseconds() - request.receivedAt), remoteAddress: request.clientAddress,
+            logContext: answer.logContext)
+        observer.requestCompleted(consume summary)
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are

@@ -63,7 +63,10 @@ final class RecordingObserver: HTTPServerObserver, @unchecked Sendable {
     let rejections = Locked<[RejectionReason]>([])
     let completed = Locked<[RequestSummary]>([])
 
-    func requestCompleted(_ summary: RequestSummary) { completed.withLock { $0.append(summary) } }
+    func requestCompleted(_ summary: consuming RequestSummary) {
+        let kept = summary
+        completed.withLock { $0.append(kept) }
+    }
     func requestRejected(_ reason: RejectionReason) { rejections.withLock { $0.append(reason) } }
 }
 

@@ -88,6 +88,33 @@ import TabulaTestSupport
         #expect(server.waitForExit(seconds: 5) == 0)
     }
 
+    /// A session's requests name it by a prefix of its token, the quick GET path (which keeps
+    /// only that prefix) as the full path does; the whole token never reaches the log.
+    @Test func sessionLinesShowTheTokensPrefixOnly() throws {
+        let server = try ServerProcess()
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        let token = try #require(try connection.readResponse().json.objectValue?["session"]?.stringValue)
+        let body = #"{"row": "wifi", "isOn": false}"#
+        try connection.send(
+            "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        #expect(try connection.readResponse().status == 200)
+        try connection.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        usleep(200_000)
+        let lines = server.log.split(separator: "\n")
+        let suffix = "ms client=127.0.0.1 session=\(token.prefix(8))"
+        for request in ["POST /v1/screens/settings/switch 200 ", "GET /v1/screens/settings 200 "] {
+            let matching = lines.filter { $0.contains(request) }
+            #expect(matching.count == 1, "\(request)")
+            #expect(matching.first?.hasSuffix(suffix) == true, "\(request): \(matching)")
+        }
+        #expect(!server.log.contains(token))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
     @Test func logLevelWarningSilencesRequestLines() throws {
         let quiet = try ServerProcess(arguments: ["--log-level", "warning"])
         let connection = try RawHTTPConnection(port: quiet.port)

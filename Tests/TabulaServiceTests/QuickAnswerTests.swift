@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Testing
 import TabulaCore
@@ -16,10 +19,32 @@ import TabulaTestSupport
         func refusal(_ reason: RejectionReason) -> Response { service.refusal(reason) }
     }
 
+    /// Keeps what the server reports of each request, and passes it on.
+    final class RecordingObserver: HTTPServerObserver, @unchecked Sendable {
+        let next: any HTTPServerObserver
+        let summaries = Locked<[RequestSummary]>([])
+
+        init(_ next: any HTTPServerObserver) {
+            self.next = next
+        }
+
+        func requestCompleted(_ summary: consuming RequestSummary) {
+            let kept = summary
+            summaries.withLock { $0.append(kept) }
+            next.requestCompleted(kept)
+        }
+
+        func requestRejected(_ reason: RejectionReason) {
+            next.requestRejected(reason)
+        }
+    }
+
     final class Pair {
         let service: TabulaService
         let quick: HTTPServer
         let full: HTTPServer
+        /// What the quick server reported.
+        let quickReports: RecordingObserver
         let store: any SessionStore
         /// Keeps a store's directory until the servers are gone.
         private let factory: StoreFactory
@@ -36,7 +61,8 @@ import TabulaTestSupport
             var server = ServerConfiguration()
             server.port = 0
             server.threads = 2
-            quick = HTTPServer(configuration: server, handler: service, observer: service.observer, logger: logger)
+            quickReports = RecordingObserver(service.observer)
+            quick = HTTPServer(configuration: server, handler: service, observer: quickReports, logger: logger)
             full = HTTPServer(configuration: server, handler: FullPathOnly(service: service), observer: service.observer, logger: logger)
             try quick.start()
             try full.start()
@@ -120,6 +146,10 @@ import TabulaTestSupport
         let heads = [
             "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(unknown)\r\n\r\n",
             "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: not-a-token\r\n\r\n",
+            // A token's length, not its shape: the quick path does not check the shape, but
+            // such bytes can never be a stored session's key.
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session.dropLast())!\r\n\r\n",
+            "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session.dropLast(2))\u{E9}\r\n\r\n",
             "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nX-Session: \(session)\r\n\r\n",
             "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nIf-None-Match: \(etag)\r\nIf-None-Match: \"x\"\r\n\r\n",
             "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nIf-None-Match: \(etag)\r\nOrigin: https://app.example.com\r\n\r\n",
@@ -153,6 +183,43 @@ import TabulaTestSupport
             #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 200)
         }
         #expect(pair.quick.quickAnswerCount == 2)
+    }
+
+    /// A connection's quick requests share one object of the server's, which keeps the last
+    /// target's string: each report must still name its own request, across targets,
+    /// sessions, full-path requests and a client that leaves before its answer.
+    @Test func eachQuickRequestOnAConnectionIsReportedAsItself() throws {
+        let pair = try Pair()
+        let first = try pair.newSession()
+        let second = try pair.newSession()
+        let connection = try RawHTTPConnection(port: pair.quick.port)
+        let requests: [(path: String, session: String?, quick: Bool)] = [
+            ("/v1/screens/settings", first, true),
+            ("/v1/screens/settings", first, true),
+            ("/v1/screens/users", second, true),
+            ("/v1/screens/settings?since=0", first, false),
+            ("/v1/screens/settings", nil, true),
+            ("/v1/screens/static-text", second, true),
+            ("/v1/screens/settings", second, true),
+        ]
+        for request in requests {
+            let session = request.session.map { "X-Session: \($0)\r\n" } ?? ""
+            try connection.send("GET \(request.path) HTTP/1.1\r\nHost: x\r\n\(session)\r\n")
+            #expect(try connection.readResponse().status == 200, "\(request.path)")
+        }
+        // Reported once the answer is sent, which may be just after the client has read it.
+        var reports: [RequestSummary] = []
+        for _ in 0..<100 where reports.count < requests.count {
+            usleep(10_000)
+            reports = pair.quickReports.summaries.withLock { $0 }
+        }
+        // The full path reports the path without its query.
+        #expect(reports.map(\.path) == requests.map { String($0.path.prefix { $0 != "?" }) })
+        #expect(reports.map(\.status) == requests.map { _ in 200 })
+        #expect(reports.map(\.logContext) == requests.map { $0.session.map { String($0.prefix(8)) } })
+        #expect(reports.map(\.route) == requests.map { _ in "/v1/screens/{id}" })
+        #expect(pair.quick.quickAnswerCount == requests.filter(\.quick).count)
+        #expect(reports.allSatisfy { $0.remoteAddress == "127.0.0.1" && $0.method == "GET" })
     }
 
     /// The stores that know a session's current state without waiting (PostgreSQL never does).

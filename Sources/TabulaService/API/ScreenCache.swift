@@ -55,6 +55,10 @@ final class ScreenCache: Sendable {
         func hash(into hasher: inout Hasher) {
             hasher.combine(session.hash)
         }
+
+        func _rawHashValue(seed: Int) -> Int {
+            seededHash(session.hash, seed: seed)
+        }
     }
     private let maxEntries: Int
 

@@ -55,11 +55,13 @@ extension APIContext {
             token = nil
             rendered = cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)
         case .one(let bytes):
-            guard SessionToken.isWellFormed(bytes) else { return nil }
-            // Hashed once for the store's and the cache's lookups.
-            let session = SessionKey(String(decoding: bytes, as: UTF8.self))
+            // No shape check: a key matches only the exact bytes of a token the server drew,
+            // so a malformed token misses here, and the full path refuses it. Hashed once
+            // for the store's and the cache's lookups; no string is made of the token but the
+            // prefix the access log shows, short enough to need no allocation.
+            let session = SessionKey(bytes: bytes)
             guard let state = store.currentStateIfCached(session: session) else { return nil }
-            token = session.token
+            token = String(decoding: bytes.prefix(SessionToken.logPrefixLength), as: UTF8.self)
             rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
                 ?? cache.screen(session: session, screenTargets[index].definition, state)
         }
@@ -153,8 +155,8 @@ extension APIContext {
     func send(_ response: Response, _ context: RouteContext, _ responder: Responder, _ token: String? = nil) {
         var labelled = response
         labelled.route = context.pattern
-        // The whole token, taken without a copy: the access log writes only its prefix.
-        labelled.logContext = token
+        // Only the prefix the access log shows, as on the quick path (a small string).
+        labelled.logContext = token.map(SessionToken.logPrefix)
         responder.send(labelled)
     }
 }

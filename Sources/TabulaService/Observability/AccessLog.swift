@@ -4,46 +4,72 @@ import TabulaHTTP
 /// Where the service writes its line per request
 /// (`GET /v1/screens/settings 200 0.123ms client=127.0.0.1 session=AbCdEfGh`), at `info`.
 public struct AccessLog: Sendable {
-    private enum Destination: Sendable {
-        case logger
-        /// The output, and the line's start after the timestamp (`info tabula: [TabulaService] `).
-        case buffered(BufferedStandardOutput, prefix: [UInt8])
+    /// Where lines go straight, or `nil` for the logger; kept alive by `ownedTarget`.
+    /// Unretained: a closure that captured the target would retain it on every request,
+    /// passing its reference count's cache line between the cores that serve requests.
+    private let target: Unmanaged<BufferedTarget>?
+    private let ownedTarget: BufferedTarget?
+
+    private init(target: BufferedTarget?) {
+        ownedTarget = target
+        self.target = target.map { Unmanaged.passUnretained($0) }
     }
 
-    private let destination: Destination
-
     /// Through the service's logger, whatever its handler.
-    public static let logger = AccessLog(destination: .logger)
+    public static let logger = AccessLog(target: nil)
 
     /// Straight into a buffered output, in ``TabulaLogHandler``'s format with this label:
     /// the same line for a fraction of the cost of a swift-log call. `tabula serve` uses it.
     public static func buffered(_ output: BufferedStandardOutput, label: String) -> AccessLog {
         var prefix: [UInt8] = []
         TabulaLogHandler.appendPrefix(level: .info, label: label, metadata: "", source: "TabulaService", to: &prefix)
-        return AccessLog(destination: .buffered(output, prefix: prefix))
+        return AccessLog(target: BufferedTarget(output: output, prefix: prefix))
     }
 
     /// Writes a request's line (the caller checked the log level).
-    func write(_ summary: RequestSummary, nanoseconds: Int64, logger: Logger) {
-        switch destination {
-        case .logger:
-            var line: [UInt8] = []
-            Self.append(summary, nanoseconds: nanoseconds, to: &line)
-            logger.info("\(String(decoding: line, as: UTF8.self))")
-        case .buffered(let output, let prefix):
-            output.writeLine(urgent: false) { buffer in
-                buffer.append(contentsOf: prefix)
-                Self.append(summary, nanoseconds: nanoseconds, to: &buffer)
+    func write(_ summary: borrowing RequestSummary, nanoseconds: Int64, logger: Logger) {
+        guard let target else {
+            Self.withLine(summary, nanoseconds: nanoseconds, after: UnsafeBufferPointer(start: nil, count: 0)) { line in
+                logger.info("\(String(decoding: line, as: UTF8.self))")
+            }
+            return
+        }
+        target._withUnsafeGuaranteedRef { target in
+            // The prefix goes into the same buffer: one copy into the output, not two.
+            Self.withLine(summary, nanoseconds: nanoseconds, after: UnsafeBufferPointer(target.prefix)) { line in
+                target.output.writeLine(urgent: false, line)
             }
         }
     }
 
-    /// The line's text, formatted on the stack and appended in one copy: this runs for
+    /// A buffered output and the line's start after the timestamp
+    /// (`info tabula: [TabulaService] `), in memory of its own for as long as it lives.
+    private final class BufferedTarget: Sendable {
+        let output: BufferedStandardOutput
+        /// Never written after init.
+        nonisolated(unsafe) let prefix: UnsafeMutableBufferPointer<UInt8>
+
+        init(output: BufferedStandardOutput, prefix: [UInt8]) {
+            self.output = output
+            self.prefix = .allocate(capacity: prefix.count)
+            _ = self.prefix.initialize(from: prefix)
+        }
+
+        deinit {
+            prefix.deallocate()
+        }
+    }
+
+    /// Formats the line on the stack, after `prefix`, and lends it to `body`: this runs for
     /// every request.
-    static func append(_ summary: RequestSummary, nanoseconds: Int64, to line: inout [UInt8]) {
-        let capacity = summary.method.utf8.count + summary.path.utf8.count + summary.remoteAddress.utf8.count + 64
+    private static func withLine(
+        _ summary: borrowing RequestSummary, nanoseconds: Int64, after prefix: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        let capacity = prefix.count + summary.method.utf8.count + summary.path.utf8.count + summary.remoteAddress.utf8.count + 64
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var writer = LineWriter(buffer: buffer)
+            writer.write(prefix)
             writer.write(summary.method)
             writer.write(0x20)
             writer.write(summary.path)
@@ -64,7 +90,7 @@ public struct AccessLog: Sendable {
                 writer.write(" session=" as StaticString)
                 writer.write(token, limit: SessionToken.logPrefixLength)
             }
-            line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<writer.count]))
+            body(UnsafeBufferPointer(rebasing: buffer[0..<writer.count]))
         }
     }
 }
@@ -82,6 +108,13 @@ private struct LineWriter {
         guard count < buffer.count else { return }
         buffer[count] = byte
         count += 1
+    }
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let length = min(bytes.count, buffer.count - count)
+        guard length > 0, let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+        (target + count).update(from: source, count: length)
+        count += length
     }
 
     mutating func write(_ text: String, limit: Int = .max) {

@@ -57,6 +57,8 @@ public final class BufferedStandardOutput: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         let second = Int(now.tv_sec)
         let shard = ThreadSlot.current
+        // A local, so that the closure below captures no reference to this shared object.
+        let thresholdBytes = thresholdBytes
         let full = shards.write(shard) { pending -> Bool in
             if pending.second != second {
                 pending.second = second
@@ -73,6 +75,11 @@ public final class BufferedStandardOutput: Sendable {
         } else if full {
             writing.withLock { writeOut(shard) }
         }
+    }
+
+    /// ``writeLine(urgent:_:)`` for a line already formatted (the access log's).
+    func writeLine(urgent: Bool, _ line: UnsafeBufferPointer<UInt8>) {
+        writeLine(urgent: urgent) { $0.append(contentsOf: line) }
     }
 
     /// Writes everything buffered.

@@ -57,6 +57,10 @@ final class RequestMetrics: Sendable {
         func hash(into hasher: inout Hasher) {
             hasher.combine(route.utf8.count)
         }
+
+        func _rawHashValue(seed: Int) -> Int {
+            seededHash(route.utf8.count, seed: seed)
+        }
     }
 
     private let shards = ShardedStorage<[RouteKey: RouteStatistics]>(count: 8) { [:] }

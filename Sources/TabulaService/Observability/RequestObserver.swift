@@ -17,10 +17,8 @@ struct RequestObserver: HTTPServerObserver {
         writesAccessLog = logger.logLevel <= .info
     }
 
-    func requestCompleted(_ summary: RequestSummary) {
-        // Converted once: Duration's 128-bit arithmetic is not free.
-        let (seconds, attoseconds) = summary.duration.components
-        let nanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+    func requestCompleted(_ summary: consuming RequestSummary) {
+        let nanoseconds = summary.durationNanoseconds
         metrics.recordRequest(route: summary.route, status: summary.status, nanoseconds: nanoseconds)
         if let rejection = summary.rejection { metrics.recordRejection(rejection) }
         guard writesAccessLog else { return }
