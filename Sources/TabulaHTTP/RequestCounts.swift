@@ -2,8 +2,7 @@ import Synchronization
 
 /// The server's request counts, one shard per thread (``ThreadSlot``), each shard on cache
 /// lines of its own: counting a request is an uncontended atomic add on the calling thread's
-/// line (a lock per shard, taken twice a request, cost about ten times as much), and a read
-/// adds the shards up.
+/// line (a lock per shard cost three times the instructions), and a read adds the shards up.
 final class RequestCounts: @unchecked Sendable {
     enum Count: Int, CaseIterable {
         /// Requests begun minus requests completed: a shard may go below zero when another
