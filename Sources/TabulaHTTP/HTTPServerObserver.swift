@@ -86,8 +86,8 @@ public struct RequestSummary: Sendable {
 /// Receives what happens inside the server, for logs and metrics.
 public protocol HTTPServerObserver: Sendable {
     /// A request was answered; called once per request the server answered itself or passed on.
-    /// Consumed: the server hands the summary over, so that passing it copies none of its
-    /// strings (this runs for every request).
+    /// Consumed: the server hands the summary over, so that an observer that keeps it moves
+    /// it rather than copying its strings (this runs for every request).
     func requestCompleted(_ summary: consuming RequestSummary)
     /// A request or connection was refused before reaching a handler.
     func requestRejected(_ reason: RejectionReason)

@@ -111,16 +111,9 @@ final class ConnectionInfo: @unchecked Sendable {
     let address: String
     /// The current request target's length up to its first NUL, from the URI log callback.
     var targetLength = 0
-    /// The connection's quick request, reused by each plain GET answered at once.
-    private var quick: QuickRequest?
-
-    /// The connection's quick request, made on first use.
-    var quickRequest: QuickRequest {
-        if let quick { return quick }
-        let made = QuickRequest(clientAddress: address)
-        quick = made
-        return made
-    }
+    /// The connection's quick request, made on first use and reused by each plain GET
+    /// answered at once.
+    lazy var quickRequest = QuickRequest(clientAddress: address)
 
     init(address: String) {
         self.address = address

@@ -4,7 +4,7 @@ import Synchronization
 /// lines of its own: counting a request is an uncontended atomic add on the calling thread's
 /// line (a lock per shard cost three times the instructions), and a read adds the shards up.
 final class RequestCounts: @unchecked Sendable {
-    enum Count: Int, CaseIterable {
+    enum Count: Int {
         /// Requests begun minus requests completed: a shard may go below zero when another
         /// thread completes a request; the sum over the shards is exact.
         case inProgress
@@ -30,10 +30,12 @@ final class RequestCounts: @unchecked Sendable {
         counters.deallocate()
     }
 
-    /// Adds `amount` to a count in the calling thread's shard.
-    func add(_ amount: Int, to count: Count) {
-        let shard = ThreadSlot.current & (Self.shardCount - 1)
-        counters[shard * Self.shardStride + count.rawValue].wrappingAdd(amount, ordering: .relaxed)
+    /// Adds `amount` to a count, and to a second one if given, in the calling thread's shard
+    /// (found once for both).
+    func add(_ amount: Int, to count: Count, and other: Count? = nil) {
+        let base = (ThreadSlot.current & (Self.shardCount - 1)) * Self.shardStride
+        counters[base + count.rawValue].wrappingAdd(amount, ordering: .relaxed)
+        if let other { counters[base + other.rawValue].wrappingAdd(amount, ordering: .relaxed) }
     }
 
     /// A count added up over the shards.

@@ -121,8 +121,7 @@ final class ServerCore: @unchecked Sendable {
             answer = handler.quickAnswer(request)
         }
         guard let answer else { return nil }
-        counts.add(1, to: .inProgress)
-        counts.add(1, to: .quickAnswers)
+        counts.add(1, to: .inProgress, and: .quickAnswers)
         // The access log's path comes from the request's own bytes, kept by the connection:
         // a string shared by every request would have its reference count bounce between
         // the threads.

@@ -8,8 +8,9 @@ import TabulaHTTP
 /// never crowd a bucket.
 ///
 /// Up to ``inlineCapacity`` bytes (a token is ``SessionToken/length``) are kept exactly.
-/// Longer text never names a session (requests are refused before a lookup); its key keeps
-/// the first 24 bytes and a 64-bit hash of the rest, so that it stays a key of its own.
+/// Longer text never names a session (the server draws none), but a client may send it; its
+/// key keeps the first 24 bytes and a 64-bit hash of the whole text, so that it stays a key
+/// of its own and misses.
 public struct SessionKey: ShardKey {
     /// The bytes kept inline: a token's length.
     public static let inlineCapacity = 32

@@ -1,3 +1,5 @@
+import TabulaHTTP
+
 /// Retention settings every store honours.
 public struct StoreSettings: Sendable {
     /// Revisions kept rebuildable per session (older ones get 409).
@@ -15,5 +17,5 @@ public typealias Milliseconds = Int64
 
 /// The current time in milliseconds since 1970.
 public func unixMilliseconds() -> Milliseconds {
-    WallClock.nowMilliseconds()
+    SystemClock.wallNanoseconds() / 1_000_000
 }

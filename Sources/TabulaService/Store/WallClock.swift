@@ -1,8 +1,0 @@
-import TabulaHTTP
-
-/// Wall-clock time, for event times and retention.
-enum WallClock {
-    static func nowMilliseconds() -> Int64 {
-        SystemClock.wallNanoseconds() / 1_000_000
-    }
-}
