@@ -64,25 +64,38 @@ save_switch_answer() {
 
 # cpu_ticks <pid>: the process's user + system CPU time so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# user_ticks <pid>: the process's user CPU time so far, in clock ticks.
+user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
 tick_us=$((1000000 / $(getconf CLK_TCK)))
 
 # cpu_per_request <pid> <ticks before the run> <wrk output>: the process's CPU time during
 # the run over the requests wrk counted, in microseconds (0 when wrk counted none).
-cpu_per_request() {
-    awk -v t="$(( $(cpu_ticks "$1") - $2 ))" -v us="$tick_us" -v n="$(awk '/requests in/ {print $1}' "$3")" \
-        'BEGIN { if (n > 0) printf "%.1f", t * us / n; else print 0 }'
+cpu_per_request() { per_request "$(( $(cpu_ticks "$1") - $2 ))" "$3" "%.1f"; }
+
+# user_per_request <pid> <user ticks before the run> <wrk output>: the same of user time only.
+user_per_request() { per_request "$(( $(user_ticks "$1") - $2 ))" "$3" "%.2f"; }
+
+# per_request <ticks> <wrk output> <format>: ticks over the requests wrk counted, in µs.
+per_request() {
+    awk -v t="$1" -v us="$tick_us" -v n="$(awk '/requests in/ {print $1}' "$2")" -v format="$3" \
+        'BEGIN { if (n > 0) printf format, t * us / n; else print 0 }'
 }
 
 # wrk_run <server> <sessions file> <script> <connections>: one wrk run (-t2, $duration
 # seconds, the script from Benchmarks/wrk) against the server start_server named <server>;
-# prints "requests/s errors server-CPU-µs-a-request" and leaves wrk's output in $work/wrk.txt.
+# prints "requests/s errors server-CPU-µs-a-request its-user-part" and leaves wrk's output
+# in $work/wrk.txt. The user part is what a change to the server's own code moves; the
+# system part (the kernel's TCP work, three quarters of a GET here) carries most of the
+# machine's drift.
 wrk_run() {
-    local port_variable="${1}_port" pid_variable="${1}_pid" before rps
+    local port_variable="${1}_port" pid_variable="${1}_pid" before user_before rps
     before=$(cpu_ticks "${!pid_variable}")
+    user_before=$(user_ticks "${!pid_variable}")
     TABULA_SESSIONS="$2" TABULA_THREADS=2 wrk -t2 -c"$4" -d"${duration}s" --timeout 2s \
         -s "Benchmarks/wrk/$3" "http://127.0.0.1:${!port_variable}" >"$work/wrk.txt" 2>&1 || true
     rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
-    echo "${rps:-0} $(wrk_errors "$work/wrk.txt") $(cpu_per_request "${!pid_variable}" "$before" "$work/wrk.txt")"
+    echo "${rps:-0} $(wrk_errors "$work/wrk.txt") $(cpu_per_request "${!pid_variable}" "$before" "$work/wrk.txt")" \
+        "$(user_per_request "${!pid_variable}" "$user_before" "$work/wrk.txt")"
 }
 
 # wrk_errors <wrk output>: answers that were not 2xx plus socket errors.

@@ -6,22 +6,35 @@ internal import CMicroHTTPD
 enum MHDCallbacks {
     static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, requestSlot in
         guard let cls, let connection, let uploadSize, let requestSlot else { return .NO }
-        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        if let existing = requestSlot.pointee {
-            let entry = Unmanaged<RequestSlotEntry>.fromOpaque(existing).takeUnretainedValue()
-            if entry.isQuick {
-                return core.proceed(unsafeDowncast(entry, to: QuickRequest.self), connection: connection, uploadSize: uploadSize)
+        // Every object here is reached through `_withUnsafeGuaranteedRef`: a reference taken
+        // out with `takeUnretainedValue()` is retained and released around its use, and the
+        // server's count is one cache line every thread writes on every request.
+        return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+            if let existing = requestSlot.pointee {
+                return Unmanaged<RequestSlotEntry>.fromOpaque(existing)._withUnsafeGuaranteedRef { entry in
+                    if entry.isQuick {
+                        return core.proceed(unsafeDowncast(entry, to: QuickRequest.self), connection: connection, uploadSize: uploadSize)
+                    }
+                    return core.proceed(unsafeDowncast(entry, to: RequestContext.self), uploadData: uploadData, uploadSize: uploadSize)
+                }
             }
-            return core.proceed(unsafeDowncast(entry, to: RequestContext.self), uploadData: uploadData, uploadSize: uploadSize)
+            let info = tabula_socket_context(connection).map { Unmanaged<ConnectionInfo>.fromOpaque($0) }
+            if core.offersPlainGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
+                let quick = info._withUnsafeGuaranteedRef({ core.quickAnswer(connection, url: url, version: version, info: $0) })
+            {
+                // Unretained: the connection's ConnectionInfo keeps it, and outlives the request.
+                requestSlot.pointee = quick.toOpaque()
+                return .YES
+            }
+            return begin(core, connection, info: info?.takeUnretainedValue(), url: url, method: method, version: version, requestSlot: requestSlot)
         }
-        let info = tabula_socket_context(connection).map { Unmanaged<ConnectionInfo>.fromOpaque($0).takeUnretainedValue() }
-        if core.offersPlainGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
-            let quick = core.quickAnswer(connection, url: url, version: version, info: info)
-        {
-            // Unretained: the connection's ConnectionInfo keeps it, and outlives the request.
-            requestSlot.pointee = Unmanaged.passUnretained(quick).toOpaque()
-            return .YES
-        }
+    }
+
+    /// The first access-handler call of a request that takes the full path.
+    private static func begin(
+        _ core: ServerCore, _ connection: OpaquePointer, info: ConnectionInfo?, url: UnsafePointer<CChar>?,
+        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
         // String(cString:) would repair invalid UTF-8 into U+FFFD, hiding it from the router.
         let validURL = url.flatMap { String(validatingCString: $0) }
         var targetIsSound = url == nil || validURL != nil
@@ -39,13 +52,17 @@ enum MHDCallbacks {
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestSlot, termination in
         guard let cls, let requestSlot, let pointer = requestSlot.pointee else { return }
         requestSlot.pointee = nil
-        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-        let slot = Unmanaged<RequestSlotEntry>.fromOpaque(pointer)
-        if slot.takeUnretainedValue().isQuick {
-            core.complete(unsafeDowncast(slot.takeUnretainedValue(), to: QuickRequest.self), termination: termination)
-        } else {
-            // The reference the first access-handler call passed.
-            core.complete(unsafeDowncast(slot.takeRetainedValue(), to: RequestContext.self), termination: termination)
+        Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+            let slot = Unmanaged<RequestSlotEntry>.fromOpaque(pointer)
+            let isQuick = slot._withUnsafeGuaranteedRef { entry in
+                guard entry.isQuick else { return false }
+                core.complete(unsafeDowncast(entry, to: QuickRequest.self), termination: termination)
+                return true
+            }
+            if !isQuick {
+                // The reference the first access-handler call passed.
+                core.complete(unsafeDowncast(slot.takeRetainedValue(), to: RequestContext.self), termination: termination)
+            }
         }
     }
 
@@ -87,7 +104,7 @@ enum MHDCallbacks {
     /// so the request's context slot stays empty for the access handler.
     static let targetCheck: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
         guard let uri, let connection, let info = tabula_socket_context(connection) else { return nil }
-        Unmanaged<ConnectionInfo>.fromOpaque(info).takeUnretainedValue().targetLength = strlen(uri)
+        Unmanaged<ConnectionInfo>.fromOpaque(info)._withUnsafeGuaranteedRef { $0.targetLength = strlen(uri) }
         return nil
     }
 
@@ -111,11 +128,12 @@ final class ConnectionInfo: @unchecked Sendable {
     let address: String
     /// The current request target's length up to its first NUL, from the URI log callback.
     var targetLength = 0
-    /// The connection's quick request, made on first use and reused by each plain GET
-    /// answered at once.
-    lazy var quickRequest = QuickRequest(clientAddress: address)
+    /// The connection's quick request, reused by each plain GET answered at once. A `let`,
+    /// so that a request reaches it without retaining it.
+    let quickRequest: QuickRequest
 
     init(address: String) {
         self.address = address
+        quickRequest = QuickRequest(clientAddress: address)
     }
 }

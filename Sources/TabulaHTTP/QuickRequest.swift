@@ -23,7 +23,13 @@ class RequestSlotEntry: @unchecked Sendable {
 /// the connection's own thread, the only one that touches this.
 final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     let clientAddress: String
+    /// Kept from ``begin(answer:target:receivedAt:)`` to ``end()``: it keeps the response alive.
     private(set) var answer: QuickAnswer?
+    /// The answer's `MHD_Response` and status, copied out at `begin`, so that queueing and
+    /// reporting it retain nothing: the response is a session's, shared by every thread
+    /// that serves the session, and each retain would write its reference count's line.
+    private(set) var responseHandle: OpaquePointer?
+    private(set) var statusCode = 0
     /// The request target, for the access log. Kept while the next request's target has the
     /// same bytes (a client polling its screen), so that it is made once, not per request.
     private(set) var path = ""
@@ -44,8 +50,10 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     }
 
     /// Takes up the next request on the connection.
-    func begin(answer: QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
-        self.answer = answer
+    func begin(answer: consuming QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
+        responseHandle = answer.response.handle
+        statusCode = answer.response.status.code
+        self.answer = consume answer
         self.receivedAt = receivedAt
         queued = false
         if !holdsPath(target) {
@@ -70,5 +78,6 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     /// to an old response.
     func end() {
         answer = nil
+        responseHandle = nil
     }
 }

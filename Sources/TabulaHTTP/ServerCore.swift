@@ -96,10 +96,11 @@ final class ServerCore: @unchecked Sendable {
     }
 
     /// First access-handler call of a GET, when the handler takes plain GETs: its quick
-    /// answer, or `nil` for the full path. Nothing is allocated unless it answers.
+    /// answer, or `nil` for the full path. Nothing is allocated unless it answers. Unretained:
+    /// the connection's `info` keeps the request.
     func quickAnswer(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>, version: UnsafePointer<CChar>, info: ConnectionInfo
-    ) -> QuickRequest? {
+    ) -> Unmanaged<QuickRequest>? {
         let pathLength = strlen(url)
         // Equal lengths: no query was split off; the version check: no NUL cut the target.
         guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
@@ -120,26 +121,26 @@ final class ServerCore: @unchecked Sendable {
                 headers: UnsafeBufferPointer(rebasing: buffer[0..<scan.count]))
             answer = handler.quickAnswer(request)
         }
-        guard let answer else { return nil }
+        guard let answer = answer.take() else { return nil }
         counts.add(1, to: .inProgress, and: .quickAnswers)
         // The access log's path comes from the request's own bytes, kept by the connection:
         // a string shared by every request would have its reference count bounce between
         // the threads.
-        let quick = info.quickRequest
-        quick.begin(answer: answer, target: UnsafeRawBufferPointer(start: url, count: pathLength), receivedAt: receivedAt)
-        return quick
+        info.quickRequest.begin(answer: consume answer, target: UnsafeRawBufferPointer(start: url, count: pathLength), receivedAt: receivedAt)
+        return Unmanaged.passUnretained(info.quickRequest)
     }
 
     /// Second access-handler call of a quick request: queues its prepared answer (a plain
     /// GET has no body, so there is nothing to read first).
     func proceed(_ request: QuickRequest, connection: OpaquePointer, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         uploadSize.pointee = 0
-        guard !request.queued, let prepared = request.answer?.response else { return .YES }
+        guard !request.queued, let handle = request.responseHandle else { return .YES }
         request.queued = true
         guard accepting.load(ordering: .relaxed) else {
+            guard let prepared = request.answer?.response else { return .NO }
             return send(Response(prepared), closingConnection: true, on: connection)
         }
-        return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
+        return MHD_queue_response(connection, UInt32(request.statusCode), handle)
     }
 
     /// Later access-handler calls: a piece of the body, or (size 0) the end of the request.
@@ -311,16 +312,16 @@ final class ServerCore: @unchecked Sendable {
     func complete(_ request: QuickRequest, termination: MHD_RequestTerminationCode) {
         counts.add(-1, to: .inProgress)
         defer { request.end() }
-        guard request.queued, let answer = request.answer else {
+        guard request.queued, request.responseHandle != nil else {
             logger.debug("request ended without an answer", metadata: [
                 "method": "GET", "path": "\(request.path)", "termination": "\(termination.rawValue)",
             ])
             return
         }
         let summary = RequestSummary(
-            method: "GET", path: request.path, status: answer.response.status.code, route: answer.route,
+            method: "GET", path: request.path, status: request.statusCode, route: request.answer?.route ?? "",
             durationNanoseconds: max(0, SystemClock.monotonicNanoseconds() - request.receivedAt), remoteAddress: request.clientAddress,
-            logContext: answer.logContext)
+            logContext: request.answer?.logContext)
         observer.requestCompleted(consume summary)
     }
 

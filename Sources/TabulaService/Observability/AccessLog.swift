@@ -4,15 +4,19 @@ import TabulaHTTP
 /// Where the service writes its line per request
 /// (`GET /v1/screens/settings 200 0.123ms client=127.0.0.1 session=AbCdEfGh`), at `info`.
 public struct AccessLog: Sendable {
-    /// Where lines go straight, or `nil` for the logger; kept alive by `ownedTarget`.
-    /// Unretained: a closure that captured the target would retain it on every request,
-    /// passing its reference count's cache line between the cores that serve requests.
-    private let target: Unmanaged<BufferedTarget>?
+    /// Where lines go straight, or `nil` for the logger, and the line's start after the
+    /// timestamp; both kept alive by `ownedTarget`. Unretained, and used in no closure that
+    /// captures a class reference: a retain on every request would pass the output's
+    /// reference count's cache line between the cores that serve requests.
+    private let output: Unmanaged<BufferedStandardOutput>?
+    /// Never written: the bytes of `ownedTarget`.
+    private nonisolated(unsafe) let prefix: UnsafeBufferPointer<UInt8>
     private let ownedTarget: BufferedTarget?
 
     private init(target: BufferedTarget?) {
         ownedTarget = target
-        self.target = target.map { Unmanaged.passUnretained($0) }
+        output = target.map { Unmanaged.passUnretained($0.output) }
+        prefix = target.map { UnsafeBufferPointer($0.prefix) } ?? UnsafeBufferPointer(start: nil, count: 0)
     }
 
     /// Through the service's logger, whatever its handler.
@@ -28,17 +32,15 @@ public struct AccessLog: Sendable {
 
     /// Writes a request's line (the caller checked the log level).
     func write(_ summary: borrowing RequestSummary, nanoseconds: Int64, logger: Logger) {
-        guard let target else {
+        guard let output else {
             Self.withLine(summary, nanoseconds: nanoseconds, after: UnsafeBufferPointer(start: nil, count: 0)) { line in
                 logger.info("\(String(decoding: line, as: UTF8.self))")
             }
             return
         }
-        target._withUnsafeGuaranteedRef { target in
-            // The prefix goes into the same buffer: one copy into the output, not two.
-            Self.withLine(summary, nanoseconds: nanoseconds, after: UnsafeBufferPointer(target.prefix)) { line in
-                target.output.writeLine(urgent: false, line)
-            }
+        // The prefix goes into the same buffer: one copy into the output, not two.
+        Self.withLine(summary, nanoseconds: nanoseconds, after: prefix) { line in
+            output._withUnsafeGuaranteedRef { $0.writeLine(urgent: false, line) }
         }
     }
 
