@@ -64,7 +64,7 @@ struct BaselineHandler: HTTPHandler {
 }
 
 struct SilentObserver: HTTPServerObserver {
-    func requestCompleted(_ summary: consuming RequestSummary) {}
+    func requestCompleted(_ summary: borrowing RequestSummary) {}
     func requestRejected(_ reason: RejectionReason) {}
 }
 

@@ -86,9 +86,10 @@ public struct RequestSummary: Sendable {
 /// Receives what happens inside the server, for logs and metrics.
 public protocol HTTPServerObserver: Sendable {
     /// A request was answered; called once per request the server answered itself or passed on.
-    /// Consumed: the server hands the summary over, so that an observer that keeps it moves
-    /// it rather than copying its strings (this runs for every request).
-    func requestCompleted(_ summary: consuming RequestSummary)
+    /// Borrowed: an observer that keeps the summary copies it. Handed over `consuming` through
+    /// the existential, the summary was copied once more at every call (this runs for every
+    /// request).
+    func requestCompleted(_ summary: borrowing RequestSummary)
     /// A request or connection was refused before reaching a handler.
     func requestRejected(_ reason: RejectionReason)
 }

@@ -322,7 +322,7 @@ final class ServerCore: @unchecked Sendable {
             method: "GET", path: request.path, status: request.statusCode, route: request.answer?.route ?? "",
             durationNanoseconds: max(0, SystemClock.monotonicNanoseconds() - request.receivedAt), remoteAddress: request.clientAddress,
             logContext: request.answer?.logContext)
-        observer.requestCompleted(consume summary)
+        observer.requestCompleted(summary)
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are

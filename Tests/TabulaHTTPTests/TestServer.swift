@@ -63,8 +63,8 @@ final class RecordingObserver: HTTPServerObserver, @unchecked Sendable {
     let rejections = Locked<[RejectionReason]>([])
     let completed = Locked<[RequestSummary]>([])
 
-    func requestCompleted(_ summary: consuming RequestSummary) {
-        let kept = summary
+    func requestCompleted(_ summary: borrowing RequestSummary) {
+        let kept = copy summary
         completed.withLock { $0.append(kept) }
     }
     func requestRejected(_ reason: RejectionReason) { rejections.withLock { $0.append(reason) } }

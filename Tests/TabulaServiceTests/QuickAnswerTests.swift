@@ -28,8 +28,8 @@ import TabulaTestSupport
             self.next = next
         }
 
-        func requestCompleted(_ summary: consuming RequestSummary) {
-            let kept = summary
+        func requestCompleted(_ summary: borrowing RequestSummary) {
+            let kept = copy summary
             summaries.withLock { $0.append(kept) }
             next.requestCompleted(kept)
         }

@@ -97,4 +97,15 @@ import TabulaHTTP
         (token + [UInt8(ascii: "A")]).withUnsafeBytes { #expect(!SessionToken.isWellFormed($0)) }
         #expect(!SessionToken.isWellFormed(""))
     }
+
+    /// The prefix the access log shows is the same whether made from the token's string (the
+    /// full path) or from the header's bytes (the quick path), and never longer than 8 bytes.
+    @Test func theLogPrefixOfBytesIsTheLogPrefixOfTheToken() {
+        let token = SessionToken.make()
+        let fromBytes = Array(token.utf8).withUnsafeBytes { SessionToken.logPrefix($0) }
+        #expect(fromBytes == SessionToken.logPrefix(token))
+        #expect(fromBytes.utf8.count == SessionToken.logPrefixLength)
+        #expect(Array("abc".utf8).withUnsafeBytes { SessionToken.logPrefix($0) } == "abc")
+        #expect([UInt8]().withUnsafeBytes { SessionToken.logPrefix($0) } == "")
+    }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP
@@ -61,7 +66,7 @@ extension APIContext {
             // prefix the access log shows, short enough to need no allocation.
             let session = SessionKey(bytes: bytes)
             guard let state = store.currentStateIfCached(session: session) else { return nil }
-            token = String(decoding: bytes.prefix(SessionToken.logPrefixLength), as: UTF8.self)
+            token = SessionToken.logPrefix(bytes)
             rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
                 ?? cache.screen(session: session, screenTargets[index].definition, state)
         }
@@ -167,15 +172,38 @@ struct ScreenTarget: Sendable {
     let definition: ScreenDefinition
     /// The definition's id, kept here so that a lookup by it does not retain the definition.
     let id: String
-    private let bytes: [UInt8]
+    /// The target's bytes, in memory `storage` owns: comparing with them retains nothing
+    /// (every thread compares with them on every quick `GET`, and an array's reference
+    /// count is written by each `withUnsafeBytes`).
+    private nonisolated(unsafe) let bytes: UnsafeRawBufferPointer
+    private let storage: TargetBytes
 
     init(_ definition: ScreenDefinition) {
         self.definition = definition
         id = definition.id
-        bytes = Array("/v1/screens/\(definition.id)".utf8)
+        let target = Array("/v1/screens/\(definition.id)".utf8)
+        storage = TargetBytes(target)
+        bytes = UnsafeRawBufferPointer(start: storage.bytes.baseAddress, count: target.count)
     }
 
+    /// Compared with memcmp: elementsEqual walks the buffers a byte at a time.
     func matches(_ target: UnsafeRawBufferPointer) -> Bool {
-        target.count == bytes.count && bytes.withUnsafeBytes { $0.elementsEqual(target) }
+        guard target.count == bytes.count else { return false }
+        guard let own = bytes.baseAddress, let other = target.baseAddress else { return bytes.isEmpty }
+        return memcmp(own, other, bytes.count) == 0
+    }
+
+    /// Bytes allocated once and freed with the last target that refers to them.
+    private final class TargetBytes: Sendable {
+        nonisolated(unsafe) let bytes: UnsafeMutableRawBufferPointer
+
+        init(_ contents: [UInt8]) {
+            bytes = .allocate(byteCount: max(1, contents.count), alignment: 1)
+            contents.withUnsafeBytes { bytes.copyMemory(from: $0) }
+        }
+
+        deinit {
+            bytes.deallocate()
+        }
     }
 }

@@ -17,7 +17,7 @@ struct RequestObserver: HTTPServerObserver {
         writesAccessLog = logger.logLevel <= .info
     }
 
-    func requestCompleted(_ summary: consuming RequestSummary) {
+    func requestCompleted(_ summary: borrowing RequestSummary) {
         let nanoseconds = summary.durationNanoseconds
         metrics.recordRequest(route: summary.route, status: summary.status, nanoseconds: nanoseconds)
         if let rejection = summary.rejection { metrics.recordRejection(rejection) }

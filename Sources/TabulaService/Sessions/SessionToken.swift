@@ -40,6 +40,17 @@ enum SessionToken {
         String(token.prefix(logPrefixLength))
     }
 
+    /// ``logPrefix(_:)`` of a token's bytes. Made in place: `String(decoding:as:)` runs its
+    /// general repairing decoder on every quick `GET`.
+    static func logPrefix(_ bytes: UnsafeRawBufferPointer) -> String {
+        let count = min(bytes.count, logPrefixLength)
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return 0 }
+            target.update(from: source.assumingMemoryBound(to: UInt8.self), count: count)
+            return count
+        }
+    }
+
     static let logPrefixLength = 8
 
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
