@@ -17,8 +17,8 @@ class RequestSlotEntry: @unchecked Sendable {
 
 /// A plain GET answered by ``HTTPHandler/quickAnswer(_:)``: the answer is known from the
 /// first access-handler call and queued on the second (queueing on the first would close
-/// the connection). One per connection, made on its first such request and reused by the
-/// next ones, so that a quick answer allocates nothing: libmicrohttpd serves a connection's
+/// the connection). One per connection, made with it (``ConnectionInfo/quickRequest``) and
+/// reused by each of its quick requests, so that a quick answer allocates nothing: libmicrohttpd serves a connection's
 /// requests one at a time, each one's completion before the next one's first call, all on
 /// the connection's own thread, the only one that touches this.
 final class QuickRequest: RequestSlotEntry, @unchecked Sendable {

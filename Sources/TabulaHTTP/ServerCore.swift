@@ -312,14 +312,15 @@ final class ServerCore: @unchecked Sendable {
     func complete(_ request: QuickRequest, termination: MHD_RequestTerminationCode) {
         counts.add(-1, to: .inProgress)
         defer { request.end() }
-        guard request.queued, request.responseHandle != nil else {
+        // The route is read alone: copying the answer out would retain its response.
+        guard request.queued, let route = request.answer?.route else {
             logger.debug("request ended without an answer", metadata: [
                 "method": "GET", "path": "\(request.path)", "termination": "\(termination.rawValue)",
             ])
             return
         }
         let summary = RequestSummary(
-            method: "GET", path: request.path, status: request.statusCode, route: request.answer?.route ?? "",
+            method: "GET", path: request.path, status: request.statusCode, route: route,
             durationNanoseconds: max(0, SystemClock.monotonicNanoseconds() - request.receivedAt), remoteAddress: request.clientAddress,
             logContext: request.answer?.logContext)
         observer.requestCompleted(summary)
