@@ -47,14 +47,25 @@ public struct PlainGet {
 /// A handler's answer to a ``PlainGet``: a prepared response, and what the access log and
 /// metrics say of it (the same as a ``Response`` sent through a ``Responder`` would).
 public struct QuickAnswer: Sendable {
-    public let response: PreparedResponse
+    /// Unretained: `owner` keeps it alive while the answer is sent.
+    let response: Unmanaged<PreparedResponse>
+    let owner: any AnyObject & Sendable
     /// The route pattern, for metrics and logs.
     public let route: String
     /// See ``Response/logContext``.
     public let logContext: String?
 
     public init(response: PreparedResponse, route: String, logContext: String?) {
-        self.response = response
+        self.init(response: response, keptAliveBy: response, route: route, logContext: logContext)
+    }
+
+    /// An answer that keeps `owner` alive instead of the response, for a response many
+    /// threads share held by an object of the calling thread's own: retaining the shared
+    /// response on every request would write its reference count's cache line from every
+    /// thread. `owner` must hold `response` in a constant (`let`) property.
+    public init(response: borrowing PreparedResponse, keptAliveBy owner: any AnyObject & Sendable, route: String, logContext: String?) {
+        self.response = Unmanaged.passUnretained(copy response)
+        self.owner = owner
         self.route = route
         self.logContext = logContext
     }

@@ -22,18 +22,22 @@ class RequestSlotEntry: @unchecked Sendable {
 /// requests one at a time, each one's completion before the next one's first call, all on
 /// the connection's own thread, the only one that touches this.
 final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
-    let clientAddress: String
-    /// Kept from ``begin(answer:target:receivedAt:)`` to ``end()``: it keeps the response alive.
+    /// Kept from ``begin(answer:target:receivedAt:)`` to ``end()``: its owner keeps the
+    /// response alive.
     private(set) var answer: QuickAnswer?
-    /// The answer's `MHD_Response` and status, copied out at `begin`, so that queueing and
-    /// reporting it retain nothing: the response is a session's, shared by every thread
-    /// that serves the session, and each retain would write its reference count's line.
+    /// The response's `MHD_Response` and status, copied out at `begin`, so that queueing it
+    /// retains nothing: the response is a session's, shared by every thread that serves the
+    /// session, and each retain would write its reference count's line.
     private(set) var responseHandle: OpaquePointer?
     private(set) var statusCode = 0
-    /// The request target, for the access log. Kept while the next request's target has the
-    /// same bytes (a client polling its screen), so that it is made once, not per request.
-    private(set) var path = ""
-    /// `path`'s bytes, to compare the next target with.
+    /// What the observer is told at completion, kept in memory of the request's own and
+    /// updated in place: its strings stay from one request to the next (method, client,
+    /// and the target while it has the same bytes, a client polling its screen), and the
+    /// observer borrows it there. A summary built per request was copied once more to be
+    /// lent, and its strings retained and released twice. Not checked for exclusive access
+    /// (a runtime call per access): only the connection's thread touches it.
+    private(set) var summary: RequestSummary
+    /// The target's bytes, to compare the next target with.
     private var pathBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var pathLength = 0
     /// ``SystemClock/monotonicNanoseconds()`` when the request's headers were in.
@@ -41,7 +45,8 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     var queued = false
 
     init(clientAddress: String) {
-        self.clientAddress = clientAddress
+        summary = RequestSummary(
+            method: "GET", path: "", status: 0, route: "", durationNanoseconds: 0, remoteAddress: clientAddress)
         super.init(isQuick: true)
     }
 
@@ -49,10 +54,15 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
         pathBytes.deallocate()
     }
 
+    /// The client's address, as the summary has it.
+    var clientAddress: String { summary.remoteAddress }
+
     /// Takes up the next request on the connection.
     func begin(answer: consuming QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
-        responseHandle = answer.response.handle
-        statusCode = answer.response.status.code
+        (responseHandle, statusCode) = answer.response._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
+        summary.status = statusCode
+        summary.route = answer.route
+        summary.logContext = answer.logContext
         self.answer = consume answer
         self.receivedAt = receivedAt
         queued = false
@@ -63,21 +73,27 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
             }
             pathBytes.copyMemory(from: target)
             pathLength = target.count
-            path = String(decoding: target, as: UTF8.self)
+            summary.path = String(decoding: target, as: UTF8.self)
         }
     }
 
-    /// Whether `path` has these bytes.
+    /// Whether the summary's path has these bytes.
     private func holdsPath(_ target: UnsafeRawBufferPointer) -> Bool {
         guard target.count == pathLength else { return false }
         guard let new = target.baseAddress, let kept = pathBytes.baseAddress else { return target.isEmpty }
         return memcmp(new, kept, target.count) == 0
     }
 
-    /// The request is over: lets go of its answer, which may be a session's only reference
-    /// to an old response.
+    /// The answer is sent: the summary takes the request's duration.
+    func finish(at nanoseconds: Int64) {
+        summary.durationNanoseconds = max(0, nanoseconds - receivedAt)
+    }
+
+    /// The request is over: lets go of its answer, which may hold a session's only
+    /// reference to an old response.
     func end() {
         answer = nil
         responseHandle = nil
+        summary.logContext = nil
     }
 }

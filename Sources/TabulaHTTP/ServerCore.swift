@@ -137,7 +137,7 @@ final class ServerCore: @unchecked Sendable {
         guard !request.queued, let handle = request.responseHandle else { return .YES }
         request.queued = true
         guard accepting.load(ordering: .relaxed) else {
-            guard let prepared = request.answer?.response else { return .NO }
+            guard let prepared = request.answer?.response.takeUnretainedValue() else { return .NO }
             return send(Response(prepared), closingConnection: true, on: connection)
         }
         return MHD_queue_response(connection, UInt32(request.statusCode), handle)
@@ -312,18 +312,14 @@ final class ServerCore: @unchecked Sendable {
     func complete(_ request: QuickRequest, termination: MHD_RequestTerminationCode) {
         counts.add(-1, to: .inProgress)
         defer { request.end() }
-        // The route is read alone: copying the answer out would retain its response.
-        guard request.queued, let route = request.answer?.route else {
+        guard request.queued, request.responseHandle != nil else {
             logger.debug("request ended without an answer", metadata: [
-                "method": "GET", "path": "\(request.path)", "termination": "\(termination.rawValue)",
+                "method": "GET", "path": "\(request.summary.path)", "termination": "\(termination.rawValue)",
             ])
             return
         }
-        let summary = RequestSummary(
-            method: "GET", path: request.path, status: request.statusCode, route: route,
-            durationNanoseconds: max(0, SystemClock.monotonicNanoseconds() - request.receivedAt), remoteAddress: request.clientAddress,
-            logContext: request.answer?.logContext)
-        observer.requestCompleted(summary)
+        request.finish(at: SystemClock.monotonicNanoseconds())
+        observer.requestCompleted(request.summary)
     }
 
     /// libmicrohttpd's error log, routed into swift-log; refusals it makes on its own are

@@ -86,17 +86,22 @@ import TabulaTestSupport
         try expectRetentionRemoves(idle, keeping: read, api)
     }
 
+    /// The server threads remember the screens they answered: a removed session's is not
+    /// answered again from that memory.
     @Test(arguments: StoreKind.allCases)
-    func idleSessionsAreRemovedWithTheirLog(kind: StoreKind) throws {
+    func idleSessionsAreRemovedWithTheirLogAndRememberedScreens(kind: StoreKind) throws {
         let (api, clock, factory) = try server(kind) { $0.sessionTTLSeconds = 100 }
         defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
         let idle = try api.newSession()
         let active = try api.newSession()
         _ = try event(api, idle, #"{"row": "flip"}"#)
+        // Several connections, so that every server thread is likely to have answered it.
+        for _ in 0..<8 { #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 200) }
         clock.advance(seconds: 90)
         _ = try event(api, active, #"{"row": "flip"}"#)
         clock.advance(seconds: 20)
         try expectRetentionRemoves(idle, keeping: active, api)
+        for _ in 0..<8 { #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401) }
         if kind == .sqlite {
             let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
             let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(idle)])

@@ -156,6 +156,6 @@ import TabulaTestSupport
         cache.put("session", state, unlessRemovedSince: before)
         #expect(cache.get(SessionKey("session")) == nil)
         cache.put("session", state, unlessRemovedSince: cache.removalCount)
-        #expect(cache.get(SessionKey("session"))?.revision == 5)
+        #expect(cache.get(SessionKey("session"))?.state.revision == 5)
     }
 }

@@ -17,6 +17,8 @@ final class APIContext: Sendable {
     let screenList: PreparedResponse?
     /// Each screen's `GET /v1/screens/{id}` target, for answering plain GETs by bytes.
     let screenTargets: [ScreenTarget]
+    /// The session screens each server thread answered, checked first by plain GETs.
+    let threadScreens: ThreadScreenCache
 
     init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int, stateLimits: StateLimits) {
         self.catalogue = catalogue
@@ -25,6 +27,9 @@ final class APIContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
+        // A sixteenth per thread: a few server threads together hold a share of the
+        // screen cache's bound, not a multiple of it.
+        threadScreens = ThreadScreenCache(maxEntriesPerThread: cacheEntries / 16)
         screenTargets = catalogue.screens.map(ScreenTarget.init)
         var writer = JSONWriter()
         writer.beginObject()

@@ -27,6 +27,13 @@ final class RenderedScreen: Sendable {
     func prepared(ifNoneMatch tags: String?) -> PreparedResponse? {
         if let tags, ETag.matches(tags, etag) { notModified } else { response }
     }
+
+    /// ``prepared(ifNoneMatch:)`` lent to `body`, for callers that must not retain it.
+    func withPrepared<Result>(ifNoneMatch tags: String?, _ body: (PreparedResponse) -> Result?) -> Result? {
+        let chosen = if let tags, ETag.matches(tags, etag) { notModified } else { response }
+        guard let chosen else { return nil }
+        return body(chosen)
+    }
 }
 
 /// Rendered screens by session, screen and revision. What a session shows at a revision

@@ -30,8 +30,8 @@ extension APIContext {
             return send(answer(rendered, context.request), context, responder)
         }
         let session = SessionKey(token)
-        if let state = store.currentStateIfCached(session: session) {
-            return send(answer(cache.screen(session: session, definition, state), context.request), context, responder, token)
+        if let cached = store.currentStateIfCached(session: session) {
+            return send(answer(cache.screen(session: session, definition, cached.state), context.request), context, responder, token)
         }
         store.read(session: token, { $0.current }) { [self] result in
             switch result {
@@ -51,33 +51,45 @@ extension APIContext {
         // strings every thread shares, passing their reference counts' cache lines between
         // cores on every request.
         guard let index = screenTargets.firstIndex(where: { $0.matches(request.path) }) else { return nil }
-        let rendered: RenderedScreen
-        let token: String?
-        switch request.header("x-session") {
-        case .repeated:
-            return nil
-        case .absent:
-            token = nil
-            rendered = cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)
-        case .one(let bytes):
-            // No shape check: a key matches only the exact bytes of a token the server drew,
-            // so a malformed token misses here, and the full path refuses it. Hashed once
-            // for the store's and the cache's lookups; no string is made of the token but the
-            // prefix the access log shows, short enough to need no allocation.
-            let session = SessionKey(bytes: bytes)
-            guard let state = store.currentStateIfCached(session: session) else { return nil }
-            token = SessionToken.logPrefix(bytes)
-            rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.revision)
-                ?? cache.screen(session: session, screenTargets[index].definition, state)
-        }
         let tags: String?
         switch request.header("if-none-match") {
         case .absent: tags = nil
         case .one(let value): tags = String(decoding: value, as: UTF8.self)
         case .repeated: return nil
         }
-        guard let prepared = rendered.prepared(ifNoneMatch: tags) else { return nil }
-        return QuickAnswer(response: prepared, route: Self.screenRoute, logContext: token)
+        switch request.header("x-session") {
+        case .repeated:
+            return nil
+        case .absent:
+            let rendered = cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)
+            guard let prepared = rendered.prepared(ifNoneMatch: tags) else { return nil }
+            return QuickAnswer(response: prepared, route: Self.screenRoute, logContext: nil)
+        case .one(let bytes):
+            // No shape check: a key matches only the exact bytes of a token the server drew,
+            // so a malformed token misses here, and the full path refuses it. Hashed once
+            // for the lookups; no string is made of the token but the prefix the access log
+            // shows, short enough to need no allocation.
+            let session = SessionKey(bytes: bytes)
+            guard let entry = sessionScreen(session, index) else { return nil }
+            return entry.answer(ifNoneMatch: tags, route: Self.screenRoute, logContext: SessionToken.logPrefix(bytes))
+        }
+    }
+
+    /// A session's screen as the calling thread last answered it, if still current (the
+    /// read counts as use); else from the store's state and the screen cache, remembered for
+    /// the thread. `nil` when the store does not know the state without waiting.
+    private func sessionScreen(_ session: SessionKey, _ index: Int) -> ThreadScreenCache.Entry? {
+        let key = ThreadScreenCache.Key(session: session, screen: index)
+        if let entry = threadScreens.current(key) {
+            entry.touch(session, in: store)
+            return entry
+        }
+        guard let cached = store.currentStateIfCached(session: session) else { return nil }
+        let rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: cached.state.revision)
+            ?? cache.screen(session: session, screenTargets[index].definition, cached.state)
+        let entry = ThreadScreenCache.Entry(watch: cached.watch, rendered: rendered)
+        threadScreens.remember(entry, at: key)
+        return entry
     }
 
     static let screenRoute = "/v1/screens/{id}"

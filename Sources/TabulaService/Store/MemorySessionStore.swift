@@ -38,7 +38,7 @@ public final class MemorySessionStore: SessionStore {
         guard let session = lookup(token) else { return completion(.success(nil)) }
         let cutoff = now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let time = now()
-        session.lastUsed.store(time, ordering: .relaxed)
+        session.watch.lastUsed.store(time, ordering: .relaxed)
         let value = session.lock.withLock { data in body(MemorySessionView(data: data, answerCutoff: cutoff)) }
         completion(.success(value))
     }
@@ -57,17 +57,25 @@ public final class MemorySessionStore: SessionStore {
                 data.apply(commit, settings: settings, time: time)
                 let newest = data.current
                 session.current.write { $0 = newest }
+                session.watch.advance(to: newest.revision)
             }
             return value
         }
-        session.lastUsed.store(time, ordering: .relaxed)
+        session.watch.lastUsed.store(time, ordering: .relaxed)
         completion(.success(value))
     }
 
-    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
+    public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
         guard let session = sessions[key] else { return nil }
-        session.lastUsed.store(now(), ordering: .relaxed)
-        return session.current.read { $0 }
+        session.watch.lastUsed.store(now(), ordering: .relaxed)
+        return WatchedState(state: session.current.read { $0 }, watch: session.watch)
+    }
+
+    /// Refreshes the last use at most once a second: a session expires at most a second
+    /// early, after a TTL of minutes or more, and reads stop writing memory that the
+    /// threads answering them share.
+    public func touch(session key: SessionKey, watch: SessionWatch) {
+        _ = watch.touch(at: now(), interval: 1000)
     }
 
     public func sessionCount() -> Int {
@@ -88,8 +96,8 @@ public final class MemorySessionStore: SessionStore {
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         var removed = 0
         sessions.forEachShard { shard in
-            let idle = shard.filter { $0.value.lastUsed.load(ordering: .relaxed) < sessionCutoff }.map(\.key)
-            for key in idle { shard[key] = nil }
+            let idle = shard.filter { $0.value.watch.lastUsed.load(ordering: .relaxed) < sessionCutoff }.map(\.key)
+            for key in idle { shard.removeValue(forKey: key)?.watch.end() }
             for session in shard.values {
                 session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
             }
@@ -104,17 +112,17 @@ public final class MemorySessionStore: SessionStore {
 }
 
 /// One session in memory: its data behind its own lock, its current state readable
-/// without waiting for writers of other data, its last use in an atomic.
+/// without waiting for writers of other data, its revision and last use in its watch.
 final class MemorySession: Sendable {
     let lock: Locked<MemorySessionData>
     /// A copy of the newest state, for reads that need nothing else.
     let current: ReadWriteLocked<SessionState>
-    let lastUsed: Atomic<Int64>
+    let watch: SessionWatch
 
     init(state: SessionState, time: Milliseconds, keepRevisions: Int) {
         lock = Locked(MemorySessionData(state: state, keepRevisions: keepRevisions))
         current = ReadWriteLocked(state)
-        lastUsed = Atomic(time)
+        watch = SessionWatch(revision: state.revision, lastUsed: time)
     }
 }
 

@@ -26,10 +26,15 @@ public protocol SessionStore: Sendable {
         session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
         completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void)
 
-    /// The session's current state when the store knows it without waiting (memory, or a
-    /// SQLite cache hit); `nil` means "ask with ``read(session:_:completion:)``". Counts as
-    /// use of the session. PostgreSQL always answers `nil`: another instance may have written.
-    func currentStateIfCached(session key: SessionKey) -> SessionState?
+    /// The session's current state and its watch when the store knows them without waiting
+    /// (memory, or a SQLite cache hit); `nil` means "ask with ``read(session:_:completion:)``".
+    /// Counts as use of the session. PostgreSQL always answers `nil`: another instance may
+    /// have written.
+    func currentStateIfCached(session key: SessionKey) -> WatchedState?
+
+    /// Counts a read answered from a cache that `watch` vouches for as use of the session.
+    /// Cheap when the session was used recently: it then writes nothing.
+    func touch(session key: SessionKey, watch: SessionWatch)
 
     /// The number of sessions, for metrics.
     func sessionCount() -> Int

@@ -202,9 +202,12 @@ public final class PostgresSessionStore: SessionStore {
             [.integer(time), .text(token), .integer(time - touches.interval)])
     }
 
-    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
+    public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
         nil
     }
+
+    /// Never called: this store hands out no watches.
+    public func touch(session key: SessionKey, watch: SessionWatch) {}
 
     public func sessionCount() -> Int {
         count.withLock { $0 }

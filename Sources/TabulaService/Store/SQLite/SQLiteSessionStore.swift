@@ -108,7 +108,7 @@ public final class SQLiteSessionStore: SessionStore {
         let key = SessionKey(token)
         let current: SessionState?
         if let cached = cache.get(key) {
-            current = cached
+            current = cached.state
         } else {
             let removals = cache.removalCount
             do {
@@ -170,7 +170,7 @@ public final class SQLiteSessionStore: SessionStore {
     private func speculate<Value: Sendable>(
         _ token: String, _ body: @Sendable (inout SessionWriting) -> Value, answerCutoff: Milliseconds
     ) -> WriteSpeculation<Value>? {
-        guard let base = cache.get(SessionKey(token)) else { return nil }
+        guard let base = cache.get(SessionKey(token))?.state else { return nil }
         let view = SQLiteSessionView(token: token, current: base, statements: reader, lock: readerLock, answerCutoff: answerCutoff)
         var writing = SessionWriting(reading: view, time: now())
         let value = body(&writing)
@@ -181,10 +181,17 @@ public final class SQLiteSessionStore: SessionStore {
         return WriteSpeculation(base: base, value: value, writing: writing, stateBytes: stateBytes)
     }
 
-    public func currentStateIfCached(session key: SessionKey) -> SessionState? {
-        guard let state = cache.get(key) else { return nil }
+    public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
+        guard let cached = cache.get(key) else { return nil }
+        touch(session: key, watch: cached.watch)
+        return cached
+    }
+
+    /// The watch remembers the last refresh, so that reads within the interval ask
+    /// nothing shared: the tracker's lock is written by every thread that takes it.
+    public func touch(session key: SessionKey, watch: SessionWatch) {
+        guard watch.touch(at: now(), interval: touches.interval) else { return }
         touchIfStale(key)
-        return state
     }
 
     public func sessionCount() -> Int {

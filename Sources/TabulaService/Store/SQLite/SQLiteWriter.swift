@@ -29,7 +29,7 @@ final class SQLiteBatch: @unchecked Sendable {
     func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
         if let state = changed[token] { return state }
         if removed.contains(token) { return nil }
-        if let state = cache.get(SessionKey(token)) { return state }
+        if let cached = cache.get(SessionKey(token)) { return cached.state }
         return try statements.currentState(token)
     }
 
