@@ -13,9 +13,11 @@ public enum SystemClock {
         nanoseconds(CLOCK_MONOTONIC)
     }
 
-    /// `CLOCK_REALTIME`: since the Unix epoch.
-    public static func wallNanoseconds() -> Int64 {
-        nanoseconds(CLOCK_REALTIME)
+    /// `CLOCK_REALTIME_COARSE`: since the Unix epoch, as of the kernel's last tick (a few
+    /// milliseconds behind at most), for a quarter of the cost (6 ns instead of 24 here):
+    /// for log timestamps and last-use times, read on every request.
+    public static func coarseWallNanoseconds() -> Int64 {
+        nanoseconds(CLOCK_REALTIME_COARSE)
     }
 
     private static func nanoseconds(_ clock: clockid_t) -> Int64 {

@@ -25,6 +25,22 @@ import Testing
         #expect(ShardedStorage<(Int, Int, Int, Int, Int, Int, Int, Int, Int, Int)>.stride == 256)
     }
 
+    @Test func eachThreadKeepsItsOwnSlot() {
+        let slots = Locked<[Int]>([])
+        let threads = (0..<4).map { _ in
+            Thread {
+                let first = ThreadSlot.current
+                #expect(ThreadSlot.current == first)
+                slots.withLock { $0.append(first) }
+            }
+        }
+        threads.forEach { $0.start() }
+        while slots.withLock({ $0.count }) < threads.count { usleep(1_000) }
+        let seen = slots.withLock { $0 }
+        #expect(Set(seen).count == threads.count)
+        #expect(seen.allSatisfy { $0 >= 0 })
+    }
+
     @Test func countsFromManyThreadsAddUp() async {
         let storage = ShardedStorage<Int>(count: 8) { 0 }
         await withTaskGroup(of: Void.self) { group in

@@ -53,7 +53,7 @@ public final class BufferedStandardOutput: Sendable {
     /// `body` writes straight into the buffer, and a newline. `urgent` lines are written
     /// at once.
     func writeLine(urgent: Bool, _ body: (inout [UInt8]) -> Void) {
-        let second = Int(SystemClock.wallNanoseconds() / 1_000_000_000)
+        let second = Int(SystemClock.coarseWallNanoseconds() / 1_000_000_000)
         let shard = ThreadSlot.current
         // A local, so that the closure below captures no reference to this shared object.
         let thresholdBytes = thresholdBytes

@@ -15,7 +15,8 @@ public struct StoreSettings: Sendable {
 /// Milliseconds since 1970, the stores' clock.
 public typealias Milliseconds = Int64
 
-/// The current time in milliseconds since 1970.
+/// The current time in milliseconds since 1970, as of the kernel's last tick: last-use and
+/// answer times need no finer time, and a `GET` reads it.
 public func unixMilliseconds() -> Milliseconds {
-    SystemClock.wallNanoseconds() / 1_000_000
+    SystemClock.coarseWallNanoseconds() / 1_000_000
 }
