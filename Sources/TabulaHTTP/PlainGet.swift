@@ -48,7 +48,7 @@ public struct PlainGet {
 /// metrics say of it (the same as a ``Response`` sent through a ``Responder`` would).
 public struct QuickAnswer: Sendable {
     /// Unretained: `owner` keeps it alive while the answer is sent.
-    let response: Unmanaged<PreparedResponse>
+    let unretainedResponse: Unmanaged<PreparedResponse>
     let owner: any AnyObject & Sendable
     /// The route pattern, for metrics and logs.
     public let route: String
@@ -64,11 +64,14 @@ public struct QuickAnswer: Sendable {
     /// response on every request would write its reference count's cache line from every
     /// thread. `owner` must hold `response` in a constant (`let`) property.
     public init(response: borrowing PreparedResponse, keptAliveBy owner: any AnyObject & Sendable, route: String, logContext: String?) {
-        self.response = Unmanaged.passUnretained(copy response)
+        unretainedResponse = Unmanaged.passUnretained(copy response)
         self.owner = owner
         self.route = route
         self.logContext = logContext
     }
+
+    /// The prepared response sent.
+    public var response: PreparedResponse { unretainedResponse.takeUnretainedValue() }
 }
 
 /// One header of a plain GET, pointing into libmicrohttpd's memory.

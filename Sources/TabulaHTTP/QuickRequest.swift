@@ -30,12 +30,10 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     /// session, and each retain would write its reference count's line.
     private(set) var responseHandle: OpaquePointer?
     private(set) var statusCode = 0
-    /// What the observer is told at completion, kept in memory of the request's own and
-    /// updated in place: its strings stay from one request to the next (method, client,
-    /// and the target while it has the same bytes, a client polling its screen), and the
-    /// observer borrows it there. A summary built per request was copied once more to be
-    /// lent, and its strings retained and released twice. Not checked for exclusive access
-    /// (a runtime call per access): only the connection's thread touches it.
+    /// What the observer is told at completion, kept with the connection and updated in
+    /// place: its strings stay from one request to the next (method, client, and the target
+    /// while it has the same bytes, a client polling its screen) instead of being made and
+    /// retained anew for each request.
     private(set) var summary: RequestSummary
     /// The target's bytes, to compare the next target with.
     private var pathBytes = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -54,12 +52,9 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
         pathBytes.deallocate()
     }
 
-    /// The client's address, as the summary has it.
-    var clientAddress: String { summary.remoteAddress }
-
     /// Takes up the next request on the connection.
     func begin(answer: consuming QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
-        (responseHandle, statusCode) = answer.response._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
+        (responseHandle, statusCode) = answer.unretainedResponse._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
         summary.status = statusCode
         summary.route = answer.route
         summary.logContext = answer.logContext

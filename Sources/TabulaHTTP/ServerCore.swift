@@ -137,7 +137,7 @@ final class ServerCore: @unchecked Sendable {
         guard !request.queued, let handle = request.responseHandle else { return .YES }
         request.queued = true
         guard accepting.load(ordering: .relaxed) else {
-            guard let prepared = request.answer?.response.takeUnretainedValue() else { return .NO }
+            guard let prepared = request.answer?.response else { return .NO }
             return send(Response(prepared), closingConnection: true, on: connection)
         }
         return MHD_queue_response(connection, UInt32(request.statusCode), handle)
