@@ -1,5 +1,6 @@
 // Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon and
-// MHD_get_*_info are variadic. Only the TabulaHTTP target imports this module.
+// MHD_get_*_info are variadic; and ThreadSlot's C thread-local. Only the TabulaHTTP target
+// imports this module.
 #ifndef TABULA_MICROHTTPD_SHIM_H
 #define TABULA_MICROHTTPD_SHIM_H
 

@@ -25,11 +25,10 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     /// Kept from ``begin(answer:target:receivedAt:)`` to ``end()``: its owner keeps the
     /// response alive.
     private(set) var answer: QuickAnswer?
-    /// The response's `MHD_Response` and status, copied out at `begin`, so that queueing it
-    /// retains nothing: the response is a session's, shared by every thread that serves the
-    /// session, and each retain would write its reference count's line.
+    /// The response's `MHD_Response`, copied out at `begin` (its status goes to the summary),
+    /// so that queueing it retains nothing: the response is a session's, shared by every
+    /// thread that serves the session, and each retain would write its reference count's line.
     private(set) var responseHandle: OpaquePointer?
-    private(set) var statusCode = 0
     /// What the observer is told at completion, kept with the connection and updated in
     /// place: its strings stay from one request to the next (method, client, and the target
     /// while it has the same bytes, a client polling its screen) instead of being made and
@@ -54,8 +53,7 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
 
     /// Takes up the next request on the connection.
     func begin(answer: consuming QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
-        (responseHandle, statusCode) = answer.unretainedResponse._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
-        summary.status = statusCode
+        (responseHandle, summary.status) = answer.unretainedResponse._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
         summary.route = answer.route
         summary.logContext = answer.logContext
         self.answer = consume answer

@@ -140,7 +140,7 @@ final class ServerCore: @unchecked Sendable {
             guard let prepared = request.answer?.response else { return .NO }
             return send(Response(prepared), closingConnection: true, on: connection)
         }
-        return MHD_queue_response(connection, UInt32(request.statusCode), handle)
+        return MHD_queue_response(connection, UInt32(request.summary.status), handle)
     }
 
     /// Later access-handler calls: a piece of the body, or (size 0) the end of the request.

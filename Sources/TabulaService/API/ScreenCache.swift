@@ -25,7 +25,7 @@ final class RenderedScreen: Sendable {
     /// The prepared answer for a client whose If-None-Match header is `tags`: the 304 when
     /// a tag matches, else the 200; `nil` only if libmicrohttpd could not allocate it.
     func prepared(ifNoneMatch tags: String?) -> PreparedResponse? {
-        if let tags, ETag.matches(tags, etag) { notModified } else { response }
+        withPrepared(ifNoneMatch: tags) { $0 }
     }
 
     /// ``prepared(ifNoneMatch:)`` lent to `body`, for callers that must not retain it.

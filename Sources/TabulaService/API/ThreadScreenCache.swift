@@ -28,12 +28,15 @@ final class ThreadScreenCache: Sendable {
     /// A screen a thread answered, at the revision its watch vouched for then. The thread's
     /// own object: a quick answer keeps it alive, and through it the shared screen.
     final class Entry: Sendable {
-        let watch: SessionWatch
-        let rendered: RenderedScreen
+        /// Kept alive by the entry; used through the two below.
+        private let watch: SessionWatch
+        private let rendered: RenderedScreen
         /// The two above, reached without a retain: they are shared by every thread that
         /// serves the session, and each retain or release would write their cache lines.
         private let sharedWatch: Unmanaged<SessionWatch>
         private let sharedScreen: Unmanaged<RenderedScreen>
+        /// The screen's revision, copied: the check on every `GET` then reads the entry and
+        /// the watch, not the shared screen as well.
         private let revision: Int
 
         init(watch: SessionWatch, rendered: RenderedScreen) {
@@ -89,12 +92,5 @@ final class ThreadScreenCache: Sendable {
             }
             entries[key] = entry
         }
-    }
-
-    /// Entries held by all threads, for tests.
-    var count: Int {
-        var total = 0
-        shards.readEach { total += $0.count }
-        return total
     }
 }

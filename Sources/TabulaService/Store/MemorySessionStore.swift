@@ -67,7 +67,7 @@ public final class MemorySessionStore: SessionStore {
 
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
         guard let session = sessions[key] else { return nil }
-        session.watch.lastUsed.store(now(), ordering: .relaxed)
+        touch(session: key, watch: session.watch)
         return WatchedState(state: session.current.read { $0 }, watch: session.watch)
     }
 

@@ -41,7 +41,8 @@ final class SessionStateCache: Sendable {
     func remove(_ token: String) {
         removals.withLock { count in
             count &+= 1
-            entries.withShard(of: SessionKey(token)) { entries in entries.removeValue(forKey: SessionKey(token))?.watch.end() }
+            let key = SessionKey(token)
+            entries.withShard(of: key) { entries in entries.removeValue(forKey: key)?.watch.end() }
         }
     }
 
