@@ -13,8 +13,8 @@ public struct ServerConfiguration: Sendable {
     /// Worker threads, each polling its share of the connections: one per processor and one
     /// more, so that a thread that is descheduled (preempted by another process, waiting on
     /// a lock or a page) does not leave a processor idle while its connections wait. On 2
-    /// cores shared with the load generator the third thread answered 19% more switch events
-    /// at 256 connections and 2.5% fewer `GET`s (paired wrk runs; README, Performance).
+    /// cores shared with the load generator the third thread answered 10-13% more switch
+    /// events and 5-7% fewer `GET`s (paired wrk runs; README, Performance).
     public var threads = ServerConfiguration.processorCount + 1
     /// The largest request body accepted; larger ones get 413 and the connection is closed.
     public var maxBodyBytes = 64 * 1024
