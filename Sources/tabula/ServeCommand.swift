@@ -155,13 +155,13 @@ struct ServeCommand: ParsableCommand {
             case "memory":
                 return MemorySessionStore(settings: settings.store)
             case "sqlite":
-                return try SQLiteSessionStore(directory: settings.dataDirectory, schema: catalogue.schema, settings: settings.store, logger: logger)
+                return try SQLiteSessionStore(directory: settings.dataDirectory, settings: settings.store, logger: logger)
             default:
                 guard let url = settings.databaseURL else {
                     throw ValidationError("--store postgres needs --database-url (or TABULA_DATABASE_URL)")
                 }
                 return try PostgresSessionStore(
-                    url: url, poolSize: settings.databasePoolSize, schema: catalogue.schema, settings: settings.store, logger: logger)
+                    url: url, poolSize: settings.databasePoolSize, settings: settings.store, logger: logger)
             }
         } catch let error as StoreError {
             throw CommandFailure("cannot open the \(settings.storeKind) store: \(error)")

@@ -37,25 +37,27 @@ import TabulaCore
     }
 }
 
-/// Where each id sits in a screen: its section's id and index, and its row index.
+/// Where each row sits in a screen: its section's id and index, its row index, its kind.
 private struct Placement {
     var sectionID: String
     var path: RowPath
+    var kind: String
 }
 
 private func placements(_ screen: Screen) -> [String: Placement] {
     var result: [String: Placement] = [:]
     for (sectionIndex, section) in screen.sections.enumerated() {
         for (rowIndex, row) in section.rows.enumerated() {
-            result[row.id] = Placement(sectionID: section.id, path: RowPath(section: sectionIndex, row: rowIndex))
+            result[row.id] = Placement(sectionID: section.id, path: RowPath(section: sectionIndex, row: rowIndex), kind: row.kind)
         }
     }
     return result
 }
 
 /// The identity rules: a kept section or row is never deleted and inserted (except a row
-/// travelling with a deleted or inserted section); `updated` is exactly the kept items
-/// whose content changed; every kept row that changed section is moved; lists are sorted.
+/// travelling with a deleted or inserted section); a row is kept when its id and kind are;
+/// `updated` is exactly the kept items whose content changed; every kept row that changed
+/// section is moved; lists are sorted.
 func checkIdentityRules(old: Screen, new: Screen, changes: ChangeSet) {
     let oldSectionIDs = Set(old.sections.map(\.id))
     let newSectionIDs = Set(new.sections.map(\.id))
@@ -72,14 +74,14 @@ func checkIdentityRules(old: Screen, new: Screen, changes: ChangeSet) {
     for id in deletedRowIDs {
         guard let oldPlace = oldPlaces[id] else { continue }
         #expect(newSectionIDs.contains(oldPlace.sectionID), "a row of a deleted section is listed")
-        if let newPlace = newPlaces[id] {
+        if let newPlace = newPlaces[id], newPlace.kind == oldPlace.kind {
             #expect(!oldSectionIDs.contains(newPlace.sectionID), "kept row \(id) deleted though its new section is kept")
         }
     }
     for id in insertedRowIDs {
         guard let newPlace = newPlaces[id] else { continue }
         #expect(oldSectionIDs.contains(newPlace.sectionID), "a row of an inserted section is listed")
-        if let oldPlace = oldPlaces[id] {
+        if let oldPlace = oldPlaces[id], oldPlace.kind == newPlace.kind {
             #expect(!newSectionIDs.contains(oldPlace.sectionID), "kept row \(id) inserted though its old section is kept")
         }
     }
@@ -88,7 +90,7 @@ func checkIdentityRules(old: Screen, new: Screen, changes: ChangeSet) {
     var expectedCrossSectionMoves: Set<String> = []
     for (sectionIndex, section) in new.sections.enumerated() where oldSectionIDs.contains(section.id) {
         for (rowIndex, row) in section.rows.enumerated() {
-            guard let oldPlace = oldPlaces[row.id], newSectionIDs.contains(oldPlace.sectionID) else { continue }
+            guard let oldPlace = oldPlaces[row.id], newSectionIDs.contains(oldPlace.sectionID), oldPlace.kind == row.kind else { continue }
             if old.row(at: oldPlace.path) != row { expectedUpdates.append(RowPath(section: sectionIndex, row: rowIndex)) }
             if oldPlace.sectionID != section.id { expectedCrossSectionMoves.insert(row.id) }
         }
@@ -145,7 +147,7 @@ func checkMinimalMoves(old: Screen, new: Screen, changes: ChangeSet) {
         var sameSectionOld: [Int] = []
         var staying: [Int] = []
         for (rowIndex, row) in section.rows.enumerated() {
-            guard let place = oldPlaces[row.id], place.sectionID == section.id else { continue }
+            guard let place = oldPlaces[row.id], place.sectionID == section.id, place.kind == row.kind else { continue }
             sameSectionOld.append(place.path.row)
             if !movedRows.contains(RowPath(section: sectionIndex, row: rowIndex)) { staying.append(place.path.row) }
         }

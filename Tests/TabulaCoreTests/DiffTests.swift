@@ -136,10 +136,28 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
 
     @Test func rowUpdateCarriesTheNewModelAndBothPaths() throws {
         var new = screen([section("a", ["0", "1", "2"])])
-        new.sections[0].rows[2] = Row(id: "2", content: .titleSwitch(title: "Two", isOn: true))
+        new.sections[0].rows[2] = Row(id: "2", content: .basic(title: "Two"), selectable: true)
         let changes = try changes(screen([section("a", ["1", "2"])]), new)
         #expect(changes.rows.updated == [RowUpdate(from: path(0, 1), to: path(0, 2), row: new.sections[0].rows[2])])
         #expect(changes.rows.moved.isEmpty)
+    }
+
+    /// Another kind is another cell (a table view cannot reconfigure a cell into another
+    /// class), so a row whose kind changed is deleted and inserted, never updated.
+    @Test func aRowThatChangesKindIsReplaced() throws {
+        var sameLayout = screen([section("a", ["1", "2"])])
+        sameLayout.sections[0].rows[1] = Row(id: "2", content: .titleSwitch(title: "Two", isOn: true))
+        let inPlace = try changes(screen([section("a", ["1", "2"])]), sameLayout)
+        #expect(inPlace.rows.deleted == [path(0, 1)])
+        #expect(inPlace.rows.inserted == [RowInsertion(path: path(0, 1), row: sameLayout.sections[0].rows[1])])
+        #expect(inPlace.rows.updated.isEmpty && inPlace.rows.moved.isEmpty)
+
+        var moved = screen([section("a", ["0", "1"]), section("b", ["2"])])
+        moved.sections[1].rows[0] = Row(id: "2", content: .checkmark(title: "Two", isChecked: false))
+        let elsewhere = try changes(screen([section("a", ["2", "1"]), section("b", [])]), moved)
+        #expect(elsewhere.rows.deleted == [path(0, 0)])
+        #expect(elsewhere.rows.inserted.map(\.path) == [path(0, 0), path(1, 0)])
+        #expect(elsewhere.rows.moved.isEmpty && elsewhere.rows.updated.isEmpty)
     }
 
     @Test func rowCanBeMovedAndUpdated() throws {

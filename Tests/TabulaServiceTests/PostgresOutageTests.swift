@@ -15,7 +15,7 @@ import TabulaTestSupport
         let catalogue = try flipCatalogue()
         var logger = Logger(label: "outage-test")
         logger.logLevel = .critical
-        let store = try PostgresSessionStore(url: url, poolSize: 1, schema: catalogue.schema, settings: StoreSettings(), logger: logger)
+        let store = try PostgresSessionStore(url: url, poolSize: 1, settings: StoreSettings(), logger: logger)
         let api = try APITestServer(catalogue: catalogue, store: store)
         defer { store.close() }
         // One worker, whose connection is open once the session exists: the event's

@@ -11,7 +11,7 @@ import TabulaTestSupport
         let directory = try makeTemporaryDirectory()
         let database = try SQLiteDatabase(path: directory.path + "/tabula.sqlite")
         try SQLiteSchema.migrate(database)
-        let statements = try SQLiteStatements(database, schema: try flipCatalogue().schema, ringSize: 4)
+        let statements = try SQLiteStatements(database, ringSize: 4)
         return (statements, directory)
     }
 

@@ -37,10 +37,10 @@ final class StoreFactory {
             return MemorySessionStore(settings: settings, now: clock)
         case .sqlite:
             return try SQLiteSessionStore(
-                directory: directory.path, schema: catalogue.schema, settings: settings, logger: logger, now: clock)
+                directory: directory.path, settings: settings, logger: logger, now: clock)
         case .postgres:
             return try PostgresSessionStore(
-                url: databaseURL ?? "", poolSize: 4, schema: catalogue.schema, settings: settings, logger: logger, now: clock)
+                url: databaseURL ?? "", poolSize: 4, settings: settings, logger: logger, now: clock)
         }
     }
 }

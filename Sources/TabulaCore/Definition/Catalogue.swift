@@ -24,9 +24,11 @@ public struct Catalogue: Sendable {
         // State is shared by every screen, so a screen may read a key that only another one
         // declares: expressions are checked against the keys of all files (the first file
         // to declare a key gives its type; a disagreement is reported below).
-        var sharedState: [String: StateType] = [:]
+        var sharedState: [String: StateDeclaration] = [:]
         for case (_, .success(let json)) in parsed {
-            for (key, type) in DefinitionReader.declaredStateTypes(json) where sharedState[key] == nil { sharedState[key] = type }
+            for (key, declaration) in DefinitionReader.declaredState(json) where sharedState[key] == nil {
+                sharedState[key] = declaration
+            }
         }
 
         for (file, result) in parsed {

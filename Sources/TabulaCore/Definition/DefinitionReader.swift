@@ -7,23 +7,26 @@ struct DefinitionReader {
     /// The types of the keys expressions may use: this screen's own and those the other
     /// screens of the catalogue declare (state is shared by all of them).
     var stateTypes: [String: StateType]
+    /// What the other screens declare, for the keys of theirs that this one reads.
+    let sharedState: [String: StateDeclaration]
     var kinds: [String: KindDeclaration] = [:]
     /// `navigate` targets with their paths, checked once every screen is known.
     var navigations: [(target: String, path: String)] = []
 
-    /// A reader for one file; `sharedState` holds the types of the keys other screens declare.
-    init(file: String, sharedState: [String: StateType] = [:]) {
+    /// A reader for one file; `sharedState` holds the keys other screens declare.
+    init(file: String, sharedState: [String: StateDeclaration] = [:]) {
         log = ProblemLog(file: file)
-        stateTypes = sharedState
+        self.sharedState = sharedState
+        stateTypes = sharedState.mapValues(\.type)
     }
 
-    /// The types of the keys a definition declares under `"state"`, without reading the
-    /// rest or reporting problems (the full read reports them).
-    static func declaredStateTypes(_ json: JSONValue) -> [(key: String, type: StateType)] {
+    /// The keys a definition declares under `"state"`, without reading the rest or
+    /// reporting problems (the full read reports them).
+    static func declaredState(_ json: JSONValue) -> [(key: String, declaration: StateDeclaration)] {
         guard case .object(let object) = json, let declarations = object["state"] else { return [] }
         var reader = DefinitionReader(file: "")
         reader.readState(declarations, path: "$.state")
-        return reader.state.map { ($0.key, $0.declaration.type) }
+        return reader.state
     }
 
     var stateScope: ExpressionScope { ExpressionScope(state: stateTypes) }
@@ -53,11 +56,26 @@ struct DefinitionReader {
         let sections = readArray(object.require("sections", log: &log), path: "$.sections", of: "sections") {
             $0.readSection($1, path: $2)
         }
+        // Editors' schema reference, not part of the screen.
+        _ = object.take("$schema")
         object.reportUnread(log: &log)
         checkIdentity(sections)
         guard let id, let title else { return nil }
+        let declarations = declarations(read: ScreenDefinition.stateKeys(title: title, sections: sections))
         return ScreenDefinition(
-            id: id, file: log.file, title: title, style: style, state: state, kinds: kinds, sections: sections)
+            id: id, file: log.file, title: title, style: style, state: state, kinds: kinds, sections: sections,
+            declarations: declarations, document: DefinitionDocument(object.object, declarations: declarations))
+    }
+
+    /// This screen's own declarations, and those of the keys it reads or writes that other
+    /// screens declare, by key.
+    private func declarations(read keys: Set<String>) -> [(key: String, declaration: StateDeclaration)] {
+        var byKey: [String: StateDeclaration] = [:]
+        for (key, declaration) in state { byKey[key] = declaration }
+        for key in keys where byKey[key] == nil {
+            if let shared = sharedState[key] { byKey[key] = shared }
+        }
+        return byKey.sorted { $0.key.utf8Precedes($1.key) }.map { (key: $0.key, declaration: $0.value) }
     }
 
     private mutating func readSection(_ json: JSONValue, path: String) -> SectionDefinition? {

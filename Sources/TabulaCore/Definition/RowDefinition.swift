@@ -52,6 +52,16 @@ public final class RowDefinition: Sendable {
     }
 }
 
+extension RowDefinition {
+    /// The state keys the row's actions read or write.
+    var actionStateKeys: Set<String> {
+        var keys: Set<String> = []
+        for action in (onSelect ?? []) + (onDelete ?? []) { keys.formUnion(action.stateKeys) }
+        if let onSwitch { keys.insert(onSwitch.key) }
+        return keys
+    }
+}
+
 /// What selecting (or deleting) a row does.
 public enum Action: Sendable {
     /// Flips a bool key.
@@ -64,6 +74,16 @@ public enum Action: Sendable {
     case open(Template)
     /// Removes the current `forEach` item from its list.
     case remove(String)
+
+    /// The state keys the action reads or writes.
+    var stateKeys: Set<String> {
+        switch self {
+        case .toggle(let key), .remove(let key): [key]
+        case .set(let assignments): assignments.reduce(into: Set(assignments.map(\.key))) { $0.formUnion($1.value.stateKeys) }
+        case .navigate: []
+        case .open(let url): url.stateKeys
+        }
+    }
 }
 
 /// What a row's switch does: store its new value in a bool key.

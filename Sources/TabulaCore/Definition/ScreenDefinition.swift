@@ -12,6 +12,11 @@ public final class ScreenDefinition: Sendable {
     /// Custom kinds this screen declares, by name.
     public let kinds: [String: KindDeclaration]
     public let sections: [SectionDefinition]
+    /// Every state key the screen declares, reads or writes, with its declaration (its own,
+    /// or another screen's for a shared key), in ascending order of keys.
+    public let declarations: [(key: String, declaration: StateDeclaration)]
+    /// The definition as one self-contained document, and its id.
+    public let document: DefinitionDocument
     /// Where each row id can come from, to find an event's row without rendering.
     let rowLocator: RowLocator
     /// What each part reads, for rendering at a new state from the screen at an old one.
@@ -20,7 +25,8 @@ public final class ScreenDefinition: Sendable {
     public init(
         id: String, file: String, title: Template, style: TableStyle?,
         state: [(key: String, declaration: StateDeclaration)], kinds: [String: KindDeclaration],
-        sections: [SectionDefinition]
+        sections: [SectionDefinition], declarations: [(key: String, declaration: StateDeclaration)],
+        document: DefinitionDocument
     ) {
         self.id = id
         self.file = file
@@ -29,8 +35,42 @@ public final class ScreenDefinition: Sendable {
         self.state = state
         self.kinds = kinds
         self.sections = sections
+        self.declarations = declarations
+        self.document = document
         rowLocator = RowLocator(sections)
         dependencyMasks = DependencyMasks(title: title, sections: sections)
+    }
+
+    /// The definition's id: what screens rendered by it carry in `"definition"`.
+    public var definitionID: String { document.id }
+
+    /// Every state key a title and sections read or write.
+    static func stateKeys(title: Template, sections: [SectionDefinition]) -> Set<String> {
+        var keys = title.stateKeys
+        for section in sections {
+            keys.formUnion(section.dependencies)
+            for row in section.rows { keys.formUnion(row.actionStateKeys) }
+        }
+        return keys
+    }
+
+    /// `state` as this definition reads it: a key it declares that the state lacks, or holds
+    /// as another type, takes the declared default; the other keys are left as they are.
+    /// State saved under another version of the definitions is read this way: keys added
+    /// since take their defaults, removed ones are ignored, retyped ones take the default.
+    public func conformed(_ state: SessionState) -> SessionState {
+        replacingNonconforming(state) ?? state
+    }
+
+    /// ``conformed(_:)``, or `nil` when the state conforms already (the usual case, which
+    /// then costs a lookup per key and no copy).
+    func replacingNonconforming(_ state: SessionState) -> SessionState? {
+        var result: SessionState?
+        for (key, declaration) in declarations where !declaration.type.admits(state.values[key]) {
+            if result == nil { result = state }
+            result?.values[key] = declaration.defaultValue
+        }
+        return result
     }
 
     /// The session state every key of this screen starts with.

@@ -1,7 +1,8 @@
 extension ChangeSet {
     /// Applies the change set to the screen it was computed against, following the index
     /// rules on ``ChangeSet``. `diff(old: a, new: b).apply(to: a) == b` when `a` and `b`
-    /// have equal revisions; the result keeps `screen.revision`.
+    /// have equal revisions and definitions; the result keeps `screen.revision` and
+    /// `screen.definition` (answers carry the new ones beside the change set).
     ///
     /// A change set that does not fit `screen` (one computed against another screen) is
     /// not applied: the screen is returned unchanged. Use ``applyChecked(to:)`` to learn why.

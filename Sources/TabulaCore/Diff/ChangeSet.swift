@@ -9,7 +9,9 @@
 ///   updated content at `to`.
 /// - Identity is the section or row `id`. A kept row or section is never deleted and
 ///   inserted, except a row whose old section is deleted or whose new section is
-///   inserted: it travels with its section, whose insertion carries all its rows.
+///   inserted: it travels with its section, whose insertion carries all its rows. A row
+///   whose kind changed (a new version of its screen's definition) is not kept: another
+///   kind is another cell, so it is deleted and inserted.
 /// - `updated` lists every kept row or section whose content changed; a row may be both
 ///   moved and updated. For a section, content means its header and footer.
 /// - Every list is sorted: deletions by old index, the rest by new index (`to`).

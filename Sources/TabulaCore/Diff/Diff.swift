@@ -7,8 +7,10 @@
 /// (hash matching, then a longest increasing subsequence with an ascending fast path).
 ///
 /// The result follows the index rules documented on ``ChangeSet``; `diff(a, a)` is empty
-/// and `diff(a, b).apply(to: a) == b` for screens with equal revisions (the revision is
-/// not content: it travels beside the change set).
+/// and `diff(a, b).apply(to: a) == b` for screens with equal revisions and definitions (the
+/// revision and the definition id are not content: answers carry them beside the change
+/// set, as `toRevision` and `definition`). The two screens may come from different
+/// definitions: a client's copy made by an earlier one is brought to the current one.
 public func diff(old: Screen, new: Screen) -> ChangeSet {
     var changes = ChangeSet()
     if old.title != new.title { changes.title = new.title }
@@ -65,7 +67,13 @@ private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet
                         guard oldRows.baseAddress != newRows.baseAddress else { return }
                         for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
                             let path = RowPath(section: sectionIndex, row: rowIndex)
-                            changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
+                            if oldRows[rowIndex].kind == newRows[rowIndex].kind {
+                                changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
+                            } else {
+                                // Another kind is another cell: it is replaced, not reconfigured.
+                                changes.rows.deleted.append(path)
+                                changes.rows.inserted.append(RowInsertion(path: path, row: newRows[rowIndex]))
+                            }
                         }
                     }
                 }
@@ -155,8 +163,12 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
 
         for rowIndex in newSection.rows.indices {
             let oldFlat = match.newToOld[firstFlat + rowIndex]
-            // A row whose old section was deleted travels with it: it is inserted here.
-            if oldFlat >= 0 && sectionMatch.oldToNew[oldRows.section[oldFlat]] >= 0 {
+            // A row whose old section was deleted travels with it: it is inserted here. A row
+            // whose kind changed (a new version of the definition) is another cell: it is
+            // deleted and inserted.
+            if oldFlat >= 0 && sectionMatch.oldToNew[oldRows.section[oldFlat]] >= 0
+                && old.sections[oldRows.section[oldFlat]].rows[oldRows.row[oldFlat]].kind == newSection.rows[rowIndex].kind
+            {
                 oldRowKept[oldFlat] = true
                 keptFlatIndexes.append(oldFlat)
                 if sectionMatch.oldToNew[oldRows.section[oldFlat]] == newSectionIndex {

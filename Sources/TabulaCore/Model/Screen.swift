@@ -8,13 +8,22 @@ public struct Screen: Hashable, Sendable {
     public var title: String
     /// The session revision this screen was rendered at.
     public var revision: Int
+    /// The id of the screen definition that rendered it (``DefinitionDocument/id``); `nil`
+    /// for a screen that no definition rendered. With `revision`, it names the copy a
+    /// client holds: events and catch-up send both, so that the service rebuilds exactly
+    /// that copy even after the definition changed.
+    public var definition: String?
     public var style: TableStyle?
     public var sections: [Section]
 
-    public init(id: String, title: String, revision: Int = 0, style: TableStyle? = nil, sections: [Section] = []) {
+    public init(
+        id: String, title: String, revision: Int = 0, definition: String? = nil, style: TableStyle? = nil,
+        sections: [Section] = []
+    ) {
         self.id = id
         self.title = title
         self.revision = revision
+        self.definition = definition
         self.style = style
         self.sections = sections
     }

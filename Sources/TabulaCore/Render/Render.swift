@@ -3,12 +3,16 @@
 /// Hidden rows (`visibleWhen` false) are left out; a section whose `visibleWhen` is false,
 /// or none of whose rows is visible, is left out unless it says `keepWhenEmpty`. A row is
 /// `selectable` when it has `onSelect` and `deletable` when it has `onDelete`. Heights
-/// that evaluate below zero are written as zero. The screen's revision is the state's.
+/// that evaluate below zero are written as zero. The screen's revision is the state's, and
+/// its `definition` the definition's id. The definition reads the state
+/// ``ScreenDefinition/conformed(_:)``: a key it declares that the state lacks or holds as
+/// another type reads as the declared default.
 public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Screen {
+    let state = definition.conformed(state)
     let stateContext = EvaluationContext(state: state)
     var screen = Screen(
         id: definition.id, title: definition.title.evaluate(stateContext), revision: state.revision,
-        style: definition.style)
+        definition: definition.definitionID, style: definition.style)
     screen.sections.reserveCapacity(definition.sections.count)
     for sectionDefinition in definition.sections {
         if let section = render(sectionDefinition, definition, state) { screen.sections.append(section) }
@@ -22,6 +26,8 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
+    let state = definition.conformed(state)
+    let previousState = definition.conformed(previousState)
     let masks = definition.dependencyMasks
     let changed = masks.changed(state, since: previousState)
     var screen = previous

@@ -6,7 +6,28 @@
 /// goes up by exactly one; otherwise (a navigate-only selection, a switch set to its
 /// current value) the state is returned unchanged. Navigation and URLs are effects the
 /// client performs, never state.
+///
+/// The definition reads the state ``ScreenDefinition/conformed(_:)``; the new state is the
+/// given one with the keys the actions set, so keys this definition does not declare, or
+/// declares with another type, keep what another version of the definitions stored.
 public func reduce(
+    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
+) throws(EventError) -> (state: SessionState, effects: [Effect]) {
+    guard let conformed = definition.replacingNonconforming(state) else {
+        return try reduceConforming(state, event, definition)
+    }
+    let (next, effects) = try reduceConforming(conformed, event, definition)
+    guard next.revision != conformed.revision else { return (state, effects) }
+    var result = state
+    for key in next.changedKeys(since: conformed) {
+        result.values[key] = next.values[key]
+    }
+    result.revision = next.revision
+    return (result, effects)
+}
+
+/// ``reduce(_:_:_:)`` on a state that conforms to the definition.
+private func reduceConforming(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
 ) throws(EventError) -> (state: SessionState, effects: [Effect]) {
     guard let instance = definition.rowInstance(event.rowID, state) else {

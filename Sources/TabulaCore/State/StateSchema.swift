@@ -50,25 +50,20 @@ public struct StateSchema: Hashable, Sendable {
     }
 }
 
-extension StateSchema {
-    /// Restores state that a store saved, possibly under earlier definitions: keys no
-    /// longer declared are dropped, values whose type no longer fits and keys declared
-    /// since take their defaults. Never fails, so a changed catalogue cannot lock a session out.
-    public func restoredState(from json: JSONValue, revision: Int) -> SessionState {
-        var state = initialState
-        state.revision = revision
-        guard case .object(let object) = json else { return state }
-        for (key, value) in object.pairs {
-            guard let declaration = declarations[key] else { continue }
-            if let decoded = declaration.type.decode(value, path: "$", report: { _, _ in }) {
-                state.values[key] = decoded
-            }
-        }
-        return state
-    }
-}
-
 extension SessionState {
+    /// Reads values as stores save them (``valuesBytes``), without a schema: whatever
+    /// version of the definitions wrote them, every key is kept as it was stored (each
+    /// definition reads them ``ScreenDefinition/conformed(_:)``). A value is a scalar, or a
+    /// list of records (objects with a string `id` and scalar fields); anything else, which
+    /// Tabula never writes, is dropped, and the definitions read the key's default.
+    public init(storedValues json: JSONValue, revision: Int) {
+        self.init(revision: revision)
+        guard case .object(let object) = json else { return }
+        for (key, value) in object.pairs {
+            if let stored = StateValue(stored: value) { values[key] = stored }
+        }
+    }
+
     /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
     /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
     public var valuesBytes: [UInt8] {

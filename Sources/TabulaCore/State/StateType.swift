@@ -54,6 +54,18 @@ public enum StateType: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension StateType {
+    /// Whether a key of this type reads `value` as it is. A list admits any list: a record
+    /// field that is missing or of another type reads as its type's zero.
+    func admits(_ value: StateValue?) -> Bool {
+        switch (self, value) {
+        case (.scalar(let type), .scalar(let scalar)?): scalar.scalarType == type
+        case (.list, .list?): true
+        default: false
+        }
+    }
+}
+
 /// A declared state key: its type and its default value.
 public struct StateDeclaration: Hashable, Sendable {
     public var type: StateType

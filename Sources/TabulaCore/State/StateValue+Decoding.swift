@@ -100,3 +100,26 @@ extension StateType {
         return RecordSchema(fields: fields)
     }
 }
+
+extension StateValue {
+    /// A value as a store saved it, read without a schema: a scalar, or a list of records.
+    init?(stored json: JSONValue) {
+        if let scalar = StateType.scalar(json) {
+            self = .scalar(scalar)
+            return
+        }
+        guard case .array(let elements) = json else { return nil }
+        var records: [Record] = []
+        records.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .object(let object) = element, case .string(let id)? = object["id"] else { return nil }
+            var fields: [String: FieldValue] = [:]
+            for (name, value) in object.pairs where name != "id" {
+                guard let scalar = StateType.scalar(value) else { return nil }
+                fields[name] = scalar
+            }
+            records.append(Record(id: id, fields: fields))
+        }
+        self = .list(records)
+    }
+}

@@ -12,13 +12,14 @@ extension Screen {
         let revision = try reader.optional("revision").map { value throws(WireFormatError) in
             try WireObjectReader.nonNegativeInt(value, path: "$.revision")
         } ?? 0
+        let definition = try reader.optionalString("definition")
         let style = try reader.enumeration("style", as: TableStyle.self)
         var sections: [Section] = []
         for (index, element) in try reader.array("sections").enumerated() {
             sections.append(try Section(json: element, path: "$.sections[\(index)]"))
         }
         try reader.rejectUnread()
-        self.init(id: id, title: title, revision: revision, style: style, sections: sections)
+        self.init(id: id, title: title, revision: revision, definition: definition, style: style, sections: sections)
         try validate()
     }
 }

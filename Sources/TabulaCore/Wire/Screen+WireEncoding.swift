@@ -11,6 +11,9 @@ extension Screen {
 extension JSONWriter {
     public mutating func write(_ screen: Screen) {
         beginObject()
+        if let definition = screen.definition {
+            key("definition"); string(definition)
+        }
         key("id"); string(screen.id)
         key("revision"); int(screen.revision)
         key("sections")

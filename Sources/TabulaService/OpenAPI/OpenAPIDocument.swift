@@ -666,6 +666,7 @@ enum OpenAPIDocument {
           "id",
           "title",
           "revision",
+          "definition",
           "sections"
         ],
         "properties": {
@@ -678,6 +679,9 @@ enum OpenAPIDocument {
           "revision": {
             "type": "integer",
             "minimum": 0
+          },
+          "definition": {
+            "$ref": "#/components/schemas/DefinitionId"
           },
           "style": {
             "type": "string",
@@ -694,6 +698,11 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "DefinitionId": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{20}$",
+        "description": "The id of the screen definition that rendered a screen: the same content gives the same id on every instance, and a changed definition a new one. With the revision it names the copy a client holds."
       },
       "Section": {
         "type": "object",

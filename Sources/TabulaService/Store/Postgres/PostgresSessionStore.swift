@@ -17,7 +17,6 @@ import TabulaPostgres
 /// answer another instance stored first) rolls back and runs again on the fresh state.
 public final class PostgresSessionStore: SessionStore {
     private let pool: PostgresPool
-    private let schema: StateSchema
     private let settings: StoreSettings
     private let logger: Logger
     private let retention: RetentionTimer
@@ -28,7 +27,7 @@ public final class PostgresSessionStore: SessionStore {
 
     /// Connects, migrates the schema, and starts `poolSize` workers.
     public init(
-        url: String, poolSize: Int, schema: StateSchema, settings: StoreSettings, logger: Logger,
+        url: String, poolSize: Int, settings: StoreSettings, logger: Logger,
         retentionIntervalSeconds: Double = 60, now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
         do {
@@ -41,7 +40,6 @@ public final class PostgresSessionStore: SessionStore {
         } catch {
             throw StoreError("cannot reach PostgreSQL at \(Self.redacted(url)): \(error)")
         }
-        self.schema = schema
         self.settings = settings
         touches = TouchTracker(sessionTTLSeconds: settings.sessionTTLSeconds)
         self.logger = logger
@@ -92,7 +90,7 @@ public final class PostgresSessionStore: SessionStore {
         let cutoff = answerCutoff()
         pool.submit({ [self] connection throws(PostgresError) in
             guard let current = try currentState(token, connection) else { return completion(.success(nil)) }
-            let view = PostgresSessionView(token: token, current: current, connection: connection, schema: schema, answerCutoff: cutoff)
+            let view = PostgresSessionView(token: token, current: current, connection: connection, answerCutoff: cutoff)
             let value = body(view)
             if let failure = view.failure { throw failure }
             try touchIfStale(token, connection)
@@ -114,7 +112,7 @@ public final class PostgresSessionStore: SessionStore {
                         try connection.execute("COMMIT")
                         return completion(.success(nil))
                     }
-                    let view = PostgresSessionView(token: token, current: current, connection: connection, schema: schema, answerCutoff: cutoff)
+                    let view = PostgresSessionView(token: token, current: current, connection: connection, answerCutoff: cutoff)
                     var writing = SessionWriting(reading: view, time: now())
                     let value = body(&writing)
                     if let failure = view.failure { throw failure }
@@ -186,7 +184,7 @@ public final class PostgresSessionStore: SessionStore {
         guard let row = try connection.execute(query, [.text(token)]).rows.first,
             let revision = row[0].integer
         else { return nil }
-        return PostgresSessionView.restore(row[1], revision: Int(revision), schema: schema)
+        return PostgresSessionView.restore(row[1], revision: Int(revision))
     }
 
     private func touchIfStale(_ token: String, _ connection: PostgresConnection) throws(PostgresError) {
@@ -259,21 +257,19 @@ final class PostgresSessionView: SessionReading, @unchecked Sendable {
     let current: SessionState
     private let token: String
     private let connection: PostgresConnection
-    private let schema: StateSchema
     private let answerCutoff: Milliseconds
     private(set) var failure: PostgresError?
 
-    init(token: String, current: SessionState, connection: PostgresConnection, schema: StateSchema, answerCutoff: Milliseconds) {
+    init(token: String, current: SessionState, connection: PostgresConnection, answerCutoff: Milliseconds) {
         self.token = token
         self.current = current
         self.connection = connection
-        self.schema = schema
         self.answerCutoff = answerCutoff
     }
 
-    static func restore(_ value: PostgresValue, revision: Int, schema: StateSchema) -> SessionState {
+    static func restore(_ value: PostgresValue, revision: Int) -> SessionState {
         let json = (try? JSONParser().parse(value.bytes ?? [])) ?? .object(JSONObject())
-        return schema.restoredState(from: json, revision: revision)
+        return SessionState(storedValues: json, revision: revision)
     }
 
     func state(at revision: Int) -> RevisionLookup {
@@ -283,7 +279,7 @@ final class PostgresSessionView: SessionReading, @unchecked Sendable {
             if let row = try connection.execute(
                 "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]).rows.first
             {
-                return .found(Self.restore(row[0], revision: revision, schema: schema))
+                return .found(Self.restore(row[0], revision: revision))
             }
             let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
             return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)

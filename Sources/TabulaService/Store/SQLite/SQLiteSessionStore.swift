@@ -28,7 +28,7 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Opens or creates the store in `directory` and migrates its schema.
     public init(
-        directory: String, schema: StateSchema, settings: StoreSettings, logger: Logger,
+        directory: String, settings: StoreSettings, logger: Logger,
         cacheEntries: Int = 100_000, retentionIntervalSeconds: Double = 60,
         now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
@@ -54,8 +54,8 @@ public final class SQLiteSessionStore: SessionStore {
             try SQLiteSchema.fitRing(writeConnection, size: ringSize)
             let readConnection = try SQLiteDatabase(path: path)
             try readConnection.execute("PRAGMA busy_timeout=5000;")
-            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, schema: schema, ringSize: ringSize), cache: cache, logger: logger)
-            reader = try SQLiteStatements(readConnection, schema: schema, ringSize: ringSize)
+            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, ringSize: ringSize), cache: cache, logger: logger)
+            reader = try SQLiteStatements(readConnection, ringSize: ringSize)
         } catch let error as StoreError {
             Glibc.close(lockDescriptor)
             throw error

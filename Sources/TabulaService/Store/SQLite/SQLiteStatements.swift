@@ -5,7 +5,6 @@ import TabulaSQLite
 /// The prepared statements of one connection, and the session operations built on them.
 final class SQLiteStatements: @unchecked Sendable {
     let database: SQLiteDatabase
-    let schema: StateSchema
     /// Slots of each session's log: revision `r` lives in slot `r % ringSize`.
     let ringSize: Int
     private let selectNewestSlot: SQLiteStatement
@@ -27,9 +26,8 @@ final class SQLiteStatements: @unchecked Sendable {
     private let deleteSessionAnswers: SQLiteStatement
     private let deleteSession: SQLiteStatement
 
-    init(_ database: SQLiteDatabase, schema: StateSchema, ringSize: Int) throws(SQLiteError) {
+    init(_ database: SQLiteDatabase, ringSize: Int) throws(SQLiteError) {
         self.database = database
-        self.schema = schema
         self.ringSize = ringSize
         // A session's current state is its newest log entry (schema version 2). The newest
         // slot is found first, reading only the small columns, then that one row is read.
@@ -114,7 +112,7 @@ final class SQLiteStatements: @unchecked Sendable {
 
     func restore(_ value: SQLiteValue, revision: Int) -> SessionState {
         let json = (try? JSONParser().parse(value.blob ?? [])) ?? .object(JSONObject())
-        return schema.restoredState(from: json, revision: revision)
+        return SessionState(storedValues: json, revision: revision)
     }
 
     func createSession(_ token: String, _ state: SessionState, time: Milliseconds) throws(SQLiteError) {

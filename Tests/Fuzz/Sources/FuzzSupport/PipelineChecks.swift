@@ -1,4 +1,5 @@
 import TabulaCore
+import TabulaSamples
 
 /// Properties of the pure pipeline (reduce, render, diff, apply, wire) that must hold for
 /// every input; shared by the targets whose inputs reach it.

@@ -3,7 +3,8 @@ import TabulaCore
 /// The rules a change set from `old` to `new` must follow for a client to hand it to one
 /// `UITableView.performBatchUpdates` (the index rules documented on ``ChangeSet``),
 /// checked apart from the diff and from `apply`: the core has no such validator, and a
-/// change set can apply correctly yet still make a table view throw.
+/// change set can apply correctly yet still make a table view throw. Used by the tests and
+/// the fuzzers.
 public struct BatchUpdateRules {
     private let changes: ChangeSet
     private let old: Screen
@@ -160,10 +161,11 @@ public struct BatchUpdateRules {
         for update in rows.updated where newToOld[update.to] != update.from || new.row(at: update.to) != update.row {
             report("row update \(update.from) -> \(update.to) does not follow a kept row or carry its new model")
         }
-        // Identity: a kept row is moved, never deleted and inserted.
+        // Identity: a kept row is moved, never deleted and inserted; a row whose kind
+        // changed is another cell, so it is deleted and inserted.
         guard keepsIdentityRules else { return }
-        let deletedIDs = Set(rows.deleted.compactMap { old.row(at: $0)?.id })
-        for insertion in rows.inserted where deletedIDs.contains(insertion.row.id) {
+        let deletedRows = Set(rows.deleted.compactMap { old.row(at: $0).map { [$0.id, $0.kind] } })
+        for insertion in rows.inserted where deletedRows.contains([insertion.row.id, insertion.row.kind]) {
             report("row \"\(insertion.row.id)\" is both deleted and inserted instead of moved")
         }
     }

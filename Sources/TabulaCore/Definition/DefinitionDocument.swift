@@ -1,0 +1,79 @@
+/// A screen definition as one self-contained document, and the id that names it.
+///
+/// A client's copy of a screen is identified by the definition that rendered it and the
+/// revision of the state. The document is the definition file without `$schema`, its
+/// `"state"` replaced by the explicit declaration (`{"type", "default", "item"?}`) of every
+/// key the screen declares, reads or writes (keys other screens declare included), written
+/// as canonical JSON: the same content gives the same bytes whatever the file's layout, key
+/// order, number spelling or name. The id is the first 20 hexadecimal digits of the SHA-256
+/// of the format's tag and those bytes, so every instance computes the same id, and any
+/// change that can change what the screen renders gives a new one.
+///
+/// Stores keep the documents of the definitions a service served, so that any instance can
+/// render a client's copy with the definition that made it (``ScreenDefinition/reading(document:)``).
+public struct DefinitionDocument: Hashable, Sendable {
+    /// The definition's id, as screens carry it in `"definition"`.
+    public let id: String
+    /// The canonical JSON of the document.
+    public let bytes: [UInt8]
+
+    /// Hashed before the document; a Tabula that renders a document differently than
+    /// earlier versions did must change it, so that its ids differ from theirs.
+    static let formatTag = Array("tabula screen definition 1\n".utf8)
+
+    /// The document of a definition file's top-level object and the declarations of the
+    /// keys its screen uses.
+    init(_ file: JSONObject, declarations: [(key: String, declaration: StateDeclaration)]) {
+        var document = file
+        document["$schema"] = nil
+        var state = JSONObject()
+        for (key, declaration) in declarations { state[key] = declaration.json }
+        document["state"] = .object(state)
+        bytes = JSONValue.object(document).canonicalBytes
+        id = String(SHA256.hexDigest(Self.formatTag + bytes).prefix(20))
+    }
+
+    /// Whether `text` has the shape of an id (so that a malformed one can be refused
+    /// before any lookup): 20 lowercase hexadecimal digits.
+    public static func isWellFormedID(_ text: String) -> Bool {
+        text.utf8.count == 20 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}
+
+extension StateDeclaration {
+    /// The declaration in its explicit form, which definitions accept under `"state"`.
+    var json: JSONValue {
+        var object = JSONObject()
+        switch type {
+        case .scalar(let scalar):
+            object["type"] = .string(scalar.rawValue)
+        case .list(let schema):
+            object["type"] = "list"
+            var item = JSONObject()
+            for (name, fieldType) in schema.fields { item[name] = .string(fieldType.rawValue) }
+            object["item"] = .object(item)
+        }
+        object["default"] = defaultValue.json
+        return .object(object)
+    }
+}
+
+extension ScreenDefinition {
+    /// Reads a definition from its document, as a store kept it. The document names no
+    /// other file: it declares every key it uses. Its `navigate` targets are not checked
+    /// (they were when the definition was first loaded, with its catalogue).
+    public static func reading(document bytes: [UInt8]) throws(DefinitionErrors) -> ScreenDefinition {
+        let file = "definition document"
+        let json: JSONValue
+        do {
+            json = try JSONParser().parse(bytes)
+        } catch {
+            throw DefinitionErrors([DefinitionProblem(kind: .invalidJSON, file: file, path: "$", message: "not valid JSON: \(error)")])
+        }
+        var reader = DefinitionReader(file: file)
+        guard let definition = reader.readScreen(json), reader.log.problems.isEmpty else {
+            throw DefinitionErrors(reader.log.problems)
+        }
+        return definition
+    }
+}
