@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaServiceTests",
-            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaSQLite", "TabulaTestSupport"]
+            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

@@ -39,7 +39,7 @@ let logger = Logger(label: "tabula")
 let store = MemorySessionStore()
 var configuration = ServiceConfiguration()
 configuration.accessLog = .buffered(.shared, label: logger.label)
-let service = TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
+let service = try TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
 store.createSession(token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", initialState: catalogue.initialState) { _ in }
 let delivered = Locked(0)
 let responder = Responder { response in delivered.withLock { $0 &+= response.status.code } }

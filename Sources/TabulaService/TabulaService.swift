@@ -32,12 +32,14 @@ public final class TabulaService: HTTPHandler {
     private let api: APIContext
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
 
-    public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) {
+    /// Keeps the catalogue's definitions in the store (see ``SessionStore/keepDefinitions(_:)``)
+    /// and builds the routes; throws when the store cannot keep them.
+    public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) throws(StoreError) {
         self.configuration = configuration
         self.logger = logger
         let metrics = ServiceMetrics()
         self.metrics = metrics
-        let api = APIContext(
+        let api = try APIContext(
             catalogue: catalogue, store: store, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
         self.api = api

@@ -67,6 +67,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default 100)")
     var keepRevisions: Int?
 
+    @Option(help: "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default 16)")
+    var keepDefinitions: Int?
+
     @Option(help: "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default 24h)")
     var idempotencyTTL: String?
 
@@ -112,7 +115,13 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
         let store = try openStore(settings, catalogue: catalogue, logger: logger)
-        let service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
+        let service: TabulaService
+        do {
+            service = try TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
+        } catch {
+            store.close()
+            throw CommandFailure("cannot keep the screens' definitions in the \(settings.storeKind) store: \(error)")
+        }
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
         do {
             try server.start()
@@ -199,6 +208,8 @@ struct ServeCommand: ParsableCommand {
         var storeSettings = StoreSettings()
         storeSettings.keepRevisions = try positive(
             EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions")
+        storeSettings.keepDefinitions = try positive(
+            EnvironmentSetting.resolve(keepDefinitions, "TABULA_KEEP_DEFINITIONS", default: storeSettings.keepDefinitions), "keep-definitions")
         storeSettings.idempotencyTTLSeconds = try duration(idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: "24h")
         storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: "30d")
         return Settings(

@@ -97,31 +97,50 @@ import TabulaSamples
         #expect(odd.values == ["d": .scalar(.bool(true))])
     }
 
-    /// A definition that declares `wifi`, `mode` and `count`, read against state saved by
-    /// another version: a key added since takes its default, a removed one is ignored and
-    /// kept, a retyped one takes the default until an action sets it.
-    @Test func stateFromAnotherVersionOfTheDefinitions() throws {
-        let definition = try #require(try Catalogue.load([DefinitionFile(name: "v2.json", bytes: Array("""
+    /// The version of a definition that declares `wifi` (bool), `mode` (string) and
+    /// `count` (number); earlier versions saved the states the tests below read.
+    static func currentVersion() throws -> ScreenDefinition {
+        try #require(try Catalogue.load([DefinitionFile(name: "v2.json", bytes: Array("""
             {"id": "v2", "title": "{{mode}}",
              "state": {"wifi": true, "mode": "auto", "count": 2},
              "sections": [{"id": "s", "rows": [
                {"id": "wifi", "kind": "titleSwitch", "title": "Wi-Fi {{count}}", "isOn": "wifi", "onSwitch": {"set": "wifi"}},
                {"id": "dark", "kind": "checkmark", "title": "Dark", "isChecked": "mode == 'dark'", "onSelect": {"set": {"mode": "dark"}}}]}]}
             """.utf8))]).screen(id: "v2"))
-        // Saved by a version where `mode` was a bool, without `count`, and with `legacy`.
-        let saved = SessionState(revision: 4, values: ["wifi": .scalar(.bool(false)), "mode": .scalar(.bool(true)), "legacy": .scalar(.string("x"))])
-        let screen = render(definition, saved)
-        #expect(screen.title == "auto")  // retyped: the default
-        #expect(screen.sections[0].rows[0].content == .titleSwitch(title: "Wi-Fi 2", isOn: false))  // added: the default; kept: as saved
+    }
 
+    /// A key added since the state was saved reads as its default.
+    @Test func aKeyAddedSinceTakesItsDefault() throws {
+        let definition = try Self.currentVersion()
+        let saved = SessionState(revision: 4, values: ["wifi": .scalar(.bool(false)), "mode": .scalar(.string("dark"))])
+        #expect(render(definition, saved).sections[0].rows[0].content == .titleSwitch(title: "Wi-Fi 2", isOn: false))
         let (switched, _) = try reduce(saved, .setSwitch(row: "wifi", isOn: true), definition)
-        #expect(switched.revision == 5)
-        #expect(switched.values == ["wifi": .scalar(.bool(true)), "mode": .scalar(.bool(true)), "legacy": .scalar(.string("x"))])
+        #expect(switched.values == ["wifi": .scalar(.bool(true)), "mode": .scalar(.string("dark"))])
+    }
+
+    /// A key no longer declared is ignored by rendering, and kept by events.
+    @Test func aRemovedKeyIsIgnoredAndKept() throws {
+        let definition = try Self.currentVersion()
+        let saved = SessionState(revision: 4, values: ["wifi": .scalar(.bool(true)), "legacy": .scalar(.string("x"))])
+        #expect(render(definition, saved) == render(definition, SessionState(revision: 4, values: ["wifi": .scalar(.bool(true))])))
+        let (selected, _) = try reduce(saved, .select(row: "dark"), definition)
+        #expect(selected.revision == 5)
+        #expect(selected.values["legacy"] == .scalar(.string("x")))
+        #expect(selected.values["mode"] == .scalar(.string("dark")))
+    }
+
+    /// A key saved with another type reads as its default, and keeps the saved value until
+    /// an action sets it.
+    @Test func aRetypedKeyTakesItsDefault() throws {
+        let definition = try Self.currentVersion()
+        // `mode` was a bool in the version that saved this state.
+        let saved = SessionState(revision: 4, values: ["wifi": .scalar(.bool(false)), "mode": .scalar(.bool(true))])
+        #expect(render(definition, saved).title == "auto")
+        let (switched, _) = try reduce(saved, .setSwitch(row: "wifi", isOn: true), definition)
+        #expect(switched.values["mode"] == .scalar(.bool(true)))
         let (selected, _) = try reduce(saved, .select(row: "dark"), definition)
         #expect(selected.values["mode"] == .scalar(.string("dark")))
-        #expect(selected.values["legacy"] == .scalar(.string("x")))
-        // Setting a switch to what the definition reads changes nothing, even where the saved
-        // value had another type.
+        // Setting a switch to what the definition reads changes nothing.
         let (unchanged, _) = try reduce(saved, .setSwitch(row: "wifi", isOn: false), definition)
         #expect(unchanged == saved)
     }

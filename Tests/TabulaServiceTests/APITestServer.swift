@@ -24,7 +24,7 @@ final class APITestServer {
         configure(&serviceConfiguration)
         var logger = Logger(label: "api-test")
         logger.logLevel = .warning
-        service = TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
+        service = try TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.threads = 2

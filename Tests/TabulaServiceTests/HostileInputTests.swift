@@ -195,6 +195,9 @@ typealias WireBytes = [UInt8]
 
 func wire(_ text: String) -> WireBytes { Array(text.utf8) }
 
+/// The id of the bundled settings screen's definition, which an `indexPath` needs.
+let settingsDefinition = (try? APITestServer.fixtures().screen(id: "settings")?.definitionID) ?? "unknown"
+
 /// What the case's request may use: the session the checks watch, and its revision.
 struct HostileTarget: Sendable {
     let session: String
@@ -479,11 +482,20 @@ extension HostileInputTests {
         HostileCase("indexPath row 1e300", .problem(400, "invalid-body"),
                     Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1e300}, "revision": \#($0)}"# }),
         HostileCase("indexPath 2^53 (far out of range)", .problem(404, "unknown-row"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 9007199254740992, "row": 9007199254740992}, "revision": \#($0)}"# }),
+                    Hostile.event("deletion") { #"{"indexPath": {"section": 9007199254740992, "row": 9007199254740992}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
         HostileCase("indexPath section out of range", .problem(404, "unknown-row"),
-                    Hostile.event("selection") { #"{"indexPath": {"section": 3, "row": 0}, "revision": \#($0)}"# }),
+                    Hostile.event("selection") { #"{"indexPath": {"section": 3, "row": 0}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
         HostileCase("indexPath row out of range", .problem(404, "unknown-row"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 4}, "revision": \#($0)}"# }),
+                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 4}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
+        HostileCase("indexPath without definition", .problem(400, "invalid-body"),
+                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0)}"# }),
+        HostileCase("definition is a number", .problem(400, "invalid-body"),
+                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": 7}"# }),
+        HostileCase("definition is empty", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "definition": ""}"#)),
+        HostileCase("definition never served", .problem(409, "unknown-definition"),
+                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": "00000000000000000000"}"# }),
+        HostileCase("definition of another shape", .problem(409, "unknown-definition"),
+                    Hostile.event("selection", #"{"row": "light", "definition": "settings-v1"}"#)),
         HostileCase("row id of 1,025 bytes", .problem(400, "invalid-body"),
                     Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", 1025))"}"#)),
         HostileCase("row id of 1,024 bytes (allowed, unknown)", .problem(404, "unknown-row"),
@@ -716,7 +728,7 @@ extension HostileInputTests {
         HostileCase("event at revision 1e18", .problem(409, "future-revision"), Hostile.event("selection", #"{"row": "light", "revision": 1e18}"#)),
         HostileCase("event at revision 2^53", .problem(409, "future-revision"), Hostile.event("switch", #"{"row": "wifi", "isOn": false, "revision": 9007199254740992}"#)),
         HostileCase("indexPath at a future revision", .problem(409, "future-revision"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0 + 1000)}"# }),
+                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0 + 1000), "definition": "\#(settingsDefinition)"}"# }),
         HostileCase("unknown session on an event", .problem(401, "unknown-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .unknown)),
         HostileCase("unknown session on a screen", .problem(401, "unknown-session"), Hostile.get("/v1/screens/settings", session: .unknown)),
         HostileCase("unknown session on changes", .problem(401, "unknown-session"), Hostile.get("/v1/screens/settings/changes?since=0", session: .unknown)),

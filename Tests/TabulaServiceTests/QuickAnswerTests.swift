@@ -57,7 +57,7 @@ import TabulaTestSupport
             let catalogue = try APITestServer.fixtures()
             factory = try StoreFactory(kind)
             store = try factory.open(catalogue)
-            service = TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
+            service = try TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
             var server = ServerConfiguration()
             server.port = 0
             server.threads = 2

@@ -46,11 +46,13 @@ import TabulaTestSupport
         return commands
     }
 
-    func run(_ script: String, port: UInt16) throws -> (status: Int32, output: String) {
+    func run(_ script: String, port: UInt16, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-euo", "pipefail", "-c", script]
+        process.currentDirectoryURL = repositoryRoot
         process.environment = ProcessInfo.processInfo.environment.merging(["TABULA": "http://127.0.0.1:\(port)"]) { $1 }
+            .merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -68,20 +70,69 @@ import TabulaTestSupport
         #expect(total >= 9)
     }
 
+    /// The walkthrough runs against a server this script starts, so that the deployment's
+    /// restart (a commented `swift run tabula serve ARGUMENTS` line, which the reader runs
+    /// after stopping the server) can be made here: on the same port and data directory.
+    /// The script prints the session and its screen at the end, then stops the server.
+    static let serverFunctions = #"""
+        start_tabula() {
+          for _ in $(seq 100); do
+            "$TABULA_BINARY" serve --port "$TABULA_PORT" --data-dir "$TABULA_DATA" --log-level warning "$@" >>"$TABULA_LOG" 2>&1 &
+            TABULA_PID=$!
+            for _ in $(seq 100); do
+              if curl -s -o /dev/null "$TABULA/healthz"; then return 0; fi
+              kill -0 "$TABULA_PID" 2>/dev/null || break
+              sleep 0.05
+            done
+            wait "$TABULA_PID" || true
+            sleep 0.1
+          done
+          echo "tabula serve did not start: $(cat "$TABULA_LOG")" >&2
+          return 1
+        }
+        restart_tabula() {
+          kill -TERM "$TABULA_PID"
+          wait "$TABULA_PID" || true
+          start_tabula "$@"
+        }
+        trap 'kill -TERM "$TABULA_PID" 2>/dev/null; wait' EXIT
+        start_tabula
+
+        """#
+
     @Test func walkthroughRunsAgainstALiveServer() throws {
-        let server = try ServerProcess()
-        let script = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n") + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\"\n"
-        let (status, output) = try run(script, port: server.port)
+        let scratch = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try ServerProcess.freePort()
+        let walkthrough = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n")
+        let restarts = walkthrough.components(separatedBy: "\n#   swift run tabula serve ").count - 1
+        #expect(restarts == 1, "the walkthrough's deployment restarts the server once")
+        let script = Self.serverFunctions
+            + walkthrough.replacingOccurrences(of: "\n#   swift run tabula serve ", with: "\nrestart_tabula ")
+            + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
+            + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
+        let (status, output) = try run(script, port: port, environment: [
+            "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
+            "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
+            "SCREENS": scratch.appendingPathComponent("screens").path,
+        ])
         #expect(status == 0, "\(output)")
-        let session = try #require(output.split(separator: "\n").last { $0.hasPrefix("SESSION=") }.map { String($0.dropFirst(8)) })
-        let connection = try RawHTTPConnection(port: server.port)
-        try connection.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n")
-        let screen = try Screen(jsonBytes: try connection.readResponse().body)
+        #expect(output.split(separator: "\n").contains { $0.hasPrefix("SESSION=") && $0.count > 30 })
+        let screenLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("SCREEN=") })
+        let screen = try Screen(jsonBytes: Array(screenLine.dropFirst(7).utf8))
         #expect(screen.revision == 4)
         #expect(screen.path(ofRow: "network-home") == nil)
         #expect(screen.sections[1].rows[1].content == .checkmark(title: "Dark", isChecked: true))
         #expect(output.contains(#""fromRevision":0,"screen":"settings","toRevision":4"#))
         #expect(output.contains(#""status":422"#))
+        // After the deployment: the catch-up inserts Airplane Mode at the top of the copy.
+        // curl prints no newline after a body: the answer runs from its last `{"changes":`.
+        let line = try #require(output.split(separator: "\n").last { $0.contains(#""fromRevision":4"#) })
+        let catchUp = line[try #require(line.range(of: #"{"changes":"#, options: .backwards)).lowerBound...]
+        let changes = try ChangeSet(json: try #require(try JSONParser().parse(Array(catchUp.utf8)).objectValue?["changes"]))
+        #expect(changes.rows.inserted.map(\.row.id) == ["airplane"] && changes.rows.inserted.first?.path == RowPath(section: 0, row: 0))
+        #expect(changes.rows.moved.isEmpty && changes.rows.deleted.isEmpty)
+        #expect(screen.row(at: RowPath(section: 0, row: 0))?.id == "airplane")
     }
 
     @Test func inlineCommandsRunAgainstALiveServer() throws {

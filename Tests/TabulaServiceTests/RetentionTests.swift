@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TabulaCore
 import TabulaHTTP
-import TabulaService
+@testable import TabulaService
 import TabulaSQLite
 import TabulaTestSupport
 
@@ -130,7 +130,7 @@ import TabulaTestSupport
             _ = try factory.open(catalogue)
             Issue.record("a newer schema was accepted")
         } catch {
-            let known = kind == .sqlite ? 3 : 1
+            let known = kind == .sqlite ? SQLiteSchema.currentVersion : PostgresSchema.currentVersion
             #expect("\(error)".contains("the database schema is version 99, but this tabula knows versions up to \(known)"))
         }
     }

@@ -63,7 +63,7 @@ import TabulaTestSupport
         #expect(catchUp.json.objectValue?["toRevision"] == 4)
 
         let database = try SQLiteDatabase(path: path)
-        #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == 3)
+        #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == Int64(SQLiteSchema.currentVersion))
         let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
         #expect(columns == ["token", "created_ms", "last_used_ms"])
         let heads = try database.prepare("SELECT kind FROM events WHERE token = ? AND revision = 3").rows([.text(headOnlyInSessions)])

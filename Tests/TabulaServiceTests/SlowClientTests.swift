@@ -18,7 +18,7 @@ final class LimitedServer {
     init(_ adjust: (inout ServerConfiguration) -> Void) throws {
         var logger = Logger(label: "slow-client-test")
         logger.logLevel = .error
-        let service = TabulaService(
+        let service = try TabulaService(
             configuration: ServiceConfiguration(), catalogue: try APITestServer.fixtures(), store: MemorySessionStore(), logger: logger)
         var configuration = ServerConfiguration()
         configuration.port = 0

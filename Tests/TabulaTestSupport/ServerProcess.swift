@@ -83,7 +83,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// A port that was free a moment ago (bound to 0, then released).
-    static func freePort() throws -> UInt16 {
+    public static func freePort() throws -> UInt16 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         var address = sockaddr_in()

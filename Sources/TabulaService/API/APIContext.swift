@@ -6,6 +6,8 @@ import TabulaHTTP
 /// What the API routes share: the catalogue, the store, the screen cache, metrics, logs.
 final class APIContext: Sendable {
     let catalogue: Catalogue
+    /// The definitions clients' copies may have been rendered with.
+    let definitions: DefinitionArchive
     let store: any SessionStore
     let cache: ScreenCache
     let metrics: ServiceMetrics
@@ -20,8 +22,12 @@ final class APIContext: Sendable {
     /// The session screens each server thread answered, checked first by plain GETs.
     let threadScreens: ThreadScreenCache
 
-    init(catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int, stateLimits: StateLimits) {
+    init(
+        catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int,
+        stateLimits: StateLimits
+    ) throws(StoreError) {
         self.catalogue = catalogue
+        definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)
         self.stateLimits = stateLimits
         self.store = store
         self.metrics = metrics

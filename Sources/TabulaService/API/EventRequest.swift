@@ -15,12 +15,15 @@ struct EventRequest: Sendable, Equatable {
     var target: Target
     var isOn: Bool?
     var revision: Int?
+    /// The id of the definition that rendered the client's copy.
+    var definition: String?
     var eventID: String?
 
-    private static let switchFields = ["row", "indexPath", "isOn", "revision", "eventId"]
-    private static let otherFields = ["row", "indexPath", "revision", "eventId"]
+    private static let switchFields = ["row", "indexPath", "isOn", "revision", "definition", "eventId"]
+    private static let otherFields = ["row", "indexPath", "revision", "definition", "eventId"]
 
     static let maxEventIDLength = 200
+    static let maxDefinitionLength = 200
     static let maxRowIDLength = 1024
 
     /// Decodes and checks a body; every problem is a 400 that says which field to fix.
@@ -78,14 +81,21 @@ struct EventRequest: Sendable, Equatable {
             }
             request.revision = revision
         }
+        if let value = member("definition") {
+            guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxDefinitionLength else {
+                throw Problem.invalidBody("\"definition\" must be the \"definition\" of the screen the client shows: a non-empty string")
+            }
+            request.definition = id
+        }
         if let value = member("eventId") {
             guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength else {
                 throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes")
             }
             request.eventID = id
         }
-        if case .indexPath = target, request.revision == nil {
-            throw Problem.invalidBody("an \"indexPath\" is resolved against the screen at the client's revision, so send \"revision\" too")
+        if case .indexPath = target, request.revision == nil || request.definition == nil {
+            throw Problem.invalidBody(
+                "an \"indexPath\" is resolved against the copy of the screen the client shows, so send that copy's \"revision\" and \"definition\" too")
         }
         return request
     }
@@ -111,6 +121,7 @@ struct EventRequest: Sendable, Equatable {
         }
         if let isOn { object["isOn"] = .bool(isOn) }
         if let revision { object["revision"] = .number(Double(revision)) }
+        if let definition { object["definition"] = .string(definition) }
         return JSONValue.object(object).canonicalBytes
     }
 }

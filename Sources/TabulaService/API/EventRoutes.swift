@@ -21,9 +21,25 @@ extension APIContext {
             metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
             return send(error.response(), context, responder)
         }
+        definitions.copy(request.definition, of: definition) { [self] copy in
+            switch copy {
+            case .failure(let error):
+                metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+                send(Problem.storeUnavailable(error).response(), context, responder, token)
+            case .success(let copy):
+                applyEvent(request, kind, to: definition, from: copy, token: token, context, responder)
+            }
+        }
+    }
+
+    /// The event's transaction, once the definition of the client's copy is known.
+    private func applyEvent(
+        _ request: EventRequest, _ kind: EventRequest.Kind, to definition: ScreenDefinition, from copy: DefinitionArchive.Copy,
+        token: String, _ context: RouteContext, _ responder: Responder
+    ) {
         let session = SessionKey(token)
         let processor = EventProcessor(
-            definition: definition, request: request, stateLimits: stateLimits, listMemos: listMemos,
+            definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
             cachedScreen: { [cache] revision in cache.cached(session: session, screen: definition.id, revision: revision) })
         store.write(session: token, { processor.run(&$0) }) { [self] result in
             let outcome: EventOutcome
@@ -80,10 +96,14 @@ enum EventOutcome: Sendable {
 }
 
 /// One event's trip through the pure core, run inside the session's write transaction:
-/// replay a known event id, or resolve the row at the client's revision, reduce the current
-/// state, diff the screen at the client's revision against the new one, and commit.
+/// replay a known event id, or rebuild the client's copy (its definition at its revision),
+/// resolve the row in it, reduce the current state with the current definition, diff the
+/// copy against the new screen, and commit.
 struct EventProcessor: Sendable {
+    /// The screen's current definition, which applies the event and renders the new screen.
     let definition: ScreenDefinition
+    /// The definition that rendered the client's copy.
+    let copy: DefinitionArchive.Copy
     let request: EventRequest
     let stateLimits: StateLimits
     /// Each thread's sizes of the lists it measured last.
@@ -105,7 +125,15 @@ struct EventProcessor: Sendable {
         case .future(let revision): return .problem(.futureRevision(fromRevision, current: revision))
         case .tooOld(let oldest): return .problem(.staleRevision(fromRevision, oldestKept: oldest, current: current.revision))
         }
-        let oldScreen = cachedScreen(fromRevision) ?? render(definition, oldState)
+        let copyDefinition: ScreenDefinition
+        do throws(Problem) {
+            copyDefinition = try copy.definition(current: definition)
+        } catch {
+            return .problem(error)
+        }
+        // The screen cache holds screens of the current definition only.
+        let oldScreen = copyDefinition === definition
+            ? cachedScreen(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
         let rowID: String
         switch request.target {
         case .row(let id):
@@ -113,7 +141,7 @@ struct EventProcessor: Sendable {
         case .indexPath(let path):
             guard let row = oldScreen.row(at: path) else {
                 return .problem(.unknownRow(
-                    "the screen at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
+                    "the copy at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
             }
             rowID = row.id
         }
@@ -135,7 +163,7 @@ struct EventProcessor: Sendable {
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
         let changes = diff(old: oldScreen, new: newScreen)
-        let body = Self.answer(definition.id, from: fromRevision, to: next.revision, changes: changes, effects: effects)
+        let body = Self.answer(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects)
         let changed = next.revision != current.revision
         if changed || request.eventID != nil {
             writing.commit(
@@ -146,8 +174,10 @@ struct EventProcessor: Sendable {
     }
 
     /// The screen at the new state, reusing what an event does not touch: rendered from the
-    /// screen at the current revision when one is at hand.
+    /// screen at the current revision when one is at hand (`oldScreen` is, when the client's
+    /// copy is current).
     private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
+        guard oldScreen.definition == definition.definitionID else { return render(definition, next) }
         if next == oldState { return oldScreen }
         let currentScreen = oldState.revision == current.revision ? oldScreen : cachedScreen(current.revision)
         guard let currentScreen else { return render(definition, next) }
@@ -168,13 +198,14 @@ struct EventProcessor: Sendable {
         return writer.bytes
     }
 
-    static func answer(_ screen: String, from: Int, to: Int, changes: ChangeSet, effects: [Effect]) -> [UInt8] {
+    static func answer(_ definition: ScreenDefinition, from: Int, to: Int, changes: ChangeSet, effects: [Effect]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
         writer.key("changes"); writer.write(changes)
+        writer.key("definition"); writer.string(definition.definitionID)
         writer.list(#""effects":[]"#, effects) { $0.write($1) }
         writer.key("fromRevision"); writer.int(from)
-        writer.key("screen"); writer.string(screen)
+        writer.key("screen"); writer.string(definition.id)
         writer.key("toRevision"); writer.int(to)
         writer.endObject()
         return writer.bytes

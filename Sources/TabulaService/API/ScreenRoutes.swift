@@ -108,20 +108,39 @@ extension APIContext {
         let definition: ScreenDefinition
         let token: String?
         let since: Int
+        let copyDefinition: String?
         do throws(Problem) {
             definition = try self.definition(context.parameters["id"] ?? "")
             since = try Self.since(context.request)
+            copyDefinition = try Self.definitionQuery(context.request)
             token = try sessionToken(context.request)
         } catch {
             return send(error.response(), context, responder)
         }
+        definitions.copy(copyDefinition, of: definition) { [self] copy in
+            switch copy {
+            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
+            case .success(let copy): sendChanges(definition, since: since, from: copy, token: token, context, responder)
+            }
+        }
+    }
+
+    /// The changes from the client's copy (`copy` at revision `since`) to the current screen.
+    private func sendChanges(
+        _ definition: ScreenDefinition, since: Int, from copy: DefinitionArchive.Copy, token: String?,
+        _ context: RouteContext, _ responder: Responder
+    ) {
         guard let token else {
             let initial = catalogue.initialState
             guard since == 0 else {
                 return send(Problem.futureRevision(since, current: 0).response(), context, responder)
             }
-            let screen = cache.defaultScreen(definition, initial).screen
-            return send(JSONResponse.make(.ok, Self.changesBody(definition.id, since, 0, diff(old: screen, new: screen))), context, responder)
+            do throws(Problem) {
+                let changes = diff(old: render(try copy.definition(current: definition), initial), new: cache.defaultScreen(definition, initial).screen)
+                return send(JSONResponse.make(.ok, Self.changesBody(definition, since, 0, changes)), context, responder)
+            } catch {
+                return send(error.response(), context, responder)
+            }
         }
         store.read(session: token, { view in (view.current, view.state(at: since)) }) { [self] result in
             switch result {
@@ -134,11 +153,27 @@ extension APIContext {
                 case .tooOld(let oldest):
                     send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
                 case .found(let old):
-                    let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
-                    let changes = diff(old: render(definition, old), new: newScreen)
-                    send(JSONResponse.make(.ok, Self.changesBody(definition.id, since, current.revision, changes)), context, responder, token)
+                    do throws(Problem) {
+                        let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
+                        let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
+                        send(JSONResponse.make(.ok, Self.changesBody(definition, since, current.revision, changes)), context, responder, token)
+                    } catch {
+                        send(error.response(), context, responder, token)
+                    }
                 }
             }
+        }
+    }
+
+    /// `definition`: optional, the id of the definition that rendered the client's copy.
+    static func definitionQuery(_ request: Request) throws(Problem) -> String? {
+        switch request.queryValue("definition") {
+        case .absent:
+            return nil
+        case .present(let text?) where !text.isEmpty && text.utf8.count <= EventRequest.maxDefinitionLength:
+            return text
+        case .present, .malformed:
+            throw Problem.invalidQuery("definition must be the \"definition\" of the screen the client shows")
         }
     }
 
@@ -157,12 +192,13 @@ extension APIContext {
         }
     }
 
-    static func changesBody(_ screen: String, _ from: Int, _ to: Int, _ changes: ChangeSet) -> [UInt8] {
+    static func changesBody(_ definition: ScreenDefinition, _ from: Int, _ to: Int, _ changes: ChangeSet) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("changes"); writer.write(changes)
+        writer.key("definition"); writer.string(definition.definitionID)
         writer.key("fromRevision"); writer.int(from)
-        writer.key("screen"); writer.string(screen)
+        writer.key("screen"); writer.string(definition.id)
         writer.key("toRevision"); writer.int(to)
         writer.endObject()
         return writer.bytes

@@ -191,7 +191,7 @@ enum OpenAPIDocument {
       "get": {
         "operationId": "getChanges",
         "summary": "Catch up: the changes from a revision to the current one.",
-        "description": "The change set that takes the screen from revision `since` to the session's current revision. A revision the server no longer keeps, or one ahead of the session, is 409: fetch the screen again.",
+        "description": "The change set that takes the client's copy (revision `since`, rendered by `definition`) to the session's current screen, with the current definition. A revision the server no longer keeps, one ahead of the session, or a definition it does not know is 409: fetch the screen again.",
         "tags": [
           "screens"
         ],
@@ -211,6 +211,17 @@ enum OpenAPIDocument {
               "minimum": 0
             },
             "description": "The revision the client shows."
+          },
+          {
+            "name": "definition",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 200
+            },
+            "description": "The `definition` of the screen the client shows. When it is not the current one, the changes start from the copy that definition rendered at `since` (after a deployment that changed the screen); an unknown one is 409 `unknown-definition`. Without it, the copy is taken to be the current definition's."
           }
         ],
         "responses": {
@@ -252,7 +263,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "postSelection",
         "summary": "A row was selected.",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. The client names its copy with `revision` and `definition` (the screen's); the copy is rebuilt, even when a deployment changed the definition since, an `indexPath` is resolved in it (so it requires both), and the change set takes the copy to the new screen of the current definition. A definition the server does not know is 409 `unknown-definition`. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -325,7 +336,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "postSwitch",
         "summary": "A row's switch changed.",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. The client names its copy with `revision` and `definition` (the screen's); the copy is rebuilt, even when a deployment changed the definition since, an `indexPath` is resolved in it (so it requires both), and the change set takes the copy to the new screen of the current definition. A definition the server does not know is 409 `unknown-definition`. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -398,7 +409,7 @@ enum OpenAPIDocument {
       "post": {
         "operationId": "postDeletion",
         "summary": "A row was deleted (swiped away).",
-        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. An `indexPath` is resolved against the screen at `revision`, which it requires. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
+        "description": "Applies the event to the session's current state and answers with the change set that takes the screen from the client's revision (`revision`, or the current one when absent) to the new one. Events on one session are serialized. The client names its copy with `revision` and `definition` (the screen's); the copy is rebuilt, even when a deployment changed the definition since, an `indexPath` is resolved in it (so it requires both), and the change set takes the copy to the new screen of the current definition. A definition the server does not know is 409 `unknown-definition`. A retry with the same `eventId` in the same session returns the first answer again, byte for byte, and changes nothing. Any failure leaves state and revision as they were. An event that would push the session's state over `--max-state-bytes` or a list over `--max-list-length` gets 422 `state-too-large` or `list-too-long`, and changes nothing.",
         "tags": [
           "events"
         ],
@@ -1093,6 +1104,7 @@ enum OpenAPIDocument {
         "type": "object",
         "required": [
           "screen",
+          "definition",
           "fromRevision",
           "toRevision",
           "changes",
@@ -1101,6 +1113,9 @@ enum OpenAPIDocument {
         "properties": {
           "screen": {
             "type": "string"
+          },
+          "definition": {
+            "$ref": "#/components/schemas/DefinitionId"
           },
           "fromRevision": {
             "type": "integer",
@@ -1125,6 +1140,7 @@ enum OpenAPIDocument {
         "type": "object",
         "required": [
           "screen",
+          "definition",
           "fromRevision",
           "toRevision",
           "changes"
@@ -1132,6 +1148,9 @@ enum OpenAPIDocument {
         "properties": {
           "screen": {
             "type": "string"
+          },
+          "definition": {
+            "$ref": "#/components/schemas/DefinitionId"
           },
           "fromRevision": {
             "type": "integer",
@@ -1149,7 +1168,7 @@ enum OpenAPIDocument {
       "SelectionEvent": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision`.",
+        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision` and `definition`.",
         "properties": {
           "row": {
             "type": "string",
@@ -1161,6 +1180,12 @@ enum OpenAPIDocument {
           "revision": {
             "type": "integer",
             "minimum": 0
+          },
+          "definition": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The `definition` of the screen the client shows."
           },
           "eventId": {
             "type": "string",
@@ -1175,7 +1200,7 @@ enum OpenAPIDocument {
         "required": [
           "isOn"
         ],
-        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision`.",
+        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision` and `definition`.",
         "properties": {
           "row": {
             "type": "string",
@@ -1191,6 +1216,12 @@ enum OpenAPIDocument {
             "type": "integer",
             "minimum": 0
           },
+          "definition": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The `definition` of the screen the client shows."
+          },
           "eventId": {
             "type": "string",
             "minLength": 1,
@@ -1201,7 +1232,7 @@ enum OpenAPIDocument {
       "DeletionEvent": {
         "type": "object",
         "additionalProperties": false,
-        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision`.",
+        "description": "Exactly one of `row` and `indexPath`; `indexPath` needs `revision` and `definition`.",
         "properties": {
           "row": {
             "type": "string",
@@ -1213,6 +1244,12 @@ enum OpenAPIDocument {
           "revision": {
             "type": "integer",
             "minimum": 0
+          },
+          "definition": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The `definition` of the screen the client shows."
           },
           "eventId": {
             "type": "string",

@@ -50,6 +50,12 @@ extension Problem {
                 extensions: ["currentRevision": .number(Double(current))])
     }
 
+    static func unknownDefinition(_ id: String, of screen: ScreenDefinition) -> Problem {
+        Problem(slug: "unknown-definition", title: "Unknown Definition", status: .conflict,
+                detail: "the copy of screen \"\(screen.id)\" was rendered by definition \"\(id.clippedForDetail)\", which this service does not know (it was never served, or it is older than the versions kept); fetch the screen again with GET /v1/screens/\(screen.id) and continue from its revision and definition",
+                extensions: ["currentDefinition": .string(screen.definitionID)])
+    }
+
     static func eventNotApplicable(_ error: EventError) -> Problem {
         switch error {
         case .unknownRow:

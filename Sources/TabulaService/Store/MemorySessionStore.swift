@@ -11,6 +11,8 @@ import TabulaHTTP
 public final class MemorySessionStore: SessionStore {
     let settings: StoreSettings
     private let sessions = ShardedDictionary<SessionKey, MemorySession>()
+    /// Kept definitions by id, each with the order in which it was last served.
+    private let definitions = Locked<(byID: [String: (definition: KeptDefinition, served: Int)], served: Int)>(([:], 0))
     private let now: @Sendable () -> Milliseconds
 
     public init(settings: StoreSettings = StoreSettings(), now: @escaping @Sendable () -> Milliseconds = unixMilliseconds) {
@@ -76,6 +78,22 @@ public final class MemorySessionStore: SessionStore {
     /// threads answering them share.
     public func touch(session key: SessionKey, watch: SessionWatch) {
         _ = watch.touch(at: now(), interval: 1000)
+    }
+
+    public func keepDefinitions(_ kept: [KeptDefinition]) throws(StoreError) {
+        let keep = settings.keepDefinitions
+        definitions.withLock { definitions in
+            definitions.served += 1
+            for definition in kept { definitions.byID[definition.id] = (definition, definitions.served) }
+            for screen in Set(kept.map(\.screen)) {
+                let versions = definitions.byID.values.filter { $0.definition.screen == screen }.sorted { $0.served > $1.served }
+                for old in versions.dropFirst(keep) { definitions.byID[old.definition.id] = nil }
+            }
+        }
+    }
+
+    public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {
+        completion(.success(definitions.withLock { $0.byID[id]?.definition }))
     }
 
     public func sessionCount() -> Int {

@@ -36,6 +36,15 @@ public protocol SessionStore: Sendable {
     /// Cheap when the session was used recently: it then writes nothing.
     func touch(session key: SessionKey, watch: SessionWatch)
 
+    /// Keeps the documents of the definitions the service is about to serve, so that any
+    /// instance, now or after a restart, can render a screen with them (each is recorded as
+    /// served now); then removes each of their screens' versions beyond the newest
+    /// ``StoreSettings/keepDefinitions``. Called once, before serving; returns once durable.
+    func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError)
+
+    /// The kept definition with this id; `nil` when the store has none.
+    func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void)
+
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
 
@@ -146,5 +155,24 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public init(_ description: String) {
         self.description = description
+    }
+}
+
+/// A definition as a store keeps it: its id, its screen and its document
+/// (``DefinitionDocument``).
+public struct KeptDefinition: Sendable, Equatable {
+    public var id: String
+    public var screen: String
+    public var document: [UInt8]
+
+    public init(id: String, screen: String, document: [UInt8]) {
+        self.id = id
+        self.screen = screen
+        self.document = document
+    }
+
+    /// The kept form of a definition the service serves.
+    public init(_ definition: ScreenDefinition) {
+        self.init(id: definition.definitionID, screen: definition.id, document: definition.document.bytes)
     }
 }

@@ -8,6 +8,9 @@ public struct StoreSettings: Sendable {
     public var idempotencyTTLSeconds = 24 * 60 * 60
     /// Sessions idle longer than this are removed, in seconds.
     public var sessionTTLSeconds = 30 * 24 * 60 * 60
+    /// Versions of each screen's definition kept for clients that still show them (older
+    /// ones get 409 `unknown-definition`).
+    public var keepDefinitions = 16
 
     public init() {}
 }

@@ -34,6 +34,17 @@ enum PostgresSchema {
         );
         CREATE INDEX answers_by_time ON answers(time_ms);
         """,
+        // Version 2: the documents of the definitions every instance served, so that any
+        // instance can render a client's copy made by another one's definition.
+        """
+        CREATE TABLE definitions (
+            id TEXT PRIMARY KEY,
+            screen TEXT NOT NULL,
+            document BYTEA NOT NULL,
+            served_ms BIGINT NOT NULL
+        );
+        CREATE INDEX definitions_by_screen ON definitions(screen, served_ms);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

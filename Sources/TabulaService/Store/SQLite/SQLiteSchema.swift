@@ -65,6 +65,17 @@ enum SQLiteSchema {
         ALTER TABLE events_ring RENAME TO events;
         CREATE TABLE tabula_settings (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         """,
+        // Version 4: the documents of the definitions served, so that a client's copy made
+        // by an earlier definition can be rendered after a deployment.
+        """
+        CREATE TABLE definitions (
+            id TEXT PRIMARY KEY,
+            screen TEXT NOT NULL,
+            document BLOB NOT NULL,
+            served_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX definitions_by_screen ON definitions(screen, served_ms);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -194,6 +194,28 @@ public final class SQLiteSessionStore: SessionStore {
         touchIfStale(key)
     }
 
+    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
+        let time = now()
+        let keep = settings.keepDefinitions
+        let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
+            submit(WriteJob(
+                run: { batch throws(SQLiteError) in
+                    try batch.statements.keepDefinitions(definitions, time: time, keep: keep)
+                    return { completion(.success(())) }
+                },
+                failed: { completion(.failure($0)) }))
+        }
+        try (result ?? .failure(StoreError("the database writer stopped"))).get()
+    }
+
+    public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {
+        do {
+            completion(.success(try readerLock.withLock { () throws(SQLiteError) in try reader.keptDefinition(id: id) }))
+        } catch {
+            completion(.failure(StoreError("cannot read the database: \(error)")))
+        }
+    }
+
     public func sessionCount() -> Int {
         let rows = try? readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
         return Int(rows?.first?.first?.integer ?? 0)

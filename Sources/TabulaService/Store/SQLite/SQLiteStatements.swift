@@ -25,6 +25,9 @@ final class SQLiteStatements: @unchecked Sendable {
     private let deleteSessionEvents: SQLiteStatement
     private let deleteSessionAnswers: SQLiteStatement
     private let deleteSession: SQLiteStatement
+    private let upsertDefinition: SQLiteStatement
+    private let deleteOldDefinitions: SQLiteStatement
+    private let selectDefinition: SQLiteStatement
 
     init(_ database: SQLiteDatabase, ringSize: Int) throws(SQLiteError) {
         self.database = database
@@ -67,6 +70,31 @@ final class SQLiteStatements: @unchecked Sendable {
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
         deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
         deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
+        upsertDefinition = try database.prepare("""
+            INSERT INTO definitions(id, screen, document, served_ms) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET served_ms = excluded.served_ms
+            """)
+        deleteOldDefinitions = try database.prepare("""
+            DELETE FROM definitions WHERE screen = ?1 AND id NOT IN (
+                SELECT id FROM definitions WHERE screen = ?1 ORDER BY served_ms DESC, id LIMIT ?2)
+            """)
+        selectDefinition = try database.prepare("SELECT screen, document FROM definitions WHERE id = ?")
+    }
+
+    /// Records definitions as served at `time`, then keeps the newest `keep` of each of
+    /// their screens.
+    func keepDefinitions(_ definitions: [KeptDefinition], time: Milliseconds, keep: Int) throws(SQLiteError) {
+        for definition in definitions {
+            try upsertDefinition.run([.text(definition.id), .text(definition.screen), .blob(definition.document), .integer(time)])
+        }
+        for screen in Set(definitions.map(\.screen)).sorted() {
+            try deleteOldDefinitions.run([.text(screen), .integer(Int64(keep))])
+        }
+    }
+
+    func keptDefinition(id: String) throws(SQLiteError) -> KeptDefinition? {
+        guard let row = try selectDefinition.rows([.text(id)]).first, let screen = row[0].text else { return nil }
+        return KeptDefinition(id: id, screen: screen, document: row[1].blob ?? [])
     }
 
     /// Deletes answers older than `answerCutoff` and up to `limit` sessions idle since

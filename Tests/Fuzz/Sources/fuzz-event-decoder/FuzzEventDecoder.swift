@@ -64,6 +64,7 @@ private func checkLimits(_ request: EventRequest, kind: EventRequest.Kind) {
     case .indexPath(let path):
         invariant(path.section >= 0 && path.row >= 0, "negative indexPath \(path)")
         invariant(request.revision != nil, "an indexPath was accepted without a revision")
+        invariant(request.definition != nil, "an indexPath was accepted without a definition")
     }
     let fingerprint = request.fingerprint(screen: "screen")
     let parsed = try? JSONParser().parse(fingerprint)
@@ -79,6 +80,7 @@ private func checkRoundTrip(_ request: EventRequest) {
     }
     if let isOn = request.isOn { object["isOn"] = .bool(isOn) }
     if let revision = request.revision { object["revision"] = .number(Double(revision)) }
+    if let definition = request.definition { object["definition"] = .string(definition) }
     if let eventID = request.eventID { object["eventId"] = .string(eventID) }
     let body = JSONValue.object(object).canonicalBytes
     let decoded = try? EventRequest.decode(body, kind: request.kind)
