@@ -45,7 +45,7 @@ public enum SyntheticScreens {
             let sectionIndex = Int.random(in: 0..<result.sections.count, using: &random)
             guard !result.sections[sectionIndex].rows.isEmpty else { continue }
             let rowIndex = Int.random(in: 0..<result.sections[sectionIndex].rows.count, using: &random)
-            result.sections[sectionIndex].rows[rowIndex].content = .basic(title: "Edited \(rowIndex)")
+            result.sections[sectionIndex].rows[rowIndex].content = editedContent(result.sections[sectionIndex].rows[rowIndex].content, rowIndex)
         }
         var moved = 0
         for _ in 0..<moves {
@@ -57,6 +57,16 @@ public enum SyntheticScreens {
             moved += 1
         }
         return (result, moved)
+    }
+
+    /// Other content of the same kind (an edit of another kind would replace the row).
+    private static func editedContent(_ content: RowContent, _ number: Int) -> RowContent {
+        switch content {
+        case .titleSwitch(_, let isOn): .titleSwitch(title: "Edited \(number)", isOn: !isOn)
+        case .leftRightTitles(let left, _): .leftRightTitles(leftTitle: left, rightTitle: "Edited \(number)")
+        case .subtitle(let title, _, let image): .subtitle(title: title, subtitle: "Edited \(number)", image: image)
+        default: .basic(title: "Edited \(number)")
+        }
     }
 }
 

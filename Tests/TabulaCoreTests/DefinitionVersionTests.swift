@@ -145,6 +145,28 @@ import TabulaSamples
         #expect(unchanged == saved)
     }
 
+    /// A state remembers the definition it was found to conform to, until its values change;
+    /// another definition checks it again.
+    @Test func aStateRemembersWhichDefinitionItConformsTo() throws {
+        let definition = try Self.currentVersion()
+        var conformed = definition.conformed(SessionState(revision: 1, values: ["mode": .scalar(.bool(true))]))
+        #expect(conformed.values["mode"] == .scalar(.string("auto")) && conformed.conformsTo == definition.document.fingerprint)
+        #expect(definition.conformed(conformed) == conformed)
+        let (next, _) = try reduce(conformed, .select(row: "dark"), definition)
+        #expect(next.conformsTo == definition.document.fingerprint, "reduce stores values of the declared types")
+
+        conformed.values["mode"] = .scalar(.bool(true))
+        #expect(conformed.conformsTo == nil)
+        #expect(definition.conformed(conformed).values["mode"] == .scalar(.string("auto")))
+
+        let other = try #require(try Catalogue.load([DefinitionFile(name: "v1.json", bytes: Array("""
+            {"id": "v2", "title": "{{mode ? 'On' : 'Off'}}", "state": {"mode": true}, "sections": []}
+            """.utf8))]).screen(id: "v2"))
+        let readByOther = other.conformed(definition.conformed(SessionState(revision: 1)))
+        #expect(readByOther.values["mode"] == .scalar(.bool(true)))
+        #expect(render(other, definition.conformed(SessionState(revision: 1))).title == "On")
+    }
+
     /// A client holds a copy rendered by one version of a random definition at some
     /// revision; the definition changes at random (a deployment) and events go on. The
     /// change set from the copy to the new version's screen follows the batch-update rules

@@ -48,7 +48,7 @@ let rowSamples: [(name: String, row: Row)] = [
 
     @Test func screenMatchesGoldenFile() throws {
         let sample = Screen(
-            id: "sample", title: "Sample", revision: 3, definition: "0123456789abcdef0123", style: .insetGrouped,
+            id: "sample", title: "Sample", revision: 3, definition: "0123456789abcde", style: .insetGrouped,
             sections: [
                 Section(
                     id: "first", header: .titleHeader(title: "First"), footer: .textFooter(text: "2 rows"),

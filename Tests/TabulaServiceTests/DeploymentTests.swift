@@ -72,12 +72,12 @@ import TabulaTestSupport
 
         // A definition never served changes nothing and tells the client to fetch again.
         let unknown = try new.send("POST", "/v1/screens/settings/switch", session: session, json: #"""
-            {"indexPath": {"section": 0, "row": 0}, "isOn": true, "revision": 2, "definition": "0123456789abcdef0123"}
+            {"indexPath": {"section": 0, "row": 0}, "isOn": true, "revision": 2, "definition": "0123456789abcde"}
             """#)
         #expect(unknown.status == 409 && unknown.problemSlug == "unknown-definition")
         #expect(unknown.json.objectValue?["currentDefinition"]?.stringValue == current.definition)
         #expect(try screen(new, session) == current)
-        let unknownCatchUp = try new.send("GET", "/v1/screens/settings/changes?since=1&definition=0123456789abcdef0123", session: session)
+        let unknownCatchUp = try new.send("GET", "/v1/screens/settings/changes?since=1&definition=0123456789abcde", session: session)
         #expect(unknownCatchUp.status == 409 && unknownCatchUp.problemSlug == "unknown-definition")
         deployment.close()
     }

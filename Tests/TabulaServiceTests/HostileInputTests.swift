@@ -493,7 +493,7 @@ extension HostileInputTests {
                     Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": 7}"# }),
         HostileCase("definition is empty", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "definition": ""}"#)),
         HostileCase("definition never served", .problem(409, "unknown-definition"),
-                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": "00000000000000000000"}"# }),
+                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": "000000000000000"}"# }),
         HostileCase("definition of another shape", .problem(409, "unknown-definition"),
                     Hostile.event("selection", #"{"row": "light", "definition": "settings-v1"}"#)),
         HostileCase("row id of 1,025 bytes", .problem(400, "invalid-body"),

@@ -5,7 +5,7 @@
 /// `"state"` replaced by the explicit declaration (`{"type", "default", "item"?}`) of every
 /// key the screen declares, reads or writes (keys other screens declare included), written
 /// as canonical JSON: the same content gives the same bytes whatever the file's layout, key
-/// order, number spelling or name. The id is the first 20 hexadecimal digits of the SHA-256
+/// order, number spelling or name. The id is the first 15 hexadecimal digits of the SHA-256
 /// of the format's tag and those bytes, so every instance computes the same id, and any
 /// change that can change what the screen renders gives a new one.
 ///
@@ -16,6 +16,15 @@ public struct DefinitionDocument: Hashable, Sendable {
     public let id: String
     /// The canonical JSON of the document.
     public let bytes: [UInt8]
+    /// The id's first 64 bits, which a state copies cheaply to remember the definition it
+    /// conforms to (a `String` of 20 characters is a reference to count on every copy).
+    let fingerprint: UInt64
+
+    /// Digits of the id: 60 bits, which no two definitions are expected to share, and short
+    /// enough that a `String` keeps it inline. A screen carries the id, and screens are
+    /// copied on every request: a longer id would be an allocation shared by every thread,
+    /// whose reference count each copy writes.
+    static let idLength = 15
 
     /// Hashed before the document; a Tabula that renders a document differently than
     /// earlier versions did must change it, so that its ids differ from theirs.
@@ -30,13 +39,15 @@ public struct DefinitionDocument: Hashable, Sendable {
         for (key, declaration) in declarations { state[key] = declaration.json }
         document["state"] = .object(state)
         bytes = JSONValue.object(document).canonicalBytes
-        id = String(SHA256.hexDigest(Self.formatTag + bytes).prefix(20))
+        let digest = SHA256.digest(Self.formatTag + bytes)
+        id = String(SHA256.hex(digest).prefix(Self.idLength))
+        fingerprint = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Whether `text` has the shape of an id (so that a malformed one can be refused
-    /// before any lookup): 20 lowercase hexadecimal digits.
+    /// before any lookup): 15 lowercase hexadecimal digits.
     public static func isWellFormedID(_ text: String) -> Bool {
-        text.utf8.count == 20 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        text.utf8.count == idLength && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 

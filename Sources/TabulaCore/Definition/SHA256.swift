@@ -59,10 +59,15 @@ enum SHA256 {
 
     /// The digest of `message` in lowercase hexadecimal.
     static func hexDigest(_ message: [UInt8]) -> String {
+        hex(digest(message))
+    }
+
+    /// Bytes in lowercase hexadecimal.
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest(message) {
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }

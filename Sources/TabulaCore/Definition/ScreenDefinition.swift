@@ -54,24 +54,6 @@ public final class ScreenDefinition: Sendable {
         return keys
     }
 
-    /// `state` as this definition reads it: a key it declares that the state lacks, or holds
-    /// as another type, takes the declared default; the other keys are left as they are.
-    /// State saved under another version of the definitions is read this way: keys added
-    /// since take their defaults, removed ones are ignored, retyped ones take the default.
-    public func conformed(_ state: SessionState) -> SessionState {
-        replacingNonconforming(state) ?? state
-    }
-
-    /// ``conformed(_:)``, or `nil` when the state conforms already (the usual case, which
-    /// then costs a lookup per key and no copy).
-    func replacingNonconforming(_ state: SessionState) -> SessionState? {
-        var result: SessionState?
-        for (key, declaration) in declarations where !declaration.type.admits(state.values[key]) {
-            if result == nil { result = state }
-            result?.values[key] = declaration.defaultValue
-        }
-        return result
-    }
 
     /// The session state every key of this screen starts with.
     public var initialState: SessionState {

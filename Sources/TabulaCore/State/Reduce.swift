@@ -13,10 +13,12 @@
 public func reduce(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
 ) throws(EventError) -> (state: SessionState, effects: [Effect]) {
-    guard let conformed = definition.replacingNonconforming(state) else {
-        return try reduceConforming(state, event, definition)
+    let (conformed, replaced) = definition.conforming(state)
+    var (next, effects) = try reduceConforming(conformed, event, definition)
+    guard replaced else {
+        next.markConforming(to: definition)
+        return (next, effects)
     }
-    let (next, effects) = try reduceConforming(conformed, event, definition)
     guard next.revision != conformed.revision else { return (state, effects) }
     var result = state
     for key in next.changedKeys(since: conformed) {

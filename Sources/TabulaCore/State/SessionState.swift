@@ -2,11 +2,27 @@
 /// revision, which every state-changing event raises by exactly one.
 public struct SessionState: Hashable, Sendable {
     public var revision: Int
-    public var values: [String: StateValue]
+    public var values: [String: StateValue] {
+        didSet { conformsTo = nil }
+    }
+    /// The ``DefinitionDocument/fingerprint`` of a definition whose declarations the values
+    /// are known to conform to, so that reading them through it costs no lookups (see
+    /// `Conformance.swift`). Not part of the value: equality and hashing leave it out, and
+    /// any change of `values` clears it.
+    var conformsTo: UInt64?
 
     public init(revision: Int = 0, values: [String: StateValue] = [:]) {
         self.revision = revision
         self.values = values
+    }
+
+    public static func == (lhs: SessionState, rhs: SessionState) -> Bool {
+        lhs.revision == rhs.revision && lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(revision)
+        hasher.combine(values)
     }
 
     /// A scalar key's value, or `nil` when the key is missing or is a list.

@@ -21,7 +21,10 @@ extension APIContext {
             metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
             return send(error.response(), context, responder)
         }
-        definitions.copy(request.definition, of: definition) { [self] copy in
+        if let copy = definitions.copy(request.definition, of: definition) {
+            return applyEvent(request, kind, to: definition, from: copy, token: token, context, responder)
+        }
+        definitions.lookUp(request.definition ?? "", of: definition) { [self] copy in
             switch copy {
             case .failure(let error):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")

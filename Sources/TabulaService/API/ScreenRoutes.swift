@@ -117,7 +117,10 @@ extension APIContext {
         } catch {
             return send(error.response(), context, responder)
         }
-        definitions.copy(copyDefinition, of: definition) { [self] copy in
+        if let copy = definitions.copy(copyDefinition, of: definition) {
+            return sendChanges(definition, since: since, from: copy, token: token, context, responder)
+        }
+        definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
             switch copy {
             case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
             case .success(let copy): sendChanges(definition, since: since, from: copy, token: token, context, responder)

@@ -42,14 +42,20 @@ final class DefinitionArchive: Sendable {
         try store.keepDefinitions(catalogue.screens.map(KeptDefinition.init))
     }
 
-    /// Finds the definition with `id` of `screen` (the catalogue's current definition).
-    /// `nil` for `id` means the client did not say: its copy is taken to be current.
-    func copy(_ id: String?, of screen: ScreenDefinition, completion: @escaping @Sendable (Result<Copy, StoreError>) -> Void) {
-        guard let id, id != screen.definitionID else { return completion(.success(.current)) }
-        guard DefinitionDocument.isWellFormedID(id) else { return completion(.success(.unknown(id))) }
-        if let known = remembered.withLock({ $0[id] }) {
-            return completion(.success(known.id == screen.id ? .earlier(known) : .unknown(id)))
-        }
+    /// The definition with `id` of `screen` (the catalogue's current definition) when it is
+    /// known without asking the store, as it is for almost every request; `nil` when
+    /// ``lookUp(_:of:completion:)`` must ask. A `nil` id means that the client did not say:
+    /// its copy is taken to be current.
+    func copy(_ id: String?, of screen: ScreenDefinition) -> Copy? {
+        guard let id, id != screen.definitionID else { return .current }
+        guard DefinitionDocument.isWellFormedID(id) else { return .unknown(id) }
+        guard let known = remembered.withLock({ $0[id] }) else { return nil }
+        return known.id == screen.id ? .earlier(known) : .unknown(id)
+    }
+
+    /// Asks the store for the definition with `id` of `screen`, which ``copy(_:of:)`` does
+    /// not know.
+    func lookUp(_ id: String, of screen: ScreenDefinition, completion: @escaping @Sendable (Result<Copy, StoreError>) -> Void) {
         store.keptDefinition(id: id) { [self] result in
             completion(result.map { kept in
                 guard let kept, kept.screen == screen.id, let definition = read(kept) else { return .unknown(id) }

@@ -712,7 +712,7 @@ enum OpenAPIDocument {
       },
       "DefinitionId": {
         "type": "string",
-        "pattern": "^[0-9a-f]{20}$",
+        "pattern": "^[0-9a-f]{15}$",
         "description": "The id of the screen definition that rendered a screen: the same content gives the same id on every instance, and a changed definition a new one. With the revision it names the copy a client holds."
       },
       "Section": {
