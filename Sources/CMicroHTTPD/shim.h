@@ -108,6 +108,12 @@ static inline void *tabula_socket_context(struct MHD_Connection *connection) {
     return info == NULL ? NULL : info->socket_context;
 }
 
+/// The connection's socket, or -1.
+static inline int tabula_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 /// Formats one libmicrohttpd log message (a printf format and its va_list) into `buffer`.
 static inline int tabula_format_log(char *buffer, size_t size, const char *format, va_list arguments) {
     return vsnprintf(buffer, size, format, arguments);

@@ -82,10 +82,11 @@ public final class HTTPServer: Sendable {
     /// Requests between their first byte and their completion.
     public var requestsInProgress: Int { core.counts.total(.inProgress) }
 
-    /// Stops gracefully: stops accepting (new connections are refused), lets requests in
-    /// progress finish for up to the configured grace, answers still-parked ones with a
-    /// refusal, then stops. Requests that arrive meanwhile on open connections are refused
-    /// with 503 and their connection closed.
+    /// Stops gracefully: stops accepting (new connections are refused), closes the open
+    /// connections that wait for a request, lets requests in progress finish for up to the
+    /// configured grace, answers still-parked ones with a refusal, then stops. Every answer
+    /// sent meanwhile closes its connection (`Connection: close`), so a client sends its
+    /// next request elsewhere.
     public func shutdown() {
         core.accepting.store(false, ordering: .releasing)
         guard let daemon = core.state.withLock({ $0.daemon }) else { return }
@@ -94,6 +95,7 @@ public final class HTTPServer: Sendable {
         // be polling it, and a number closed early could be given to another socket.
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { stopListening(listener) }
+        core.closeIdleConnections()
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
         waitUntil(deadline) { [core] _ in core.counts.total(.inProgress) == 0 }
         let parked = core.state.withLock { Array($0.suspended.values) }

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Synchronization
 
 /// libmicrohttpd's callbacks. They are plain C function pointers (no captures, no actor
 /// isolation: closures written in `main.swift` would be main-actor isolated and trap on
@@ -84,15 +85,18 @@ enum MHDCallbacks {
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         switch event {
         case .CONNECTION_NOTIFY_STARTED:
-            let info = ConnectionInfo(address: SocketAddress.describe(tabula_client_address(connection)))
+            let info = ConnectionInfo(
+                address: SocketAddress.describe(tabula_client_address(connection)), socket: tabula_connection_socket(connection))
             socketContext.pointee = Unmanaged.passRetained(info).toOpaque()
+            core.opened(info)
         case .CONNECTION_NOTIFY_CLOSED:
             guard let pointer = socketContext.pointee else {
                 core.release(SocketAddress.describe(tabula_client_address(connection)))
                 return
             }
             socketContext.pointee = nil
-            core.release(Unmanaged<ConnectionInfo>.fromOpaque(pointer).takeRetainedValue().address)
+            // Before libmicrohttpd closes the socket: see ServerCore.closeIdleConnections.
+            core.closed(Unmanaged<ConnectionInfo>.fromOpaque(pointer).takeRetainedValue())
         @unknown default:
             return
         }
@@ -126,14 +130,30 @@ enum MHDCallbacks {
 final class ConnectionInfo: @unchecked Sendable {
     /// The client's address, formatted once.
     let address: String
+    /// The connection's socket, open until the connection's close notification.
+    let socket: Int32
+    /// Whether a request is in progress, for a shutdown to close idle connections.
+    let activity = ConnectionActivity()
     /// The current request target's length up to its first NUL, from the URI log callback.
     var targetLength = 0
     /// The connection's quick request, reused by each plain GET answered at once. A `let`,
     /// so that a request reaches it without retaining it.
     let quickRequest: QuickRequest
 
-    init(address: String) {
+    init(address: String, socket: Int32) {
         self.address = address
-        quickRequest = QuickRequest(clientAddress: address)
+        self.socket = socket
+        quickRequest = QuickRequest(clientAddress: address, activity: activity)
     }
+}
+
+/// Whether a connection has a request in progress: set at a request's first access-handler
+/// call, cleared at its completion (both on the connection's thread), read by a shutdown on
+/// another thread.
+final class ConnectionActivity: Sendable {
+    private let inProgress = Atomic<Bool>(false)
+
+    func begin() { inProgress.store(true, ordering: .relaxed) }
+    func end() { inProgress.store(false, ordering: .relaxed) }
+    var isIdle: Bool { !inProgress.load(ordering: .relaxed) }
 }

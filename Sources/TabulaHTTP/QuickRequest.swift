@@ -40,8 +40,11 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     /// ``SystemClock/monotonicNanoseconds()`` when the request's headers were in.
     private(set) var receivedAt: Int64 = 0
     var queued = false
+    /// The connection's activity, which the quick request keeps up to date.
+    let activity: ConnectionActivity
 
-    init(clientAddress: String) {
+    init(clientAddress: String, activity: ConnectionActivity) {
+        self.activity = activity
         summary = RequestSummary(
             method: "GET", path: "", status: 0, route: "", durationNanoseconds: 0, remoteAddress: clientAddress)
         super.init(isQuick: true)
@@ -53,6 +56,7 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
 
     /// Takes up the next request on the connection.
     func begin(answer: consuming QuickAnswer, target: UnsafeRawBufferPointer, receivedAt: Int64) {
+        activity.begin()
         (responseHandle, summary.status) = answer.unretainedResponse._withUnsafeGuaranteedRef { ($0.handle, $0.status.code) }
         summary.route = answer.route
         summary.logContext = answer.logContext
@@ -85,6 +89,7 @@ final class QuickRequest: RequestSlotEntry, @unchecked Sendable {
     /// The request is over: lets go of its answer, which may hold a session's only
     /// reference to an old response.
     func end() {
+        activity.end()
         answer = nil
         responseHandle = nil
         summary.logContext = nil

@@ -12,10 +12,15 @@ final class RequestContext: RequestSlotEntry, @unchecked Sendable {
     let version: String
     var headers = RequestHeaders()
     var clientAddress = ""
+    /// The connection's activity, which the request keeps up to date (`nil` when the
+    /// connection's notification did not come, which libmicrohttpd always sends).
+    var activity: ConnectionActivity?
 
     // Touched only by the connection's own server thread, in access-handler calls.
     var body: [UInt8] = []
-    var discardedBodyBytes = 0
+    /// When the body went over the limit (``SystemClock/monotonicNanoseconds()``); its rest
+    /// is read and discarded from then on.
+    var discardingSince: Int64?
     var dispatched = false
     /// Set when the server refused the request itself; the rest of its body is discarded.
     var refusal: RejectionReason?

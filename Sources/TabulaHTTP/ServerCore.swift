@@ -32,6 +32,10 @@ final class ServerCore: @unchecked Sendable {
     let resumesInProgress = Atomic<Int>(0)
     /// Open connections per client address, for the per-address limit.
     private let connectionsByAddress = Locked<[String: Int]>([:])
+    /// Every open connection, so that a shutdown can close the idle ones. Entries leave at
+    /// the connection's close notification, which libmicrohttpd sends before it closes the
+    /// socket: a socket read under this lock is the connection's own.
+    private let openConnections = Locked<[ObjectIdentifier: ConnectionInfo]>([:])
     /// Read once: whether GETs get a header pass for ``HTTPHandler/quickAnswer(_:)``.
     let offersPlainGets: Bool
 
@@ -66,6 +70,30 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    /// A connection started (its notification).
+    func opened(_ info: ConnectionInfo) {
+        openConnections.withLock { $0[ObjectIdentifier(info)] = info }
+    }
+
+    /// A connection closed (its notification, before libmicrohttpd closes its socket).
+    func closed(_ info: ConnectionInfo) {
+        openConnections.withLock { $0[ObjectIdentifier(info)] = nil }
+        release(info.address)
+    }
+
+    /// Closes the connections that wait for their next request, at the start of a
+    /// shutdown: a client (a proxy's connection pool) then opens a new connection, to
+    /// another instance, instead of sending its next request to one that is stopping.
+    /// Reading is shut down: libmicrohttpd sees the end of the stream and closes the
+    /// connection on its own thread. A request that arrives in that instant is lost as on
+    /// any closing keep-alive connection, which clients retry when it is idempotent.
+    func closeIdleConnections() {
+        openConnections.withLock { connections in
+            for info in connections.values where info.activity.isIdle && info.socket >= 0 {
+                _ = Glibc.shutdown(info.socket, Int32(SHUT_RD))
+            }
+        }
+    }
     // MARK: Request lifecycle
 
     /// First access-handler call: the headers are in. Returns YES without queueing unless
@@ -76,6 +104,8 @@ final class ServerCore: @unchecked Sendable {
         _ connection: OpaquePointer, info: ConnectionInfo?, url: String, targetIsSound: Bool, method: String, version: String
     ) -> (RequestContext, MHD_Result) {
         let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
+        context.activity = info?.activity
+        context.activity?.begin()
         counts.add(1, to: .inProgress)
         var scan = HeaderScan()
         withUnsafeMutablePointer(to: &scan) { pointer in
@@ -83,9 +113,6 @@ final class ServerCore: @unchecked Sendable {
         }
         context.headers = scan.headers
         context.clientAddress = info?.address ?? SocketAddress.describe(tabula_client_address(connection))
-        if !accepting.load(ordering: .relaxed) {
-            return (context, refuse(context, .shuttingDown))
-        }
         if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
             return (context, refuse(context, reason))
         }
@@ -103,9 +130,7 @@ final class ServerCore: @unchecked Sendable {
     ) -> Unmanaged<QuickRequest>? {
         let pathLength = strlen(url)
         // Equal lengths: no query was split off; the version check: no NUL cut the target.
-        guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0,
-            accepting.load(ordering: .relaxed)
-        else { return nil }
+        guard pathLength == info.targetLength, tabula_target_is_whole(url, version, info.targetLength) != 0 else { return nil }
         let receivedAt = SystemClock.monotonicNanoseconds()
         // Set by the closure rather than returned from it: a value returned through
         // withUnsafeTemporaryAllocation's generic result is copied once more.
@@ -150,12 +175,15 @@ final class ServerCore: @unchecked Sendable {
             uploadSize.pointee = 0
             if context.refusal != nil || context.body.count + size > configuration.maxBodyBytes {
                 // Over the limit (a chunked body has no Content-Length to check up front):
-                // libmicrohttpd cannot answer before the body ends, so discard the rest,
-                // up to a bound, then answer 413 and close.
+                // libmicrohttpd 0.9.75 takes no answer until the body ends, so the rest is
+                // read and discarded, then 413 answered and the connection closed. A client
+                // still sending after the connection timeout is cut off, without an answer.
                 context.refusal = context.refusal ?? .bodyTooLarge
                 context.body = []
-                context.discardedBodyBytes += size
-                return context.discardedBodyBytes > Self.maxDiscardedBodyBytes(configuration) ? .NO : .YES
+                let now = SystemClock.monotonicNanoseconds()
+                let since = context.discardingSince ?? now
+                context.discardingSince = since
+                return now - since > Int64(configuration.connectionTimeoutSeconds) * 1_000_000_000 ? .NO : .YES
             }
             if let uploadData {
                 context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
@@ -173,11 +201,6 @@ final class ServerCore: @unchecked Sendable {
             return .NO
         }
         return queue(response, on: context)
-    }
-
-    /// A body this much over the limit is not worth reading to the end to answer 413.
-    static func maxDiscardedBodyBytes(_ configuration: ServerConfiguration) -> Int {
-        max(1 << 20, configuration.maxBodyBytes * 4)
     }
 
     private func dispatch(_ context: RequestContext) -> MHD_Result {
@@ -293,6 +316,7 @@ final class ServerCore: @unchecked Sendable {
     /// libmicrohttpd's completion callback: the request is over, answered or not.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
         counts.add(-1, to: .inProgress)
+        context.activity?.end()
         if context.delivery.load(ordering: .relaxed) >= RequestContext.Delivery.suspending {
             _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
         }
