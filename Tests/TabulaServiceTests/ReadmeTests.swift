@@ -71,8 +71,8 @@ import TabulaTestSupport
     }
 
     /// The walkthrough runs against a server this script starts, so that the deployment's
-    /// restart (a commented `swift run tabula serve ARGUMENTS` line, which the reader runs
-    /// after stopping the server) can be made here: on the same port and data directory.
+    /// restart (a commented `Scripts/serve ARGUMENTS` line, which the reader runs after
+    /// stopping the server) can be made here: on the same port and data directory.
     /// The script prints the session and its screen at the end, then stops the server.
     static let serverFunctions = #"""
         start_tabula() {
@@ -100,15 +100,18 @@ import TabulaTestSupport
 
         """#
 
+    /// The walkthrough's commented restart, `#   Scripts/serve ARGUMENTS`.
+    static let restartLine = "\n#   Scripts/serve "
+
     @Test func walkthroughRunsAgainstALiveServer() throws {
         let scratch = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try ServerProcess.freePort()
         let walkthrough = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n")
-        let restarts = walkthrough.components(separatedBy: "\n#   swift run tabula serve ").count - 1
+        let restarts = walkthrough.components(separatedBy: Self.restartLine).count - 1
         #expect(restarts == 1, "the walkthrough's deployment restarts the server once")
         let script = Self.serverFunctions
-            + walkthrough.replacingOccurrences(of: "\n#   swift run tabula serve ", with: "\nrestart_tabula ")
+            + walkthrough.replacingOccurrences(of: Self.restartLine, with: "\nrestart_tabula ")
             + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
             + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
         let (status, output) = try run(script, port: port, environment: [
