@@ -3,12 +3,14 @@ import Testing
 import TabulaCore
 import TabulaTestSupport
 
-/// Every curl command in the README runs against a live server, so the README cannot drift.
+/// Every curl command in the README and in `docs/*.md` runs against a live server, so the
+/// documentation cannot drift.
 @Suite(.serialized) struct ReadmeTests {
-    let readme: String
+    let readmeFile: MarkdownFile
+    var readme: String { readmeFile.text }
 
     init() throws {
-        readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        readmeFile = try MarkdownFile("README.md")
     }
 
     /// The contents of ```sh blocks.
@@ -29,22 +31,7 @@ import TabulaTestSupport
     }
 
     /// Inline code spans that are curl commands, outside code blocks.
-    var inlineCommands: [String] {
-        var commands: [String] = []
-        var inBlock = false
-        for line in readme.split(separator: "\n") {
-            if line.hasPrefix("```") {
-                inBlock.toggle()
-                continue
-            }
-            guard !inBlock else { continue }
-            for (index, part) in line.split(separator: "`", omittingEmptySubsequences: false).enumerated()
-            where index % 2 == 1 && part.hasPrefix("curl -") {
-                commands.append(String(part))
-            }
-        }
-        return commands
-    }
+    var inlineCommands: [String] { readmeFile.inlineCurlCommands }
 
     func run(_ script: String, port: UInt16, environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -71,8 +58,8 @@ import TabulaTestSupport
     }
 
     /// The walkthrough runs against a server this script starts, so that the deployment's
-    /// restart (a commented `swift run tabula serve ARGUMENTS` line, which the reader runs
-    /// after stopping the server) can be made here: on the same port and data directory.
+    /// restart (a commented `Scripts/serve ARGUMENTS` line, which the reader runs after
+    /// stopping the server) can be made here: on the same port and data directory.
     /// The script prints the session and its screen at the end, then stops the server.
     static let serverFunctions = #"""
         start_tabula() {
@@ -100,15 +87,18 @@ import TabulaTestSupport
 
         """#
 
+    /// The walkthrough's commented restart, `#   Scripts/serve ARGUMENTS`.
+    static let restartLine = "\n#   Scripts/serve "
+
     @Test func walkthroughRunsAgainstALiveServer() throws {
         let scratch = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try ServerProcess.freePort()
         let walkthrough = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n")
-        let restarts = walkthrough.components(separatedBy: "\n#   swift run tabula serve ").count - 1
+        let restarts = walkthrough.components(separatedBy: Self.restartLine).count - 1
         #expect(restarts == 1, "the walkthrough's deployment restarts the server once")
         let script = Self.serverFunctions
-            + walkthrough.replacingOccurrences(of: "\n#   swift run tabula serve ", with: "\nrestart_tabula ")
+            + walkthrough.replacingOccurrences(of: Self.restartLine, with: "\nrestart_tabula ")
             + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
             + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
         let (status, output) = try run(script, port: port, environment: [
@@ -135,12 +125,35 @@ import TabulaTestSupport
         #expect(screen.row(at: RowPath(section: 0, row: 0))?.id == "airplane")
     }
 
-    @Test func inlineCommandsRunAgainstALiveServer() throws {
+    /// Runs each inline command alone against a fresh server, failing on an HTTP error.
+    func runInline(_ commands: [String], from page: String) throws {
         let server = try ServerProcess()
-        for command in inlineCommands {
+        for command in commands {
             let live = command.replacingOccurrences(of: "http://127.0.0.1:8080", with: "http://127.0.0.1:\(server.port)")
             let (status, output) = try run(live + " --fail-with-body", port: server.port)
-            #expect(status == 0, "\(command): \(output)")
+            #expect(status == 0, "\(page): \(command): \(output)")
+        }
+    }
+
+    @Test func inlineCommandsRunAgainstALiveServer() throws {
+        try runInline(inlineCommands, from: "README.md")
+    }
+
+    /// The pages under docs/ show curl commands only as inline spans, which all run.
+    @Test func everyCurlCommandInTheDocsIsRun() throws {
+        var total = 0
+        for page in try MarkdownFile.docsPages() {
+            let commands = page.inlineCurlCommands
+            #expect(page.text.components(separatedBy: "curl -").count - 1 == commands.count,
+                    "\(page.path): a curl command is not an inline code span, so it is not run")
+            total += commands.count
+        }
+        #expect(total >= 5)
+    }
+
+    @Test func docsInlineCommandsRunAgainstALiveServer() throws {
+        for page in try MarkdownFile.docsPages() where !page.inlineCurlCommands.isEmpty {
+            try runInline(page.inlineCurlCommands, from: page.path)
         }
     }
 }
