@@ -27,6 +27,10 @@ let package = Package(
             // Without Foundation nothing pulls in libm, which Double rounding needs on Linux.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // What every layer above the core uses: locks, sharded storage, thread slots, worker
+        // threads and queues, the system clock, and the platform's C library (System.swift).
+        .systemLibrary(name: "CTabulaPlatform"),
+        .target(name: "TabulaPlatform", dependencies: ["CTabulaPlatform"]),
         // libmicrohttpd (Debian libmicrohttpd-dev), with C shims for its variadic calls.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -38,6 +42,7 @@ let package = Package(
             name: "TabulaHTTP",
             dependencies: [
                 "CMicroHTTPD",
+                "TabulaPlatform",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -52,13 +57,14 @@ let package = Package(
         // libpq's header (Debian libpq-dev) and a thin wrapper: binary parameters, bounded
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
-        .target(name: "TabulaPostgres", dependencies: ["CLibPQ"]),
+        .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
         // Routes, problems, metrics, sessions and stores around the core.
         .target(
             name: "TabulaService",
             dependencies: [
                 "TabulaCore",
                 "TabulaHTTP",
+                "TabulaPlatform",
                 "TabulaSQLite",
                 "TabulaPostgres",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -71,21 +77,22 @@ let package = Package(
             name: "tabula",
             dependencies: [
                 "TabulaCore",
+                "TabulaPlatform",
                 "TabulaService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Seeded generators for tests, benchmarks and fuzzers; not a product.
-        .target(name: "TabulaSamples", dependencies: ["TabulaCore"]),
+        .target(name: "TabulaSamples", dependencies: ["TabulaCore", "TabulaPlatform"]),
         .executableTarget(
             name: "tabula-core-bench",
-            dependencies: ["TabulaCore", "TabulaSamples"],
+            dependencies: ["TabulaCore", "TabulaPlatform", "TabulaSamples"],
             path: "Benchmarks/CoreBenchmark"
         ),
         .executableTarget(
             name: "tabula-service-bench",
             dependencies: [
-                "TabulaCore", "TabulaHTTP", "TabulaService", "TabulaSamples",
+                "TabulaCore", "TabulaHTTP", "TabulaPlatform", "TabulaService", "TabulaSamples",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -95,6 +102,7 @@ let package = Package(
             name: "tabula-http-baseline",
             dependencies: [
                 "TabulaHTTP",
+                "TabulaPlatform",
                 "TabulaSamples",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,9 +123,14 @@ let package = Package(
             path: "Tests/TabulaTestSupport"
         ),
         .testTarget(
+            name: "TabulaPlatformTests",
+            dependencies: ["TabulaPlatform"]
+        ),
+        .testTarget(
             name: "TabulaHTTPTests",
             dependencies: [
                 "TabulaHTTP",
+                "TabulaPlatform",
                 "TabulaTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaServiceTests",
-            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
+            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaPlatform", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

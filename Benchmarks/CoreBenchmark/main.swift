@@ -4,9 +4,7 @@
 //  - one event's whole trip through the core on the settings fixture
 //    (reduce, render old and new, diff, encode the answer).
 // Run it with Scripts/bench-core.
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import TabulaCore
 import TabulaSamples
 

@@ -9,9 +9,7 @@
 // Prints its port, stops on SIGTERM or SIGINT.
 //
 // usage: tabula-http-baseline [PORT] [BODY_FILE] [POST_BODY_FILE]
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaHTTP

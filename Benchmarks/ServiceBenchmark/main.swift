@@ -1,9 +1,7 @@
 // Per-request costs of the service shell, measured without HTTP: the request log line,
 // metrics, routing, a GET of a cached screen and a switch event (over 256 sessions) through
 // the handler. Prints ns per call.
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaCore

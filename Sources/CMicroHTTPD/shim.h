@@ -1,6 +1,5 @@
 // Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon and
-// MHD_get_*_info are variadic; and ThreadSlot's C thread-local. Only the TabulaHTTP target
-// imports this module.
+// MHD_get_*_info are variadic. Only the TabulaHTTP target imports this module.
 #ifndef TABULA_MICROHTTPD_SHIM_H
 #define TABULA_MICROHTTPD_SHIM_H
 
@@ -13,23 +12,6 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
-
-/// The calling thread's ThreadSlot number plus one (0: none given yet), in a C thread-local:
-/// Swift has none of its own, and pthread_getspecific behind a lazily made key took about 40
-/// instructions, on each of the five reads a request makes. Static, so each file that calls
-/// these has its own copy: only ThreadSlot.swift may call them.
-static inline long *tabula_thread_slot_cell(void) {
-    static __thread long slot_plus_one;
-    return &slot_plus_one;
-}
-
-static inline long tabula_thread_slot(void) {
-    return *tabula_thread_slot_cell();
-}
-
-static inline void tabula_set_thread_slot(long slot_plus_one) {
-    *tabula_thread_slot_cell() = slot_plus_one;
-}
 
 /// Everything tabula_start_daemon passes to MHD_start_daemon.
 struct tabula_daemon_settings {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import TabulaPlatform
 internal import CMicroHTTPD
 public import Logging
 
@@ -94,7 +90,7 @@ public final class HTTPServer: Sendable {
         // It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker may still
         // be polling it, and a number closed early could be given to another socket.
         let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { stopListening(listener) }
+        if listener >= 0 { shutdownSocket(listener, Int32(SHUT_RDWR)) }
         core.closeIdleConnections()
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
         waitUntil(deadline) { [core] _ in core.counts.total(.inProgress) == 0 }
@@ -111,15 +107,6 @@ public final class HTTPServer: Sendable {
         core.state.withLock { $0.daemon = nil }
     }
 
-    /// `shutdown(2)` on the socket (spelled through the C module: this type has a
-    /// `shutdown()` of its own).
-    private func stopListening(_ listener: Int32) {
-        #if canImport(Glibc)
-        _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        #elseif canImport(Musl)
-        _ = Musl.shutdown(listener, Int32(SHUT_RDWR))
-        #endif
-    }
 
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: (ServerCore.State) -> Bool) {
         while !core.state.withLock({ condition($0) }) && ContinuousClock.now < deadline {

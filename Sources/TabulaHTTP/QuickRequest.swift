@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import TabulaPlatform
 
 /// What a request's `con_cls` slot holds: a ``RequestContext`` for the full path, or a
 /// ``QuickRequest`` for a plain GET its handler answered at once. A stored flag tells them

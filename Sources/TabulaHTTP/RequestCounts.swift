@@ -1,3 +1,4 @@
+import TabulaPlatform
 import Synchronization
 
 /// The server's request counts, one shard per thread (``ThreadSlot``), each shard on cache

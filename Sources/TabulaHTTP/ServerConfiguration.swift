@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 
 /// How the server listens and the limits that protect it. libmicrohttpd's own defaults
 /// are unsafe for a public service (no idle timeout, no body limit), so every limit here

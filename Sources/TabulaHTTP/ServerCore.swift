@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import TabulaPlatform
 internal import CMicroHTTPD
 import HTTPTypes
 import Logging
@@ -90,7 +86,7 @@ final class ServerCore: @unchecked Sendable {
     func closeIdleConnections() {
         openConnections.withLock { connections in
             for info in connections.values where info.activity.isIdle && info.socket >= 0 {
-                _ = Glibc.shutdown(info.socket, Int32(SHUT_RD))
+                shutdownSocket(info.socket, Int32(SHUT_RD))
             }
         }
     }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import TabulaPlatform
 
 /// IPv4 and IPv6 socket addresses for binding and for naming clients.
 enum SocketAddress {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 internal import CLibPQ
 
 /// libpq's functions, loaded with `dlopen` when the first connection is made. A process on

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 internal import CLibPQ
 
 /// Why PostgreSQL refused, with its SQLSTATE when the server sent one.

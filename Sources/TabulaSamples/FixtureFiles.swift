@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import TabulaCore
 
 /// Reads a directory of definitions, or one file, with plain system calls (no Foundation).

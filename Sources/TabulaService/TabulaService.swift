@@ -1,3 +1,4 @@
+import TabulaPlatform
 public import HTTPTypes
 public import Logging
 public import TabulaHTTP

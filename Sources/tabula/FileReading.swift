@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TabulaPlatform
 import TabulaCore
 
 /// Reads a whole file; throws a ``CommandFailure`` naming the file and the system's reason.

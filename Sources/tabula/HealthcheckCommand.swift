@@ -1,7 +1,5 @@
+import TabulaPlatform
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct HealthcheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

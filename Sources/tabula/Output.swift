@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TabulaPlatform
 import TabulaCore
 
 /// Prints JSON bytes on standard output, compact or indented.

@@ -1,11 +1,9 @@
+import TabulaPlatform
 import ArgumentParser
 import Logging
 import TabulaCore
 import TabulaHTTP
 import TabulaService
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import Testing
 @testable import TabulaHTTP
 import TabulaTestSupport

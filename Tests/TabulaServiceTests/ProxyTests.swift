@@ -1,3 +1,4 @@
+import TabulaPlatform
 import Foundation
 import Testing
 import TabulaCore

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import Testing
 import TabulaHTTP
 @testable import TabulaService

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaCore

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import TabulaPlatform
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// What each server thread remembers of the session screens it answered: the rendered

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import Logging
 import TabulaCore
 import TabulaHTTP

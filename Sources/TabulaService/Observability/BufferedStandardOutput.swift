@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 import TabulaHTTP
 
 /// Standard output with buffers: lines are appended in memory and written by a background

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// Events by kind and outcome (`tabula_events_total`) and the sizes of their change sets

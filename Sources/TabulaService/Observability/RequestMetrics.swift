@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// Request counts by (route, status) and latency histograms by route, recorded on every

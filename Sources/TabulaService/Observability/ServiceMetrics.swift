@@ -1,3 +1,4 @@
+import TabulaPlatform
 import CoreMetrics
 public import Prometheus
 import TabulaHTTP

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// A session token as a dictionary key: its bytes held inline, so that making, copying and

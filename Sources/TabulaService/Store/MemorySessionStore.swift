@@ -1,3 +1,4 @@
+import TabulaPlatform
 public import TabulaCore
 import Synchronization
 import TabulaHTTP

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaCore
 import TabulaHTTP
 

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// Retention settings every store honours.

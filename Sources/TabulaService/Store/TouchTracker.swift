@@ -1,3 +1,4 @@
+import TabulaPlatform
 import TabulaHTTP
 
 /// Remembers when each session's last-use time was last written, so that reads refresh it

@@ -1,3 +1,4 @@
+import TabulaPlatform
 import Logging
 import TabulaHTTP
 import TabulaPostgres

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import TabulaPlatform
 public import Logging
 public import TabulaCore
 import TabulaHTTP

@@ -1,5 +1,5 @@
 import Testing
-@testable import TabulaService
+@testable import TabulaPlatform
 
 /// The queue behind the SQLite writer, its answering thread and the worker pools.
 @Suite struct BlockingQueueTests {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A fixed number of values, each guarded by its own read-write lock, laid out in one
 /// allocation with every shard on cache lines of its own (128 bytes apart, the span the
 /// adjacent-line prefetcher pulls in together). Threads working on different shards never

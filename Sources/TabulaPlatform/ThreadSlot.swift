@@ -1,4 +1,4 @@
-internal import CMicroHTTPD
+internal import CTabulaPlatform
 import Synchronization
 
 /// A small number for the calling thread, given out in order of first use: threads that

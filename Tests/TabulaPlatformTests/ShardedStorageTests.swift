@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TabulaHTTP
+@testable import TabulaPlatform
 
 @Suite struct ShardedStorageTests {
     @Test func shardsAreSeparateAndNumbersWrapAround() {

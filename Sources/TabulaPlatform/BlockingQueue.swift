@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A FIFO of jobs for worker threads: producers never block (unless the queue is full,
 /// when `push` refuses), consumers wait for work and may take it in batches.
-final class BlockingQueue<Job>: @unchecked Sendable {
+public final class BlockingQueue<Job>: @unchecked Sendable {
     private var mutex = pthread_mutex_t()
     private var condition = pthread_cond_t()
     /// Taken jobs are set to `nil` at once, so that what they hold is freed when they run,
@@ -12,9 +8,9 @@ final class BlockingQueue<Job>: @unchecked Sendable {
     private var jobs: [Job?] = []
     private var head = 0
     private var closed = false
-    let capacity: Int
+    public let capacity: Int
 
-    init(capacity: Int = 100_000) {
+    public init(capacity: Int = 100_000) {
         self.capacity = capacity
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&condition, nil)
@@ -26,7 +22,7 @@ final class BlockingQueue<Job>: @unchecked Sendable {
     }
 
     /// Adds a job; `false` when the queue is full or closed.
-    func push(_ job: Job) -> Bool {
+    public func push(_ job: Job) -> Bool {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         guard !closed, jobs.count - head < capacity else { return false }
@@ -37,7 +33,7 @@ final class BlockingQueue<Job>: @unchecked Sendable {
 
     /// Waits for at least one job (or up to `timeout` seconds) and takes up to `maximum`.
     /// Returns `nil` once the queue is closed and drained.
-    func take(maximum: Int, timeout: Double? = nil) -> [Job]? {
+    public func take(maximum: Int, timeout: Double? = nil) -> [Job]? {
         pthread_mutex_lock(&mutex)
         defer { pthread_mutex_unlock(&mutex) }
         while jobs.count == head && !closed {
@@ -76,7 +72,7 @@ final class BlockingQueue<Job>: @unchecked Sendable {
     }
 
     /// Refuses new jobs; consumers drain what is queued, then get `nil`.
-    func close() {
+    public func close() {
         pthread_mutex_lock(&mutex)
         closed = true
         pthread_cond_broadcast(&condition)

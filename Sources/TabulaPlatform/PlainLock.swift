@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A mutex that guards something it does not hold (a database connection, a file
 /// descriptor). Unlike `Locked<Void>`, it makes no inout access to an empty value, which
 /// ThreadSanitizer would report against the mutex's own address.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The system's clocks as whole nanoseconds: for the quick path's request durations, a
 /// third of the instructions of `ContinuousClock.now`, and a difference that needs no
 /// 128-bit `Duration`.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A value behind a reader-writer lock: readers do not wait for each other, which suits
 /// caches read on every request and written rarely.
 public final class ReadWriteLocked<Value>: @unchecked Sendable {

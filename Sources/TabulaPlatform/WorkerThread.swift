@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A joinable thread running one closure.
-final class WorkerThread: @unchecked Sendable {
+public final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let body: @Sendable () -> Void
 
@@ -12,7 +8,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Starts `body` on a new thread.
-    static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
+    public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
         let worker = WorkerThread(body: body)
         let retained = Unmanaged.passRetained(worker)
         pthread_create(&worker.thread, nil, { argument in
@@ -25,7 +21,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     /// Waits for the thread to finish.
-    func join() {
+    public func join() {
         pthread_join(thread, nil)
     }
 }
