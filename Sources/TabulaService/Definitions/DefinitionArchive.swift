@@ -1,7 +1,6 @@
 import TabulaPlatform
 import Logging
 import TabulaCore
-import TabulaHTTP
 
 /// The definitions a client's copy of a screen can have been rendered with: the
 /// catalogue's own, and the earlier or other versions that this or another instance served,

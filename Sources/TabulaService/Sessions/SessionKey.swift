@@ -1,5 +1,4 @@
 import TabulaPlatform
-import TabulaHTTP
 
 /// A session token as a dictionary key: its bytes held inline, so that making, copying and
 /// comparing a key allocates and retains nothing (a `GET` with a session makes one from the

@@ -1,5 +1,4 @@
 import TabulaPlatform
-import TabulaHTTP
 
 /// Retention settings every store honours.
 public struct StoreSettings: Sendable {

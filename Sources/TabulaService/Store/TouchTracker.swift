@@ -1,5 +1,4 @@
 import TabulaPlatform
-import TabulaHTTP
 
 /// Remembers when each session's last-use time was last written, so that reads refresh it
 /// at most once per interval instead of writing on every request. Sharded like the session

@@ -1,6 +1,5 @@
 import TabulaPlatform
 import Logging
-import TabulaHTTP
 import TabulaPostgres
 
 /// A bounded pool: `size` worker threads, each owning one connection, run jobs from one

@@ -1,7 +1,6 @@
 import TabulaPlatform
 public import Logging
 public import TabulaCore
-import TabulaHTTP
 import TabulaPostgres
 
 /// Sessions in PostgreSQL, for several `tabula serve` processes behind a load balancer.

@@ -1,7 +1,6 @@
 import TabulaPlatform
 public import Logging
 public import TabulaCore
-import TabulaHTTP
 import TabulaSQLite
 
 /// Sessions in a SQLite database file (`DIRECTORY/tabula.sqlite`, WAL mode,

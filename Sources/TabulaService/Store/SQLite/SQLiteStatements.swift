@@ -1,6 +1,5 @@
 import TabulaPlatform
 import TabulaCore
-import TabulaHTTP
 import TabulaSQLite
 
 /// The prepared statements of one connection, and the session operations built on them.
