@@ -31,8 +31,8 @@ final class RequestContext: RequestSlotEntry, @unchecked Sendable {
     var rejection: String?
 
     /// The hand-over of the response between the handler (any thread) and the connection's
-    /// thread, without a lock: see ``Delivery``.
-    let delivery = Atomic<Int>(Delivery.dispatching)
+    /// thread, without a lock: a ``DeliveryState``, moved by ``DeliveryStateMachine``.
+    let delivery = Atomic<Int>(DeliveryState.dispatching.rawValue)
     /// Claimed by the first ``Responder/send(_:)``; later calls do nothing.
     let claimed = Atomic<Bool>(false)
     /// Written before `delivery` moves past `dispatching`, read after (release/acquire).
@@ -45,19 +45,5 @@ final class RequestContext: RequestSlotEntry, @unchecked Sendable {
         self.version = version
         receivedAt = .now
         super.init(isQuick: false)
-    }
-
-    /// The states of `delivery`.
-    enum Delivery {
-        /// The handler is running on the connection's thread.
-        static let dispatching = 0
-        /// The response arrived while the handler ran: the connection's thread queues it.
-        static let answeredWhileDispatching = 1
-        /// The handler returned without an answer; the connection is being suspended.
-        static let suspending = 2
-        /// The connection is suspended, waiting for the answer.
-        static let suspended = 3
-        /// The answer arrived during the suspension: resumed (or to be resumed) to queue it.
-        static let answered = 4
     }
 }

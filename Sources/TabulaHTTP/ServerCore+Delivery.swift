@@ -1,0 +1,26 @@
+import TabulaPlatform
+internal import CMicroHTTPD
+import HTTPTypes
+import Synchronization
+
+/// Answers reaching their connections from any thread (see ``DeliveryStateMachine``).
+extension ServerCore {
+    /// Called by a ``Responder`` from any thread; only the first call counts.
+    func deliver(_ response: Response, to context: RequestContext) {
+        guard context.claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        context.response = response
+        switch context.delivery.move(DeliveryStateMachine.answerArrived) {
+        case .resume: resume(context)
+        case .none, .alreadyAnswered: return
+        }
+    }
+
+    /// Resumes a parked connection, unless the daemon is stopping for good. No lock of ours
+    /// is held across `MHD_resume_connection`, since libmicrohttpd takes its own locks there.
+    func resume(_ context: RequestContext) {
+        resumesInProgress.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        defer { resumesInProgress.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+        guard !stopped.load(ordering: .acquiring) else { return }
+        MHD_resume_connection(context.connection)
+    }
+}
