@@ -13,6 +13,9 @@ WORKDIR /build
 # Resolve packages in their own layer, so that a source change does not fetch them again.
 COPY Package.swift ./
 RUN swift package resolve
+COPY openapi.json ./
+COPY Plugins ./Plugins
+COPY BuildTools ./BuildTools
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks ./Benchmarks

@@ -58,6 +58,9 @@ let package = Package(
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
+        // Embeds openapi.json in TabulaService (EmbeddedOpenAPI.text), with its tool.
+        .plugin(name: "EmbedFile", capability: .buildTool(), dependencies: ["tabula-embed"]),
+        .executableTarget(name: "tabula-embed", path: "BuildTools/tabula-embed"),
         // Routes, problems, metrics, sessions and stores around the core.
         .target(
             name: "TabulaService",
@@ -71,7 +74,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            plugins: ["EmbedFile"]
         ),
         .executableTarget(
             name: "tabula",

@@ -30,16 +30,33 @@ import TabulaTestSupport
         }
     }
 
-    @Test func isAValidOpenAPIDocument() throws {
-        // openapi-spec-validator (PyPI), installed by .ci/run.
+    static let file = repositoryRoot.appendingPathComponent("openapi.json")
+
+    /// The server sends the repository's `openapi.json`, byte for byte.
+    @Test func servesTheRepositorysFile() throws {
         let api = try APITestServer()
-        let body = try api.send("GET", "/openapi.json").body
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).json")
-        try Data(body).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let response = try api.send("GET", "/openapi.json")
+        #expect(response.body == [UInt8](try Data(contentsOf: Self.file)))
+        #expect(response.header("Content-Type") == "application/json")
+    }
+
+    /// The file is strict JSON, laid out as `python3 -m json.tool --indent 2` lays it out
+    /// (so that its diffs show what changed), and a valid OpenAPI 3.1 document
+    /// (openapi-spec-validator, PyPI, which Scripts/test installs).
+    @Test func isALintedValidOpenAPIDocument() throws {
+        _ = try JSONParser().parse([UInt8](try Data(contentsOf: Self.file)))
+        let script = """
+            import json, sys
+            from openapi_spec_validator import validate
+            text = open(sys.argv[1], encoding="utf-8").read()
+            document = json.loads(text)
+            if json.dumps(document, indent=2, ensure_ascii=False) + "\\n" != text:
+                sys.exit("openapi.json is not laid out as python3 -m json.tool --indent 2 --no-ensure-ascii lays it out")
+            validate(document)
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import json,sys; from openapi_spec_validator import validate; validate(json.load(open(sys.argv[1])))", file.path]
+        process.arguments = ["python3", "-c", script, Self.file.path]
         let errors = Pipe()
         process.standardError = errors
         try process.run()
