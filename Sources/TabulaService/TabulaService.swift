@@ -31,6 +31,7 @@ public final class TabulaService: HTTPHandler {
     private let router: Router
     private let handlers: [RouteHandler]
     private let api: APIContext
+    private let access: AccessPolicy
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
 
     /// Keeps the catalogue's definitions in the store (see ``SessionStore/keepDefinitions(_:)``)
@@ -44,6 +45,7 @@ public final class TabulaService: HTTPHandler {
             catalogue: catalogue, store: store, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
         self.api = api
+        access = AccessPolicy(apiKey: configuration.apiKey, cors: configuration.cors)
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -79,15 +81,9 @@ public final class TabulaService: HTTPHandler {
 
     public func handle(_ request: Request, responder: Responder) {
         var responder = responder
-        if let cors = configuration.cors, case .one(let origin) = request.headers.single("Origin") {
-            if request.method == .options, request.headers.single("Access-Control-Request-Method") != .absent {
-                return responder.send(cors.preflight(origin: origin))
-            }
-            if cors.allows(origin) { responder = responder.adding(cors.responseHeaders(origin: origin)) }
-        }
-        if let apiKey = configuration.apiKey, APIKey.protects(request.rawPath), !apiKey.authorizes(request) {
-            let presented = request.headers.single("Authorization") != .absent
-            return responder.send(Problem.unauthorized(presented: presented).response())
+        switch access.check(request) {
+        case .answer(let response): return responder.send(response)
+        case .pass(let added): if let added { responder = responder.adding(added) }
         }
         switch router.match(request.method, path: request.rawPath) {
         case .matched(let index, let parameters, let pattern):
@@ -104,13 +100,10 @@ public final class TabulaService: HTTPHandler {
     public var answersPlainGets: Bool { true }
 
     /// A screen GET answered from memory, skipping the request's parsing and routing, when
-    /// `handle` would add nothing to the prepared answer: no Origin (CORS headers), and the
-    /// API key, when one is set, presented right.
+    /// the access policy adds nothing to the answer and the screen is known without waiting
+    /// (see ``APIContext/knownScreen(_:session:)``, which the routed GET asks as well).
     public func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
-        guard request.header("origin").isAbsent else { return nil }
-        if let apiKey = configuration.apiKey {
-            guard case .one(let value) = request.header("authorization"), apiKey.authorizes(headerValue: value) else { return nil }
-        }
+        guard access.passesUnchanged(request) else { return nil }
         return api.quickScreen(request)
     }
 

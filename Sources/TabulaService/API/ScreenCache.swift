@@ -29,6 +29,16 @@ final class RenderedScreen: Sendable {
         withPrepared(ifNoneMatch: tags) { $0 }
     }
 
+    /// The answer for a client whose If-None-Match header is `tags`, as a response: the
+    /// prepared one, or (should libmicrohttpd not have allocated it) the same built anew.
+    func response(ifNoneMatch tags: String?) -> Response {
+        if let prepared = prepared(ifNoneMatch: tags) { return Response(prepared) }
+        if let tags, ETag.matches(tags, etag) {
+            return Response(status: .notModified, headerFields: ScreenCache.notModifiedFields(etag))
+        }
+        return Response(status: .ok, headerFields: ScreenCache.okFields(etag), body: bytes)
+    }
+
     /// ``prepared(ifNoneMatch:)`` lent to `body`, for callers that must not retain it.
     func withPrepared<Result>(ifNoneMatch tags: String?, _ body: (PreparedResponse) -> Result?) -> Result? {
         let chosen = if let tags, ETag.matches(tags, etag) { notModified } else { response }

@@ -56,6 +56,11 @@ final class ThreadScreenCache: Sendable {
             sharedWatch._withUnsafeGuaranteedRef { store.touch(session: session, watch: $0) }
         }
 
+        /// The screen's answer as a response, for the routed GET.
+        func response(ifNoneMatch tags: String?) -> Response {
+            sharedScreen._withUnsafeGuaranteedRef { $0.response(ifNoneMatch: tags) }
+        }
+
         /// The screen's 200, or its 304 for a client that has it, answered on this entry's
         /// behalf: the answer retains the entry, not the response.
         func answer(ifNoneMatch tags: String?, route: String, logContext: String?) -> QuickAnswer? {

@@ -13,13 +13,6 @@ public struct APIKey: Sendable {
         key = bytes
     }
 
-    /// Whether the request's Authorization header carries the key.
-    func authorizes(_ request: Request) -> Bool {
-        guard case .one(let header) = request.headers.single("Authorization") else { return false }
-        var text = header
-        return text.withUTF8 { authorizes(headerValue: UnsafeRawBufferPointer($0)) }
-    }
-
     /// Whether an Authorization header's value is `Bearer <key>` (the scheme in any case).
     /// The comparison takes the same time wherever the first difference is, so timing does
     /// not reveal the key.
@@ -34,9 +27,5 @@ public struct APIKey: Sendable {
             difference |= key[index] ^ (index < presented.count ? presented[index] : 0)
         }
         return difference == 0
-    }
-
-    static func protects(_ rawPath: String) -> Bool {
-        rawPath == "/v1" || rawPath.hasPrefix("/v1/")
     }
 }
