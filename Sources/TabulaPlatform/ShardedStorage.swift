@@ -83,7 +83,7 @@ public final class ShardedStorage<Value>: @unchecked Sendable {
     /// Runs `body` on the calling thread's shard (``ThreadSlot``), with exclusive access:
     /// for per-thread buffers and counters that are added up only when read.
     @inlinable
-    public func writeOwn<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    public func withThreadShard<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         try write(ThreadSlot.current, body)
     }
 }

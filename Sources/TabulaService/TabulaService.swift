@@ -61,9 +61,9 @@ public final class TabulaService: HTTPHandler {
         router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
         router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
-        router.add(.post, "/v1/screens/{id}/selection") { api.handleEvent(.selection, $0, $1) }
-        router.add(.post, "/v1/screens/{id}/switch") { api.handleEvent(.switch, $0, $1) }
-        router.add(.post, "/v1/screens/{id}/deletion") { api.handleEvent(.deletion, $0, $1) }
+        router.add(.post, "/v1/screens/{id}/selection") { api.answerEvent(.selection, $0, $1) }
+        router.add(.post, "/v1/screens/{id}/switch") { api.answerEvent(.switch, $0, $1) }
+        router.add(.post, "/v1/screens/{id}/deletion") { api.answerEvent(.deletion, $0, $1) }
     }
 
     /// Logs and metrics for the server's events.

@@ -46,7 +46,7 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    for _ in 0..<10_000 { storage.writeOwn { $0 += 1 } }
+                    for _ in 0..<10_000 { storage.withThreadShard { $0 += 1 } }
                 }
             }
         }

@@ -49,24 +49,23 @@ import TabulaService
         try wait { store.createSession(token: token, initialState: catalogue.initialState, completion: $0) }
         let states = Self.walk(from: catalogue.initialState, steps: 40, seed: 8)
         for (index, state) in states.enumerated().dropFirst() {
-            let committed: Void? = try wait { completion in
-                store.write(session: token, { writing in
-                    writing.commit(
-                        state, event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
-                        answer: nil)
-                }, completion: completion)
+            let committed = try wait { completion in
+                store.commit(session: token, SessionCommit(
+                    expectedRevision: state.revision - 1, state: state,
+                    event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
+                    answer: nil), completion: completion)
             }
-            #expect(committed != nil)
+            #expect(committed == .committed)
             let newest = index
             let oldest = max(0, newest - 7)
-            let lookups = try wait { completion in
-                store.read(session: token, { view in (oldest - 1...newest + 1).map { view.state(at: $0) } }, completion: completion)
+            let lookups = try (oldest - 1...newest + 1).map { revision in
+                try #require(try wait { completion in store.read(session: token, SessionRead(revision: revision), completion: completion) }).past
             }
             let expected = [.tooOld(oldestKept: oldest)] + (oldest...newest).map { RevisionLookup.found(states[$0]) }
                 + [.future(current: newest)]
             // Before revision 0 there is nothing to keep; how a store words that is its own.
             let compared = oldest == 0 ? 1 : 0
-            #expect(lookups.map { Array($0.dropFirst(compared)) } == Array(expected.dropFirst(compared)), "after revision \(newest)")
+            #expect(Array(lookups.dropFirst(compared)) == Array(expected.dropFirst(compared)), "after revision \(newest)")
         }
     }
 
@@ -92,13 +91,17 @@ import TabulaService
             state.revision += 1
             states.append(state)
             let next = state
-            _ = try wait { completion in
-                store.write(session: token, { writing in
-                    writing.commit(next, event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil)
-                }, completion: completion)
+            let committed = try wait { completion in
+                store.commit(session: token, SessionCommit(
+                    expectedRevision: next.revision - 1, state: next,
+                    event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil),
+                    completion: completion)
             }
+            #expect(committed == .committed)
         }
-        let lookups = try wait { completion in store.read(session: token, { view in (0...5).map { view.state(at: $0) } }, completion: completion) }
+        let lookups = try (0...5).map { revision in
+            try #require(try wait { completion in store.read(session: token, SessionRead(revision: revision), completion: completion) }).past
+        }
         #expect(lookups == [.tooOld(oldestKept: 1)] + states[1...5].map { RevisionLookup.found($0) })
     }
 }

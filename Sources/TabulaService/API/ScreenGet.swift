@@ -106,13 +106,8 @@ extension APIContext {
         }
         // Only a session's screen can be unknown without waiting.
         guard let token, let session else { return send(JSONResponse.make(.internalServerError, []), context, responder) }
-        store.read(session: token, { $0.current }) { [self] result in
-            switch result {
-            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
-            case .success(nil): send(Problem.unknownSession.response(), context, responder, token)
-            case .success(let state?):
-                send(cache.screen(session: session, definition, state).response(ifNoneMatch: tags), context, responder, token)
-            }
+        readSession(token, SessionRead(), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+            send(cache.screen(session: session, definition, snapshot.current).response(ifNoneMatch: tags), context, responder, token)
         }
     }
 }

@@ -49,29 +49,25 @@ extension APIContext {
             }
             do throws(Problem) {
                 let changes = diff(old: render(try copy.definition(current: definition), initial), new: cache.defaultScreen(definition, initial).screen)
-                return send(JSONResponse.make(.ok, Self.changesBody(definition, since, 0, changes)), context, responder)
+                return send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: 0, changes: changes)), context, responder)
             } catch {
                 return send(error.response(), context, responder)
             }
         }
-        store.read(session: token, { view in (view.current, view.state(at: since)) }) { [self] result in
-            switch result {
-            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
-            case .success(nil): send(Problem.unknownSession.response(), context, responder, token)
-            case .success(let (current, lookup)?):
-                switch lookup {
-                case .future(let revision):
-                    send(Problem.futureRevision(since, current: revision).response(), context, responder, token)
-                case .tooOld(let oldest):
-                    send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
-                case .found(let old):
-                    do throws(Problem) {
-                        let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
-                        let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
-                        send(JSONResponse.make(.ok, Self.changesBody(definition, since, current.revision, changes)), context, responder, token)
-                    } catch {
-                        send(error.response(), context, responder, token)
-                    }
+        readSession(token, SessionRead(revision: since), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+            let current = snapshot.current
+            switch snapshot.past {
+            case .future(let revision):
+                send(Problem.futureRevision(since, current: revision).response(), context, responder, token)
+            case .tooOld(let oldest):
+                send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
+            case .found(let old):
+                do throws(Problem) {
+                    let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
+                    let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
+                    send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: current.revision, changes: changes)), context, responder, token)
+                } catch {
+                    send(error.response(), context, responder, token)
                 }
             }
         }
@@ -102,18 +98,6 @@ extension APIContext {
             }
             return value
         }
-    }
-
-    static func changesBody(_ definition: ScreenDefinition, _ from: Int, _ to: Int, _ changes: ChangeSet) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("changes"); writer.write(changes)
-        writer.key("definition"); writer.string(definition.definitionID)
-        writer.key("fromRevision"); writer.int(from)
-        writer.key("screen"); writer.string(definition.id)
-        writer.key("toRevision"); writer.int(to)
-        writer.endObject()
-        return writer.bytes
     }
 
     /// Sends a response labelled with the route and, when known, a short session prefix.

@@ -81,7 +81,7 @@ final class ThreadScreenCache: Sendable {
 
     /// The calling thread's entry for the screen if it is still current; a stale one is dropped.
     func current(_ key: Key) -> Entry? {
-        shards.writeOwn { entries -> Entry? in
+        shards.withThreadShard { entries -> Entry? in
             guard let entry = entries[key] else { return nil }
             if entry.isCurrent { return entry }
             entries[key] = nil
@@ -92,7 +92,7 @@ final class ThreadScreenCache: Sendable {
     /// Remembers a screen for the calling thread.
     func remember(_ entry: Entry, at key: Key) {
         let limit = maxEntriesPerThread
-        shards.writeOwn { entries in
+        shards.withThreadShard { entries in
             if entries[key] == nil && entries.count >= limit {
                 for key in Array(entries.keys.prefix(limit / 8)) { entries[key] = nil }
             }

@@ -35,7 +35,7 @@ final class EventMetrics: Sendable {
     /// Counts an event; `changeCount` is the number of sections and rows its change set
     /// touched, for events that were applied.
     func record(kind: String, outcome: String, changeCount: Int?) {
-        shards.writeOwn { statistics in
+        shards.withThreadShard { statistics in
             statistics.outcomes[Outcome(kind: kind, outcome: outcome), default: 0] += 1
             guard let changeCount else { return }
             let bucket = Self.bucketBounds.firstIndex { changeCount <= $0 } ?? Self.bucketBounds.count

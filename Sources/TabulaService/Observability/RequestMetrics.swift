@@ -67,7 +67,7 @@ final class RequestMetrics: Sendable {
     private let shards = ShardedStorage<[RouteKey: RouteStatistics]>(count: 8) { [:] }
 
     func record(route: String, status: Int, nanoseconds: Int64) {
-        shards.writeOwn { routes in
+        shards.withThreadShard { routes in
             routes[RouteKey(route: route), default: RouteStatistics()].record(status: status, nanoseconds: nanoseconds)
         }
     }

@@ -33,38 +33,40 @@ public final class MemorySessionStore: SessionStore {
         completion(created ? .success(()) : .failure(StoreError("session token collision")))
     }
 
-    public func read<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
-    ) {
-        guard let session = lookup(token) else { return completion(.success(nil)) }
-        let cutoff = now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-        let time = now()
-        session.watch.lastUsed.store(time, ordering: .relaxed)
-        let value = session.lock.withLock { data in body(MemorySessionView(data: data, answerCutoff: cutoff)) }
-        completion(.success(value))
-    }
-
-    public func write<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    public func read(
+        session token: String, _ request: SessionRead,
+        completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         guard let session = lookup(token) else { return completion(.success(nil)) }
         let time = now()
         let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-        let value = session.lock.withLock { data -> Value in
-            var writing = SessionWriting(reading: MemorySessionView(data: data, answerCutoff: cutoff), time: time)
-            let value = body(&writing)
-            if let commit = writing.commit {
-                data.apply(commit, settings: settings, time: time)
-                let newest = data.current
-                session.current.write { $0 = newest }
-                session.watch.advance(to: newest.revision)
-            }
-            return value
+        session.watch.lastUsed.store(time, ordering: .relaxed)
+        let snapshot = session.lock.withLock { data in
+            SessionSnapshot(
+                current: data.current, past: request.revision.map(data.lookup) ?? .found(data.current),
+                answer: request.eventID.flatMap { data.answer($0, notBefore: cutoff) }, time: time)
+        }
+        completion(.success(snapshot))
+    }
+
+    public func commit(
+        session token: String, _ commit: SessionCommit,
+        completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
+    ) {
+        guard let session = lookup(token) else { return completion(.success(.unknownSession)) }
+        let time = now()
+        let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
+        let result = session.lock.withLock { data -> CommitResult in
+            guard data.current.revision == commit.expectedRevision else { return .conflict }
+            if let eventID = commit.event.eventID, commit.answer != nil, data.answer(eventID, notBefore: cutoff) != nil { return .conflict }
+            data.apply(commit, settings: settings, time: time)
+            let newest = data.current
+            session.current.write { $0 = newest }
+            session.watch.advance(to: newest.revision)
+            return .committed
         }
         session.watch.lastUsed.store(time, ordering: .relaxed)
-        completion(.success(value))
+        completion(.success(result))
     }
 
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
@@ -161,6 +163,20 @@ final class MemorySessionData: @unchecked Sendable {
     /// The oldest revision that ``state(at:)`` can rebuild.
     var oldestRevision: Int { current.revision - undos.count }
 
+    /// The state at a revision, if it is kept.
+    func lookup(_ revision: Int) -> RevisionLookup {
+        let newest = current.revision
+        if revision > newest { return .future(current: newest) }
+        if revision < oldestRevision { return .tooOld(oldestKept: oldestRevision) }
+        return .found(state(at: revision))
+    }
+
+    /// The answer stored for an event id, if it is younger than `cutoff`.
+    func answer(_ eventID: String, notBefore cutoff: Milliseconds) -> StoredAnswer? {
+        guard let answer = answers[eventID], answer.time >= cutoff else { return nil }
+        return answer
+    }
+
     /// The state at a kept revision (`oldestRevision...current.revision`): the current
     /// state with the undos of the revisions after it applied, newest first.
     func state(at revision: Int) -> SessionState {
@@ -173,10 +189,10 @@ final class MemorySessionData: @unchecked Sendable {
         return state
     }
 
-    func apply(_ commit: SessionWriting.Commit, settings: StoreSettings, time: Milliseconds) {
-        if commit.state.revision == current.revision + 1 {
-            undos.append(StateUndo(from: commit.state, to: current))
-            current = commit.state
+    func apply(_ commit: SessionCommit, settings: StoreSettings, time: Milliseconds) {
+        if let state = commit.state {
+            undos.append(StateUndo(from: state, to: current))
+            current = state
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             answers[eventID] = answer
@@ -219,26 +235,5 @@ enum StateUndo {
         case .values(let values): state.values = values
         }
         state.revision -= 1
-    }
-}
-
-/// A read view over a session's data, valid while its lock is held.
-struct MemorySessionView: SessionReading, @unchecked Sendable {
-    let data: MemorySessionData
-    let answerCutoff: Milliseconds
-
-    var current: SessionState { data.current }
-
-    func state(at revision: Int) -> RevisionLookup {
-        let newest = data.current.revision
-        if revision > newest { return .future(current: newest) }
-        let oldest = data.oldestRevision
-        if revision < oldest { return .tooOld(oldestKept: oldest) }
-        return .found(data.state(at: revision))
-    }
-
-    func storedAnswer(eventID: String) -> StoredAnswer? {
-        guard let answer = data.answers[eventID], answer.time >= answerCutoff else { return nil }
-        return answer
     }
 }

@@ -3,28 +3,33 @@ public import TabulaCore
 /// Where sessions live: their current state, enough history to rebuild recent revisions,
 /// an append-only event log and the answers of events sent with an `eventId`.
 ///
-/// Every access runs a closure inside the store's serialization for that session and
+/// A store offers storage operations; what an event does is the service's (see
+/// `EventTransaction`). It reads a session with ``read(session:_:completion:)`` and writes
+/// with ``commit(session:_:completion:)``, a compare-and-swap on the session's revision:
+/// when another writer got there first, it reads again and decides anew. Every operation
 /// reports through a completion handler: a store may call it before returning (memory) or
 /// later, once a commit is durable (SQLite, PostgreSQL); the HTTP layer parks the request
-/// meanwhile. A write closure may run more than once (optimistic stores retry it on a
-/// conflict), so it must be free of side effects other than its `commit`.
+/// meanwhile.
 public protocol SessionStore: Sendable {
     /// Stores a new session at revision 0; `completion` runs once it is durable.
     func createSession(
         token: String, initialState: SessionState,
         completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
 
-    /// Runs `body` on a read-only view of the session; the result is `nil` when the session
-    /// does not exist.
-    func read<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void)
+    /// Reads a session: its current state, and what `request` asks besides (a past state,
+    /// the answer stored for an event id). `nil` when the session does not exist. Counts as
+    /// use of the session.
+    func read(
+        session token: String, _ request: SessionRead,
+        completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void)
 
-    /// Runs `body` with the session locked against other writers; whatever it commits is
-    /// durable before `completion` runs. The result is `nil` when the session does not exist.
-    func write<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void)
+    /// Writes `commit` if the session is still at its expected revision and, when it stores
+    /// an event id's answer, no live answer for that id is stored: otherwise nothing is
+    /// written and the result is ``CommitResult/conflict``. Durable before `completion` runs;
+    /// group-committed where the store can (SQLite).
+    func commit(
+        session token: String, _ commit: SessionCommit,
+        completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void)
 
     /// The session's current state and its watch when the store knows them without waiting
     /// (memory, or a SQLite cache hit); `nil` means "ask with ``read(session:_:completion:)``".
@@ -63,43 +68,63 @@ public protocol SessionStore: Sendable {
     func close()
 }
 
-/// What a transaction can read of a session.
-public protocol SessionReading: Sendable {
-    var current: SessionState { get }
-    /// The state at a past (or the current) revision, if the store can still rebuild it.
-    func state(at revision: Int) -> RevisionLookup
-    /// The answer stored for an event id within the idempotency window.
-    func storedAnswer(eventID: String) -> StoredAnswer?
+/// What to read of a session besides its current state.
+public struct SessionRead: Sendable, Equatable {
+    /// A past (or the current) revision whose state to rebuild.
+    public var revision: Int?
+    /// An event id whose stored answer to look up, within the idempotency window.
+    public var eventID: String?
+
+    public init(revision: Int? = nil, eventID: String? = nil) {
+        self.revision = revision
+        self.eventID = eventID
+    }
 }
 
-/// A write transaction's view: what it reads, plus what it commits.
-public struct SessionWriting: Sendable {
-    public let reading: any SessionReading
-    /// The transaction's time by the store's clock (milliseconds since 1970), for the log
-    /// entry and the answer it commits.
-    public let time: Milliseconds
-    /// Set by ``commit(_:event:answer:)``.
-    public private(set) var commit: Commit?
+/// A session as one read found it.
+public struct SessionSnapshot: Sendable {
+    public var current: SessionState
+    /// The state at the revision asked for (the current one when none was).
+    public var past: RevisionLookup
+    /// The answer stored for the event id asked for, if any is live.
+    public var answer: StoredAnswer?
+    /// The transaction's time by the store's clock, for what it commits.
+    public var time: Milliseconds
 
-    public struct Commit: Sendable {
-        public var state: SessionState
-        public var event: EventRecord
-        public var answer: StoredAnswer?
-    }
-
-    public init(reading: any SessionReading, time: Milliseconds) {
-        self.reading = reading
+    public init(current: SessionState, past: RevisionLookup, answer: StoredAnswer?, time: Milliseconds) {
+        self.current = current
+        self.past = past
+        self.answer = answer
         self.time = time
     }
+}
 
-    public var current: SessionState { reading.current }
+/// What a transaction writes: a new state and the event that led to it, or only the answer
+/// to replay for an event id (an event that changed nothing), on the condition that the
+/// session is still at `expectedRevision`.
+public struct SessionCommit: Sendable {
+    public var expectedRevision: Int
+    /// The new state, whose revision is `expectedRevision + 1`; `nil` when only an answer
+    /// is stored.
+    public var state: SessionState?
+    public var event: EventRecord
+    public var answer: StoredAnswer?
 
-    /// Records the new state (its revision must be the current one plus one), the event that
-    /// led to it, and the answer to replay for its event id. An answer may also be stored
-    /// without a state change (`state` equal to the current one).
-    public mutating func commit(_ state: SessionState, event: EventRecord, answer: StoredAnswer?) {
-        commit = Commit(state: state, event: event, answer: answer)
+    public init(expectedRevision: Int, state: SessionState?, event: EventRecord, answer: StoredAnswer?) {
+        self.expectedRevision = expectedRevision
+        self.state = state
+        self.event = event
+        self.answer = answer
     }
+}
+
+/// What became of a commit.
+public enum CommitResult: Sendable, Equatable {
+    case committed
+    /// The session moved on, or an answer for the event id was stored meanwhile: nothing
+    /// was written.
+    case conflict
+    case unknownSession
 }
 
 /// The outcome of asking for a state at some revision.

@@ -6,12 +6,12 @@ import TabulaPostgres
 /// Sessions in PostgreSQL, for several `tabula serve` processes behind a load balancer.
 ///
 /// Nothing is cached across requests (another instance may have written), so every read
-/// and write asks the database. A write locks the session's row as it reads it
-/// (`SELECT … FOR UPDATE`), so concurrent writers of one session, in this process or
-/// another, queue in the database in turn instead of racing: with optimistic retries alone,
-/// a writer that kept losing to others could run out of attempts (seen with 16 clients on
-/// one session). The update is still a compare-and-swap on the revision, and a loser (an
-/// answer another instance stored first) rolls back and runs again on the fresh state.
+/// and commit asks the database. A commit is one transaction whose update is a
+/// compare-and-swap on the revision (`… WHERE revision = $expected`); a commit that finds
+/// the session moved on, or an answer for its event id stored by another instance, rolls
+/// back and reports a conflict, and the service reads and decides again. A process runs at
+/// most `poolSize` transactions at once, so writers of one session in one process contend
+/// only that many at a time.
 public final class PostgresSessionStore: SessionStore {
     private let pool: PostgresPool
     private let settings: StoreSettings
@@ -20,7 +20,6 @@ public final class PostgresSessionStore: SessionStore {
     private let count = Locked(0)
     private let touches: TouchTracker
     private let now: @Sendable () -> Milliseconds
-    static let maxAttempts = 50
 
     /// Connects, migrates the schema, and starts `poolSize` workers.
     public init(
@@ -80,79 +79,76 @@ public final class PostgresSessionStore: SessionStore {
         }, failed: { completion(.failure($0)) })
     }
 
-    public func read<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    public func read(
+        session token: String, _ request: SessionRead,
+        completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
         pool.submit({ [self] connection throws(PostgresError) in
+            let time = now()
             guard let current = try currentState(token, connection) else { return completion(.success(nil)) }
-            let view = PostgresSessionView(token: token, current: current, connection: connection, answerCutoff: cutoff)
-            let value = body(view)
-            if let failure = view.failure { throw failure }
+            var past = RevisionLookup.found(current)
+            if let revision = request.revision { past = try state(token, at: revision, current: current, connection) }
+            var stored: StoredAnswer?
+            if let eventID = request.eventID { stored = try answer(token, eventID: eventID, notBefore: cutoff, connection) }
             try touchIfStale(token, connection)
-            completion(.success(value))
+            completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
         }, failed: { completion(.failure($0)) })
     }
 
-    public func write<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    public func commit(
+        session token: String, _ commit: SessionCommit,
+        completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
         let keep = settings.keepRevisions
         pool.submit({ [self] connection throws(PostgresError) in
-            for attempt in 1...Self.maxAttempts {
-                try connection.execute("BEGIN")
-                do throws(PostgresError) {
-                    guard let current = try currentState(token, connection, lockingRow: true) else {
-                        try connection.execute("COMMIT")
-                        return completion(.success(nil))
-                    }
-                    let view = PostgresSessionView(token: token, current: current, connection: connection, answerCutoff: cutoff)
-                    var writing = SessionWriting(reading: view, time: now())
-                    let value = body(&writing)
-                    if let failure = view.failure { throw failure }
-                    if let commit = writing.commit {
-                        guard try apply(token, commit, from: current, keep: keep, answerCutoff: cutoff, connection) else {
-                            // Another instance moved the session on: run again on the fresh state.
-                            try connection.execute("ROLLBACK")
-                            usleep(UInt32.random(in: 100...(1000 * UInt32(min(attempt, 20)))))
-                            continue
-                        }
-                    } else {
-                        try touch(token, at: now(), connection)
-                    }
-                    try connection.execute("COMMIT")
-                    return completion(.success(value))
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    guard error.isConflict else { throw error }
-                }
+            try connection.execute("BEGIN")
+            do throws(PostgresError) {
+                let result = try apply(token, commit, keep: keep, answerCutoff: cutoff, connection)
+                try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
+                completion(.success(result))
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                // Another instance's transaction got there first (a serialization failure,
+                // or a unique key it stored meanwhile): the caller reads again.
+                guard error.isConflict else { throw error }
+                completion(.success(.conflict))
             }
-            throw PostgresError(message: "the session kept changing under \(Self.maxAttempts) attempts; retry")
         }, failed: { completion(.failure($0)) })
     }
 
-    /// Writes a commit with a compare-and-swap on the revision; `false` when it moved.
-    /// An answer stored for the same event id before `answerCutoff` has expired (retention
-    /// has not removed it yet) and is replaced.
+    /// Writes a commit, in the caller's transaction, with a compare-and-swap on the
+    /// revision. An answer stored for the same event id before `answerCutoff` has expired
+    /// (retention has not removed it yet) and is replaced.
     private func apply(
-        _ token: String, _ commit: SessionWriting.Commit, from current: SessionState, keep: Int, answerCutoff: Milliseconds,
-        _ connection: PostgresConnection
-    ) throws(PostgresError) -> Bool {
-        if commit.state.revision == current.revision + 1 {
-            let bytes = commit.state.valuesBytes
-            let updated = try connection.execute(
+        _ token: String, _ commit: SessionCommit, keep: Int, answerCutoff: Milliseconds, _ connection: PostgresConnection
+    ) throws(PostgresError) -> CommitResult {
+        let time = commit.event.time
+        let claimed: PostgresResult
+        if let state = commit.state {
+            let bytes = state.valuesBytes
+            claimed = try connection.execute(
                 "UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token = $4 AND revision = $5",
-                [.integer(Int64(commit.state.revision)), .bytes(bytes), .integer(commit.event.time), .text(token), .integer(Int64(current.revision))])
-            guard updated.affectedRows == 1 else { return false }
-            try connection.execute(
-                "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                [.text(token), .integer(Int64(commit.state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
-                 .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(commit.event.time)])
-            try connection.execute(
-                "DELETE FROM events WHERE token = $1 AND revision < $2", [.text(token), .integer(Int64(commit.state.revision - keep))])
+                [.integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(token), .integer(Int64(commit.expectedRevision))])
+            if claimed.affectedRows == 1 {
+                try connection.execute(
+                    "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    [.text(token), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
+                     .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time)])
+                try connection.execute(
+                    "DELETE FROM events WHERE token = $1 AND revision < $2", [.text(token), .integer(Int64(state.revision - keep))])
+            }
+        } else {
+            // Only an answer: the revision is checked all the same (and the row locked until
+            // the transaction ends), so that the answer belongs to the state it was made at.
+            claimed = try connection.execute(
+                "UPDATE sessions SET last_used_ms = GREATEST(last_used_ms, $1) WHERE token = $2 AND revision = $3",
+                [.integer(time), .text(token), .integer(Int64(commit.expectedRevision))])
+        }
+        guard claimed.affectedRows == 1 else {
+            let exists = try connection.execute("SELECT 1 FROM sessions WHERE token = $1", [.text(token)]).rows.isEmpty == false
+            return exists ? .conflict : .unknownSession
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             let inserted = try connection.execute(
@@ -164,24 +160,18 @@ public final class PostgresSessionStore: SessionStore {
                 """,
                 [.text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
                  .integer(answerCutoff)])
-            // Another instance answered the same event id first (and its answer is live): run
-            // again and replay it.
-            if inserted.affectedRows == 0 { return false }
+            // Another instance answered the same event id first (and its answer is live).
+            if inserted.affectedRows == 0 { return .conflict }
         }
-        return true
+        return .committed
     }
 
-    /// The session's state; `lockingRow` holds its row until the transaction ends.
-    private func currentState(
-        _ token: String, _ connection: PostgresConnection, lockingRow: Bool = false
-    ) throws(PostgresError) -> SessionState? {
-        let query = lockingRow
-            ? "SELECT revision, state FROM sessions WHERE token = $1 FOR UPDATE"
-            : "SELECT revision, state FROM sessions WHERE token = $1"
-        guard let row = try connection.execute(query, [.text(token)]).rows.first,
+    /// The session's current state.
+    private func currentState(_ token: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
+        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token = $1", [.text(token)]).rows.first,
             let revision = row[0].integer
         else { return nil }
-        return PostgresSessionView.restore(row[1], revision: Int(revision))
+        return Self.restore(row[1], revision: Int(revision))
     }
 
     private func touchIfStale(_ token: String, _ connection: PostgresConnection) throws(PostgresError) {
@@ -291,54 +281,33 @@ public final class PostgresSessionStore: SessionStore {
     }
 }
 
-/// A transaction's view of a session in PostgreSQL, on the worker's connection.
-final class PostgresSessionView: SessionReading, @unchecked Sendable {
-    let current: SessionState
-    private let token: String
-    private let connection: PostgresConnection
-    private let answerCutoff: Milliseconds
-    private(set) var failure: PostgresError?
-
-    init(token: String, current: SessionState, connection: PostgresConnection, answerCutoff: Milliseconds) {
-        self.token = token
-        self.current = current
-        self.connection = connection
-        self.answerCutoff = answerCutoff
-    }
-
+extension PostgresSessionStore {
+    /// A state as the database holds it (its values' JSON), read without a schema.
     static func restore(_ value: PostgresValue, revision: Int) -> SessionState {
         let json = (try? JSONParser().parse(value.bytes ?? [])) ?? .object(JSONObject())
         return SessionState(storedValues: json, revision: revision)
     }
 
-    func state(at revision: Int) -> RevisionLookup {
+    /// The state at a revision, if the log still holds it.
+    func state(_ token: String, at revision: Int, current: SessionState, _ connection: PostgresConnection) throws(PostgresError) -> RevisionLookup {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
-        do {
-            if let row = try connection.execute(
-                "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]).rows.first
-            {
-                return .found(Self.restore(row[0], revision: revision))
-            }
-            let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
-            return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
-        } catch {
-            failure = failure ?? error  // the first error is the cause
-            return .tooOld(oldestKept: current.revision)
+        if let row = try connection.execute(
+            "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]).rows.first
+        {
+            return .found(Self.restore(row[0], revision: revision))
         }
+        let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
+        return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
     }
 
-    func storedAnswer(eventID: String) -> StoredAnswer? {
-        do {
-            guard let row = try connection.execute(
-                "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = $1 AND event_id = $2",
-                [.text(token), .text(eventID)]).rows.first,
-                let status = row[1].integer, let time = row[3].integer, time >= answerCutoff
-            else { return nil }
-            return StoredAnswer(fingerprint: row[0].bytes ?? [], status: Int(status), body: row[2].bytes ?? [], time: time)
-        } catch {
-            failure = failure ?? error
-            return nil
-        }
+    /// The answer stored for an event id, if it is younger than `cutoff`.
+    func answer(_ token: String, eventID: String, notBefore cutoff: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) -> StoredAnswer? {
+        guard let row = try connection.execute(
+            "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = $1 AND event_id = $2",
+            [.text(token), .text(eventID)]).rows.first,
+            let status = row[1].integer, let time = row[3].integer, time >= cutoff
+        else { return nil }
+        return StoredAnswer(fingerprint: row[0].bytes ?? [], status: Int(status), body: row[2].bytes ?? [], time: time)
     }
 }

@@ -98,84 +98,60 @@ public final class SQLiteSessionStore: SessionStore {
             failed: { completion(.failure($0)) }))
     }
 
-    public func read<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (any SessionReading) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    public func read(
+        session token: String, _ request: SessionRead,
+        completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let key = SessionKey(token)
-        let current: SessionState?
-        if let cached = cache.get(key) {
-            current = cached.state
-        } else {
-            let removals = cache.removalCount
-            do {
+        let time = now()
+        let cutoff = answerCutoff()
+        do {
+            var current = cache.get(key)?.state
+            if current == nil {
+                let removals = cache.removalCount
                 current = try readerLock.withLock { () throws(SQLiteError) in try reader.currentState(token) }
-            } catch {
-                return completion(.failure(StoreError("cannot read the database: \(error)")))
+                if let current { cache.put(token, current, unlessRemovedSince: removals) }
             }
-            if let current { cache.put(token, current, unlessRemovedSince: removals) }
+            guard let current else { return completion(.success(nil)) }
+            var past = RevisionLookup.found(current)
+            var answer: StoredAnswer?
+            if request.revision != nil || request.eventID != nil {
+                try readerLock.withLock { () throws(SQLiteError) in
+                    if let revision = request.revision { past = try reader.state(token, at: revision, current: current) }
+                    if let eventID = request.eventID { answer = try reader.answer(token, eventID: eventID, notBefore: cutoff) }
+                }
+            }
+            touchIfStale(key)
+            completion(.success(SessionSnapshot(current: current, past: past, answer: answer, time: time)))
+        } catch {
+            completion(.failure(StoreError("cannot read the database: \(error)")))
         }
-        guard let current else { return completion(.success(nil)) }
-        let view = SQLiteSessionView(
-            token: token, current: current, statements: reader, lock: readerLock, answerCutoff: answerCutoff())
-        let value = body(view)
-        if let failure = view.failure {
-            return completion(.failure(StoreError("cannot read the database: \(failure)")))
-        }
-        touchIfStale(key)
-        completion(.success(value))
     }
 
-    public func write<Value: Sendable>(
-        session token: String, _ body: @escaping @Sendable (inout SessionWriting) -> Value,
-        completion: @escaping @Sendable (Result<Value?, StoreError>) -> Void
+    public func commit(
+        session token: String, _ commit: SessionCommit,
+        completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let speculation = speculate(token, body, answerCutoff: cutoff)
+        // The new state's stored form is encoded here, on the calling thread: the single
+        // writer thread, whose time per event limits events a second, only checks and stores.
+        let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
         submit(WriteJob(
-            run: { [now, touchInterval = touches.interval] batch throws(SQLiteError) in
-                guard let current = try batch.currentState(token) else { return { completion(.success(nil)) } }
-                let value: Value
-                let writing: SessionWriting
-                var stateBytes: [UInt8]?
-                if let speculation, try speculation.holds(on: current, statements: batch.statements, token: token, answerCutoff: cutoff) {
-                    (value, writing, stateBytes) = (speculation.value, speculation.writing, speculation.stateBytes)
-                } else {
-                    let view = SQLiteSessionView(token: token, current: current, statements: batch.statements, lock: nil, answerCutoff: cutoff)
-                    var fresh = SessionWriting(reading: view, time: now())
-                    value = body(&fresh)
-                    if let failure = view.failure { throw failure }
-                    writing = fresh
+            run: { batch throws(SQLiteError) in
+                guard let current = try batch.currentState(token) else { return { completion(.success(.unknownSession)) } }
+                guard current.revision == commit.expectedRevision else { return { completion(.success(.conflict)) } }
+                if let eventID = commit.event.eventID, commit.answer != nil,
+                    try batch.statements.answer(token, eventID: eventID, notBefore: cutoff) != nil
+                {
+                    return { completion(.success(.conflict)) }
                 }
-                if let commit = writing.commit {
-                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes, from: current) else {
-                        throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
-                    }
-                    if commit.state.revision == current.revision + 1 { batch.setChanged(token, commit.state) }
-                } else {
-                    let time = now()
-                    try batch.statements.touch(token, time: time, olderThan: time - touchInterval)
+                guard try batch.statements.apply(token, commit, stateBytes: stateBytes) else {
+                    throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
                 }
-                return { completion(.success(value)) }
+                if let state = commit.state { batch.setChanged(token, state) }
+                return { completion(.success(.committed)) }
             },
             failed: { completion(.failure($0)) }))
-    }
-
-    /// Runs a write's body on the calling thread against the cached state, so that the
-    /// single writer thread only checks and stores the result: the writer's time per event,
-    /// not the disk, is what limits events per second. `nil` on a cache miss or a read error.
-    private func speculate<Value: Sendable>(
-        _ token: String, _ body: @Sendable (inout SessionWriting) -> Value, answerCutoff: Milliseconds
-    ) -> WriteSpeculation<Value>? {
-        guard let base = cache.get(SessionKey(token))?.state else { return nil }
-        let view = SQLiteSessionView(token: token, current: base, statements: reader, lock: readerLock, answerCutoff: answerCutoff)
-        var writing = SessionWriting(reading: view, time: now())
-        let value = body(&writing)
-        guard view.failure == nil else { return nil }
-        let stateBytes = writing.commit.flatMap { commit in
-            commit.state.revision == base.revision + 1 ? listEncodings.writeOwn { commit.state.valuesBytes(reusing: &$0) } : nil
-        }
-        return WriteSpeculation(base: base, value: value, writing: writing, stateBytes: stateBytes)
     }
 
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {

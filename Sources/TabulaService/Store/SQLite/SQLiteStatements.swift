@@ -155,12 +155,12 @@ final class SQLiteStatements: @unchecked Sendable {
     /// session's current state, and overwrites the entry `ringSize` revisions older), and
     /// the answer. Returns `false` when the revision moved meanwhile (nothing is written then).
     /// `stateBytes` is the new state's stored form when the caller has it already.
-    func apply(_ token: String, _ commit: SessionWriting.Commit, stateBytes: [UInt8]?, from current: SessionState) throws(SQLiteError) -> Bool {
-        if commit.state.revision == current.revision + 1 {
-            let revision = commit.state.revision
+    func apply(_ token: String, _ commit: SessionCommit, stateBytes: [UInt8]?) throws(SQLiteError) -> Bool {
+        if let state = commit.state {
+            let revision = state.revision
             let entry: [SQLiteValue] = [
                 .text(token), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
-                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? commit.state.valuesBytes),
+                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? state.valuesBytes),
                 .integer(commit.event.time),
             ]
             var written = false
@@ -203,48 +203,5 @@ final class SQLiteStatements: @unchecked Sendable {
             let status = row[1].integer, let time = row[3].integer, time >= cutoff
         else { return nil }
         return StoredAnswer(fingerprint: row[0].blob ?? [], status: Int(status), body: row[2].blob ?? [], time: time)
-    }
-}
-
-/// A transaction's view of a session in SQLite. Queries run on the connection of the
-/// thread running the transaction; a failing query is remembered so the transaction fails.
-final class SQLiteSessionView: SessionReading, @unchecked Sendable {
-    let current: SessionState
-    private let token: String
-    private let statements: SQLiteStatements
-    /// Held around each query when the connection is shared (the read connection).
-    private let lock: PlainLock?
-    private let answerCutoff: Milliseconds
-    private(set) var failure: SQLiteError?
-
-    init(token: String, current: SessionState, statements: SQLiteStatements, lock: PlainLock?, answerCutoff: Milliseconds) {
-        self.token = token
-        self.current = current
-        self.statements = statements
-        self.lock = lock
-        self.answerCutoff = answerCutoff
-    }
-
-    private func query<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-        guard let lock else { return try body() }
-        return try lock.withLock { () throws(SQLiteError) in try body() }
-    }
-
-    func state(at revision: Int) -> RevisionLookup {
-        do {
-            return try query { () throws(SQLiteError) in try statements.state(token, at: revision, current: current) }
-        } catch {
-            failure = error
-            return .tooOld(oldestKept: current.revision)
-        }
-    }
-
-    func storedAnswer(eventID: String) -> StoredAnswer? {
-        do {
-            return try query { () throws(SQLiteError) in try statements.answer(token, eventID: eventID, notBefore: answerCutoff) }
-        } catch {
-            failure = error
-            return nil
-        }
     }
 }

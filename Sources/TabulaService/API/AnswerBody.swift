@@ -1,0 +1,21 @@
+import TabulaCore
+
+/// The body of an answer that brings a client's copy of a screen forward: an event result
+/// (with `effects`) or a `changes` answer (without). `{"changes", "definition", "effects"?,
+/// "fromRevision", "screen", "toRevision"}`, keys in ascending order as in every answer.
+enum AnswerBody {
+    static func encode(
+        _ definition: ScreenDefinition, from: Int, to: Int, changes: ChangeSet, effects: [Effect]? = nil
+    ) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 512)
+        writer.beginObject()
+        writer.key("changes"); writer.write(changes)
+        writer.key("definition"); writer.string(definition.definitionID)
+        if let effects { writer.list(#""effects":[]"#, effects) { $0.write($1) } }
+        writer.key("fromRevision"); writer.int(from)
+        writer.key("screen"); writer.string(definition.id)
+        writer.key("toRevision"); writer.int(to)
+        writer.endObject()
+        return writer.bytes
+    }
+}

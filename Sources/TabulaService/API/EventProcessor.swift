@@ -1,0 +1,143 @@
+import TabulaPlatform
+import TabulaCore
+
+/// What an event comes to.
+enum EventOutcome: Sendable {
+    case answer(EventAnswer)
+    case replayed(StoredAnswer)
+    case problem(Problem)
+}
+
+/// An event's answer, and the screen at the new revision (kept for the next event).
+struct EventAnswer: Sendable {
+    let body: [UInt8]
+    let changed: Bool
+    let changeCount: Int
+    let newScreen: Screen
+}
+
+/// What the pure core decides of an event on a session as one read found it: replay a
+/// known event id, or rebuild the client's copy (its definition at its revision), resolve
+/// the row in it, reduce the current state with the current definition, diff the copy
+/// against the new screen, and say what to commit. Nothing here reads or writes the store
+/// (see `EventTransaction.swift`).
+struct EventProcessor: Sendable {
+    /// The screen's current definition, which applies the event and renders the new screen.
+    let definition: ScreenDefinition
+    /// The definition that rendered the client's copy.
+    let copy: DefinitionArchive.Copy
+    let request: EventRequest
+    let stateLimits: StateLimits
+    /// Each thread's sizes of the lists it measured last.
+    let listMemos: ShardedStorage<ListMemo>
+    /// A screen already rendered at a revision, to skip rendering it again.
+    let cachedScreen: @Sendable (Int) -> Screen?
+
+    /// What to read of the session: the client's revision and the event id's answer.
+    var read: SessionRead { SessionRead(revision: request.revision, eventID: request.eventID) }
+
+    /// The event's outcome, and what to commit for it (`nil`: nothing, as for an event that
+    /// changes nothing and carries no id).
+    func decide(_ snapshot: SessionSnapshot) -> (outcome: EventOutcome, commit: SessionCommit?) {
+        switch decideOrRefuse(snapshot) {
+        case .success(let decided): decided
+        case .failure(let problem): (.problem(problem), nil)
+        }
+    }
+
+    private func decideOrRefuse(_ snapshot: SessionSnapshot) -> Result<(outcome: EventOutcome, commit: SessionCommit?), Problem> {
+        let time = snapshot.time
+        let fingerprint = request.eventID == nil ? [] : request.fingerprint(screen: definition.id)
+        if let id = request.eventID, let stored = snapshot.answer {
+            return stored.fingerprint == fingerprint ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
+        }
+        let current = snapshot.current
+        let fromRevision = request.revision ?? current.revision
+        let oldState: SessionState
+        switch snapshot.past {
+        case .found(let state): oldState = state
+        case .future(let revision): return .failure(.futureRevision(fromRevision, current: revision))
+        case .tooOld(let oldest): return .failure(.staleRevision(fromRevision, oldestKept: oldest, current: current.revision))
+        }
+        let copyDefinition: ScreenDefinition
+        do throws(Problem) {
+            copyDefinition = try copy.definition(current: definition)
+        } catch {
+            return .failure(error)
+        }
+        // The screen cache holds screens of the current definition only.
+        let oldScreen = copyDefinition === definition
+            ? cachedScreen(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
+        let rowID: String
+        switch request.target {
+        case .row(let id):
+            rowID = id
+        case .indexPath(let path):
+            guard let row = oldScreen.row(at: path) else {
+                return .failure(.unknownRow(
+                    "the copy at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
+            }
+            rowID = row.id
+        }
+        let event: Event
+        switch request.kind {
+        case .selection: event = .select(row: rowID)
+        case .switch: event = .setSwitch(row: rowID, isOn: request.isOn ?? false)
+        case .deletion: event = .delete(row: rowID)
+        }
+        let next: SessionState
+        let effects: [Effect]
+        do throws(EventError) {
+            (next, effects) = try reduce(current, event, definition)
+        } catch {
+            return .failure(.eventNotApplicable(error))
+        }
+        if next.revision != current.revision, let violation = listMemos.withThreadShard({ stateLimits.violation(of: next, reusing: &$0) }) {
+            return .failure(.stateLimit(violation))
+        }
+        let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
+        let changes = diff(old: oldScreen, new: newScreen)
+        let body = AnswerBody.encode(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects)
+        let changed = next.revision != current.revision
+        let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
+        guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
+        let commit = SessionCommit(
+            expectedRevision: current.revision, state: changed ? next : nil,
+            event: EventRecord(eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event), revision: next.revision, time: time),
+            answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
+        return .success((.answer(answer), commit))
+    }
+
+    /// The screen at the new state, reusing what an event does not touch: rendered from the
+    /// screen at the current revision when one is at hand (`oldScreen` is, when the client's
+    /// copy is current).
+    private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
+        guard oldScreen.definition == definition.definitionID else { return render(definition, next) }
+        if next == oldState { return oldScreen }
+        let currentScreen = oldState.revision == current.revision ? oldScreen : cachedScreen(current.revision)
+        guard let currentScreen else { return render(definition, next) }
+        return render(definition, next, reusing: currentScreen, renderedAt: current)
+    }
+
+    /// The event as applied (row by id, so the log replays without screens at old
+    /// revisions): `{"isOn": BOOL?, "row": ID, "screen": ID}`.
+    private func payload(_ event: Event) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 64)
+        writer.beginObject()
+        if case .setSwitch(_, let isOn) = event {
+            writer.key("isOn"); writer.bool(isOn)
+        }
+        writer.key("row"); writer.string(event.rowID)
+        writer.key("screen"); writer.string(definition.id)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension ChangeSet {
+    /// How many sections and rows the change set touches, for metrics.
+    var itemCount: Int {
+        sections.deleted.count + sections.inserted.count + sections.moved.count + sections.updated.count
+            + rows.deleted.count + rows.inserted.count + rows.moved.count + rows.updated.count
+    }
+}
