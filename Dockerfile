@@ -15,7 +15,6 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY openapi.json ./
 COPY Plugins ./Plugins
-COPY BuildTools ./BuildTools
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks ./Benchmarks

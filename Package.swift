@@ -58,9 +58,8 @@ let package = Package(
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
-        // Embeds openapi.json in TabulaService (EmbeddedOpenAPI.text), with its tool.
-        .plugin(name: "EmbedFile", capability: .buildTool(), dependencies: ["tabula-embed"]),
-        .executableTarget(name: "tabula-embed", path: "BuildTools/tabula-embed"),
+        // Embeds openapi.json in TabulaService (EmbeddedOpenAPI.text).
+        .plugin(name: "EmbedFile", capability: .buildTool()),
         // Routes, problems, metrics, sessions and stores around the core.
         .target(
             name: "TabulaService",
