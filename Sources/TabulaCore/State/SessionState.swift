@@ -51,7 +51,7 @@ public struct SessionState: Hashable, Sendable {
         if values.count == other.values.count, values.keys.elementsEqual(other.values.keys) {
             var theirs = other.values.startIndex
             for (key, value) in values {
-                if !value.isSame(as: other.values.values[theirs]) { body(key) }
+                if value != other.values.values[theirs] { body(key) }
                 other.values.formIndex(after: &theirs)
             }
             return

@@ -29,28 +29,11 @@ public enum StateValue: Hashable, Sendable {
         return nil
     }
 
-    /// Equality that settles unchanged lists in O(1): a list an event did not touch still
-    /// shares its storage with the previous state's.
-    public func isSame(as other: StateValue) -> Bool {
-        switch (self, other) {
-        case (.scalar(let a), .scalar(let b)):
-            return a == b
-        case (.list(let a), .list(let b)):
-            guard a.count == b.count else { return false }
-            let shared = a.withUnsafeBufferPointer { left in b.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress } }
-            return shared || a == b
-        default:
-            return false
-        }
-    }
-
     /// Whether a key's value differs between two states, `nil` standing for an absent key.
+    /// An unchanged list costs nothing to compare: an event that did not touch it leaves it
+    /// in the storage the other state has, and array equality looks at that first.
     public static func differ(_ first: StateValue?, _ second: StateValue?) -> Bool {
-        switch (first, second) {
-        case (let first?, let second?): !first.isSame(as: second)
-        case (nil, nil): false
-        default: true
-        }
+        first != second
     }
 
     public var json: JSONValue {
