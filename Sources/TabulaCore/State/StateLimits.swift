@@ -1,7 +1,7 @@
 /// Bounds on one session's state, so that no sequence of events can make it grow without
 /// limit (a `set` whose template repeats a key doubles a string each time).
 public struct StateLimits: Hashable, Sendable {
-    /// The state's size, measured as ``StateLimits/measuredBytes(_:)``.
+    /// The state's size, measured as ``StateLimits/measuredBytes(_:)-(SessionState)``.
     public var maxStateBytes: Int
     /// Records in any one list.
     public var maxListLength: Int
@@ -19,19 +19,19 @@ public struct StateLimits: Hashable, Sendable {
 
     /// The first limit `state` breaks, or `nil`.
     public func violation(of state: SessionState) -> Violation? {
-        var memo = ListMemo()
-        return violation(of: state, reusing: &memo)
+        violation(of: state) { _, records in Self.measuredBytes(records) }
     }
 
-    /// ``violation(of:)``, measuring lists whose storage `memo` remembers by their
-    /// remembered size (the service checks the state after every event that changes it).
-    public func violation(of state: SessionState, reusing memo: inout ListMemo) -> Violation? {
+    /// ``violation(of:)``, taking each list's share of the size from `listBytes(key, records)`,
+    /// which must answer ``measuredBytes(_:)-([Record])`` of the records: a caller that
+    /// remembers the sizes of lists it measured before answers without walking them again.
+    public func violation(of state: SessionState, measuringLists listBytes: (String, [Record]) -> Int) -> Violation? {
         for (key, value) in state.values {
             if case .list(let records) = value, records.count > maxListLength {
                 return .listTooLong(key: key, count: records.count, limit: maxListLength)
             }
         }
-        let bytes = Self.measuredBytes(state) { key, records in memo.measuredBytes(key, records, measure: Self.measuredBytes) }
+        let bytes = Self.measuredBytes(state, list: listBytes)
         return bytes > maxStateBytes ? .stateTooLarge(bytes: bytes, limit: maxStateBytes) : nil
     }
 
@@ -54,8 +54,8 @@ public struct StateLimits: Hashable, Sendable {
         return total
     }
 
-    /// A list's share of ``measuredBytes(_:)``: its brackets and its records.
-    private static func measuredBytes(_ records: [Record]) -> Int {
+    /// A list's share of ``measuredBytes(_:)-(SessionState)``: its brackets and its records.
+    public static func measuredBytes(_ records: [Record]) -> Int {
         var total = 2
         for record in records {
             total += record.id.utf8.count + 12

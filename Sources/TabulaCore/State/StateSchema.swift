@@ -67,16 +67,13 @@ extension SessionState {
     /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
     /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
     public var valuesBytes: [UInt8] {
-        encodeValues { _, records in Self.encode(records) }
+        valuesBytes { _, records in Self.listBytes(records) }
     }
 
-    /// ``valuesBytes``, writing lists whose storage `memo` remembers from their remembered
-    /// bytes (a store encodes a session's state on every event that changes it).
-    public func valuesBytes(reusing memo: inout ListMemo) -> [UInt8] {
-        encodeValues { key, records in memo.bytes(key, records, encode: Self.encode) }
-    }
-
-    private func encodeValues(list: (String, [Record]) -> [UInt8]) -> [UInt8] {
+    /// ``valuesBytes``, taking each list's bytes from `list(key, records)`, which must answer
+    /// ``listBytes(_:)`` of the records: a caller that remembers the lists it encoded before
+    /// writes them without walking them again.
+    public func valuesBytes(encodingLists list: (String, [Record]) -> [UInt8]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 256)
         writer.beginObject()
         for (key, value) in values.sorted(by: { $0.key.utf8Precedes($1.key) }) {
@@ -91,7 +88,7 @@ extension SessionState {
     }
 
     /// A list as a JSON array of objects, each record's `id` among its fields in key order.
-    private static func encode(_ records: [Record]) -> [UInt8] {
+    public static func listBytes(_ records: [Record]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64 * records.count + 2)
         writer.array(records) { writer, record in
             writer.beginObject()

@@ -1,3 +1,5 @@
+import TabulaCore
+
 /// What was computed from state lists (their stored bytes, their measured size), remembered
 /// by the identity of their storage.
 ///
@@ -7,8 +9,9 @@
 /// (four fifths of the state in the bundled catalogue; up to the whole 64 KB limit in
 /// others). A list whose storage is the one remembered for its key answers from memory
 /// instead. The memo keeps the list it remembers alive, so a storage it matches cannot be
-/// another list's reused memory.
-public struct ListMemo: Sendable {
+/// another list's reused memory. `BENCH_INSTRUCTIONS_REQUEST=switch Scripts/bench-instructions`
+/// counts what an event costs with it.
+struct ListMemo: Sendable {
     private struct Entry {
         var key: String
         var records: [Record]
@@ -23,23 +26,23 @@ public struct ListMemo: Sendable {
     private var entries: [Entry] = []
     private var next = 0
 
-    public init() {}
+    init() {}
 
     /// The stored form of `records`, the value of `key`.
-    mutating func bytes(_ key: String, _ records: [Record], encode: ([Record]) -> [UInt8]) -> [UInt8] {
+    mutating func bytes(_ key: String, _ records: [Record]) -> [UInt8] {
         withEntry(key, records) { entry in
             if let bytes = entry.bytes { return bytes }
-            let bytes = encode(records)
+            let bytes = SessionState.listBytes(records)
             entry.bytes = bytes
             return bytes
         }
     }
 
     /// The measured size of `records`, the value of `key`.
-    mutating func measuredBytes(_ key: String, _ records: [Record], measure: ([Record]) -> Int) -> Int {
+    mutating func measuredBytes(_ key: String, _ records: [Record]) -> Int {
         withEntry(key, records) { entry in
             if let size = entry.measuredBytes { return size }
-            let size = measure(records)
+            let size = StateLimits.measuredBytes(records)
             entry.measuredBytes = size
             return size
         }
@@ -66,5 +69,21 @@ public struct ListMemo: Sendable {
 
     private static func sameStorage(_ first: [Record], _ second: [Record]) -> Bool {
         first.withUnsafeBufferPointer { left in second.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress } }
+    }
+}
+
+extension SessionState {
+    /// ``valuesBytes``, writing lists whose storage `memo` remembers from their remembered
+    /// bytes (a store encodes a session's state on every event that changes it).
+    func valuesBytes(reusing memo: inout ListMemo) -> [UInt8] {
+        valuesBytes { key, records in memo.bytes(key, records) }
+    }
+}
+
+extension StateLimits {
+    /// ``violation(of:)``, measuring lists whose storage `memo` remembers by their remembered
+    /// size (the service checks the state after every event that changes it).
+    func violation(of state: SessionState, reusing memo: inout ListMemo) -> Violation? {
+        violation(of: state) { key, records in memo.measuredBytes(key, records) }
     }
 }
