@@ -16,7 +16,7 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
     if old.title != new.title { changes.title = new.title }
     if old.style != new.style { changes.style = StyleChange(new.style) }
 
-    if sameIdentities(old, new) {
+    if InPlaceEquality.sameIdentities(old.sections, new.sections) {
         diffContent(old: old, new: new, into: &changes)
         return changes
     }
@@ -26,57 +26,23 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
     return changes
 }
 
-/// Whether both screens have the same section and row ids in the same places: then
-/// nothing was inserted, deleted or moved, which is what most events do.
-private func sameIdentities(_ old: Screen, _ new: Screen) -> Bool {
-    old.sections.withUnsafeBufferPointer { oldSections in
-        new.sections.withUnsafeBufferPointer { newSections in
-            guard oldSections.count == newSections.count else { return false }
-            guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return true }
-            for index in oldSections.indices {
-                let oldSection = oldBase + index, newSection = newBase + index
-                guard InPlaceEquality.sectionIDs(oldSection, newSection) else { return false }
-                let sameRows = oldSection.pointee.rows.withUnsafeBufferPointer { oldRows in
-                    newSection.pointee.rows.withUnsafeBufferPointer { newRows in
-                        guard oldRows.count == newRows.count else { return false }
-                        guard let oldRow = oldRows.baseAddress, let newRow = newRows.baseAddress, oldRow != newRow else { return true }
-                        return oldRows.indices.allSatisfy { InPlaceEquality.rowIDs(oldRow + $0, newRow + $0) }
-                    }
-                }
-                guard sameRows else { return false }
-            }
-            return true
-        }
-    }
-}
-
 /// The changes between two screens of the same identities: updates only, in O(n) with no hashing.
 /// Rows that share their storage (a section the incremental render took over) are not compared.
 private func diffContent(old: Screen, new: Screen, into changes: inout ChangeSet) {
-    old.sections.withUnsafeBufferPointer { oldSections in
-        new.sections.withUnsafeBufferPointer { newSections in
-            guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return }
-            for sectionIndex in newSections.indices {
-                let oldSection = oldBase + sectionIndex, newSection = newBase + sectionIndex
-                if !InPlaceEquality.headersAndFooters(oldSection, newSection) {
-                    changes.sections.updated.append(SectionUpdate(
-                        from: sectionIndex, to: sectionIndex, header: newSection.pointee.header, footer: newSection.pointee.footer))
-                }
-                oldSection.pointee.rows.withUnsafeBufferPointer { oldRows in
-                    newSection.pointee.rows.withUnsafeBufferPointer { newRows in
-                        guard oldRows.baseAddress != newRows.baseAddress else { return }
-                        for rowIndex in newRows.indices where !sameRow(oldRows, rowIndex, newRows, rowIndex) {
-                            let path = RowPath(section: sectionIndex, row: rowIndex)
-                            if oldRows[rowIndex].kind == newRows[rowIndex].kind {
-                                changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRows[rowIndex]))
-                            } else {
-                                // Another kind is another cell: it is replaced, not reconfigured.
-                                changes.rows.deleted.append(path)
-                                changes.rows.inserted.append(RowInsertion(path: path, row: newRows[rowIndex]))
-                            }
-                        }
-                    }
-                }
+    for sectionIndex in new.sections.indices {
+        if !InPlaceEquality.sameHeadersAndFooters(old.sections, sectionIndex, new.sections, sectionIndex) {
+            let newSection = new.sections[sectionIndex]
+            changes.sections.updated.append(SectionUpdate(from: sectionIndex, to: sectionIndex, header: newSection.header, footer: newSection.footer))
+        }
+        InPlaceEquality.forEachChangedRow(old.sections, new.sections, inSection: sectionIndex) { rowIndex in
+            let path = RowPath(section: sectionIndex, row: rowIndex)
+            let newRow = new.sections[sectionIndex].rows[rowIndex]
+            if old.sections[sectionIndex].rows[rowIndex].kind == newRow.kind {
+                changes.rows.updated.append(RowUpdate(from: path, to: path, row: newRow))
+            } else {
+                // Another kind is another cell: it is replaced, not reconfigured.
+                changes.rows.deleted.append(path)
+                changes.rows.inserted.append(RowInsertion(path: path, row: newRow))
             }
         }
     }
@@ -103,13 +69,7 @@ private func diffSections(old: Screen, new: Screen, match: IdentityMatch, into c
         if !inOrder[position] {
             changes.moved.append(SectionMove(from: oldIndex, to: newIndex))
         }
-        let sameHeaders = old.sections.withUnsafeBufferPointer { oldSections in
-            new.sections.withUnsafeBufferPointer { newSections in
-                guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return false }
-                return InPlaceEquality.headersAndFooters(oldBase + oldIndex, newBase + newIndex)
-            }
-        }
-        if !sameHeaders {
+        if !InPlaceEquality.sameHeadersAndFooters(old.sections, oldIndex, new.sections, newIndex) {
             let newSection = new.sections[newIndex]
             changes.updated.append(SectionUpdate(from: oldIndex, to: newIndex, header: newSection.header, footer: newSection.footer))
         }
@@ -131,12 +91,10 @@ private struct FlatRows {
         row.reserveCapacity(count)
         for sectionIndex in screen.sections.indices {
             sectionStart.append(ids.count)
-            screen.sections[sectionIndex].rows.withUnsafeBufferPointer { rows in
-                for rowIndex in rows.indices {
-                    ids.append(rows[rowIndex].id)
-                    self.section.append(sectionIndex)
-                    self.row.append(rowIndex)
-                }
+            for rowIndex in screen.sections[sectionIndex].rows.indices {
+                ids.append(screen.sections[sectionIndex].rows[rowIndex].id)
+                self.section.append(sectionIndex)
+                self.row.append(rowIndex)
             }
         }
     }
@@ -186,25 +144,20 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
             movedWithinSection[rowIndex] = true
         }
 
-        // Rows are compared where they lie (through buffers): copying each one to compare
-        // it was a quarter of the diff's time.
-        newSection.rows.withUnsafeBufferPointer { newRowBuffer in
-            for rowIndex in newRowBuffer.indices {
-                let to = RowPath(section: newSectionIndex, row: rowIndex)
-                let oldFlat = keptFlatIndexes[rowIndex]
-                guard oldFlat >= 0 else {
-                    changes.inserted.append(RowInsertion(path: to, row: newRowBuffer[rowIndex]))
-                    continue
-                }
-                let from = RowPath(section: oldRows.section[oldFlat], row: oldRows.row[oldFlat])
-                let changedSection = sectionMatch.oldToNew[from.section] != newSectionIndex
-                if changedSection || movedWithinSection[rowIndex] {
-                    changes.moved.append(RowMove(from: from, to: to))
-                }
-                let changed = old.sections[from.section].rows.withUnsafeBufferPointer { !sameRow($0, from.row, newRowBuffer, rowIndex) }
-                if changed {
-                    changes.updated.append(RowUpdate(from: from, to: to, row: newRowBuffer[rowIndex]))
-                }
+        for rowIndex in newSection.rows.indices {
+            let to = RowPath(section: newSectionIndex, row: rowIndex)
+            let oldFlat = keptFlatIndexes[rowIndex]
+            guard oldFlat >= 0 else {
+                changes.inserted.append(RowInsertion(path: to, row: newSection.rows[rowIndex]))
+                continue
+            }
+            let from = RowPath(section: oldRows.section[oldFlat], row: oldRows.row[oldFlat])
+            let changedSection = sectionMatch.oldToNew[from.section] != newSectionIndex
+            if changedSection || movedWithinSection[rowIndex] {
+                changes.moved.append(RowMove(from: from, to: to))
+            }
+            if !InPlaceEquality.sameRow(old.sections, from, new.sections, to) {
+                changes.updated.append(RowUpdate(from: from, to: to, row: newSection.rows[rowIndex]))
             }
         }
     }
@@ -216,10 +169,4 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
             changes.deleted.append(RowPath(section: oldSectionIndex, row: rowIndex))
         }
     }
-}
-
-/// `old[oldIndex] == new[newIndex]`, reading each field where the rows lie.
-private func sameRow(_ old: UnsafeBufferPointer<Row>, _ oldIndex: Int, _ new: UnsafeBufferPointer<Row>, _ newIndex: Int) -> Bool {
-    guard let oldBase = old.baseAddress, let newBase = new.baseAddress else { return old[oldIndex] == new[newIndex] }
-    return InPlaceEquality.rows(oldBase + oldIndex, newBase + newIndex)
 }

@@ -6,10 +6,81 @@
 /// small-string bytes, the same flags and numbers), so identical bytes answer at once and
 /// only values whose bytes differ are copied and compared with `==`. Different bytes say
 /// nothing on their own: unused payload bytes of an enum may differ between equal values.
+///
+/// The diff asks its questions of whole section arrays and index paths; the pointers stay in
+/// this file. `Scripts/bench-core` prints the diff's time, the figure that keeps this file.
 enum InPlaceEquality {
+    /// Whether both screens' sections have the same section ids and row ids in the same
+    /// places: then nothing was inserted, deleted or moved, which is what most events do.
+    static func sameIdentities(_ old: [Section], _ new: [Section]) -> Bool {
+        old.withUnsafeBufferPointer { oldSections in
+            new.withUnsafeBufferPointer { newSections in
+                guard oldSections.count == newSections.count else { return false }
+                guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else { return true }
+                for index in oldSections.indices {
+                    let oldSection = oldBase + index, newSection = newBase + index
+                    guard sectionIDs(oldSection, newSection) else { return false }
+                    let sameRows = oldSection.pointee.rows.withUnsafeBufferPointer { oldRows in
+                        newSection.pointee.rows.withUnsafeBufferPointer { newRows in
+                            guard oldRows.count == newRows.count else { return false }
+                            guard let oldRow = oldRows.baseAddress, let newRow = newRows.baseAddress, oldRow != newRow else { return true }
+                            return oldRows.indices.allSatisfy { rowIDs(oldRow + $0, newRow + $0) }
+                        }
+                    }
+                    guard sameRows else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    /// Whether `old[oldIndex]` and `new[newIndex]` have equal headers and footers.
+    static func sameHeadersAndFooters(_ old: [Section], _ oldIndex: Int, _ new: [Section], _ newIndex: Int) -> Bool {
+        old.withUnsafeBufferPointer { oldSections in
+            new.withUnsafeBufferPointer { newSections in
+                guard let oldBase = oldSections.baseAddress, let newBase = newSections.baseAddress else {
+                    return oldSections[oldIndex].header == newSections[newIndex].header && oldSections[oldIndex].footer == newSections[newIndex].footer
+                }
+                return headersAndFooters(oldBase + oldIndex, newBase + newIndex)
+            }
+        }
+    }
+
+    /// Calls `body` with the index of each row of section `sectionIndex` that differs between
+    /// `old` and `new`, which have the same rows there (``sameIdentities(_:_:)``). Rows that
+    /// share their storage (a section the incremental render took over) are not compared.
+    static func forEachChangedRow(_ old: [Section], _ new: [Section], inSection sectionIndex: Int, _ body: (Int) -> Void) {
+        old.withUnsafeBufferPointer { oldSections in
+            new.withUnsafeBufferPointer { newSections in
+                oldSections[sectionIndex].rows.withUnsafeBufferPointer { oldRows in
+                    newSections[sectionIndex].rows.withUnsafeBufferPointer { newRows in
+                        guard let oldBase = oldRows.baseAddress, let newBase = newRows.baseAddress, oldBase != newBase else { return }
+                        for rowIndex in newRows.indices where !rows(oldBase + rowIndex, newBase + rowIndex) {
+                            body(rowIndex)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the row at `from` in `old` equals the row at `to` in `new`.
+    static func sameRow(_ old: [Section], _ from: RowPath, _ new: [Section], _ to: RowPath) -> Bool {
+        old.withUnsafeBufferPointer { oldSections in
+            new.withUnsafeBufferPointer { newSections in
+                oldSections[from.section].rows.withUnsafeBufferPointer { oldRows in
+                    newSections[to.section].rows.withUnsafeBufferPointer { newRows in
+                        guard let oldBase = oldRows.baseAddress, let newBase = newRows.baseAddress else { return oldRows[from.row] == newRows[to.row] }
+                        return rows(oldBase + from.row, newBase + to.row)
+                    }
+                }
+            }
+        }
+    }
+
     /// `a.pointee == b.pointee`, reading each field where it lies. Compares every stored
     /// property of `Row` (a test keeps the count).
-    static func rows(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
+    private static func rows(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
         guard a.pointee.selectable == b.pointee.selectable, a.pointee.deletable == b.pointee.deletable,
             a.pointee.accessory == b.pointee.accessory, a.pointee.height == b.pointee.height,
             a.pointee.estimatedHeight == b.pointee.estimatedHeight
@@ -20,19 +91,19 @@ enum InPlaceEquality {
     }
 
     /// Whether two rows in memory have the same id.
-    static func rowIDs(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
+    private static func rowIDs(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
         guard let layout = RowLayout.offsets else { return a.pointee.id == b.pointee.id }
         return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
     }
 
     /// Whether two sections in memory have the same id.
-    static func sectionIDs(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
+    private static func sectionIDs(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
         guard let layout = SectionLayout.offsets else { return a.pointee.id == b.pointee.id }
         return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
     }
 
     /// Whether two sections in memory have equal headers and footers.
-    static func headersAndFooters(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
+    private static func headersAndFooters(_ a: UnsafePointer<Section>, _ b: UnsafePointer<Section>) -> Bool {
         guard let layout = SectionLayout.offsets else { return a.pointee.header == b.pointee.header && a.pointee.footer == b.pointee.footer }
         return values(field(a, layout.header, HeaderFooter?.self), field(b, layout.header, HeaderFooter?.self))
             && values(field(a, layout.footer, HeaderFooter?.self), field(b, layout.footer, HeaderFooter?.self))
