@@ -56,7 +56,7 @@ struct BaselineHandler: HTTPHandler {
         }
     }
 
-    func refusal(_ reason: RejectionReason) -> Response {
+    func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Response(status: reason.status)
     }
 }

@@ -8,7 +8,8 @@ public protocol HTTPHandler: Sendable {
 
     /// The answer for a request the server refuses before `handle` could see it (the
     /// status follows from the reason; the server closes the connection after it).
-    func refusal(_ reason: RejectionReason) -> Response
+    /// `configuration` is the server's, whose limits the answer can name.
+    func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response
 
     /// Whether the server should offer plain GETs to ``quickAnswer(_:)`` (a header pass per
     /// GET that handlers answering none of them need not pay).

@@ -97,7 +97,7 @@ public final class HTTPServer: Sendable {
         let parked = core.state.withLock { Array($0.suspended.values) }
         if !parked.isEmpty {
             core.logger.warning("shutdown grace over; answering \(parked.count) waiting requests with 503")
-            for context in parked { core.deliver(core.handler.refusal(.shuttingDown), to: context) }
+            for context in parked { core.deliver(core.handler.refusal(.shuttingDown, under: core.configuration), to: context) }
             waitUntil(.now + .milliseconds(500)) { $0.suspended.isEmpty }
         }
         core.stopped.store(true, ordering: .releasing)

@@ -154,7 +154,7 @@ extension ServerCore {
 
     func refuse(_ context: RequestContext, _ reason: RejectionReason) -> MHD_Result {
         observer.requestRejected(reason)
-        var response = handler.refusal(reason)
+        var response = handler.refusal(reason, under: configuration)
         response.closesConnection = true
         response.rejection = nil  // counted once, by requestRejected
         return queue(response, on: context)

@@ -6,8 +6,6 @@ public import TabulaCore
 
 /// Settings of the service around the HTTP server.
 public struct ServiceConfiguration: Sendable {
-    /// The body limit, to say in 413 problems.
-    public var maxBodyBytes = 64 * 1024
     /// Rendered screens kept for sessions (each a few kilobytes).
     public var screenCacheEntries = 50_000
     /// Where the line per request goes.
@@ -107,7 +105,7 @@ public final class TabulaService: HTTPHandler {
         return api.quickScreen(request)
     }
 
-    public func refusal(_ reason: RejectionReason) -> Response {
+    public func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Problem.refusal(reason, maxBodyBytes: configuration.maxBodyBytes).response(route: "-")
     }
 

@@ -9,6 +9,16 @@ enum DurationText {
         return seconds
     }
 
+    /// `seconds` as it is best read: in the largest unit that divides it (hours up to two
+    /// days, so that a day reads `24h`), as ``seconds(_:)`` reads it back.
+    static func text(_ seconds: Int) -> String {
+        if seconds > 0 && seconds % 86_400 == 0 && seconds >= 2 * 86_400 { return "\(seconds / 86_400)d" }
+        for (unit, size) in [("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+
     private static func unbounded(_ text: String) -> Int? {
         let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         guard let last = text.last else { return nil }

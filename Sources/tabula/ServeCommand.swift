@@ -17,61 +17,61 @@ struct ServeCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on: 127.0.0.1, 0.0.0.0, ::1 ... (env TABULA_HOST, default 127.0.0.1)")
+    @Option(help: "The address to listen on: 127.0.0.1, 0.0.0.0, ::1 ... (env TABULA_HOST, default \(Defaults.server.host))")
     var host: String?
 
-    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default 8080)")
+    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default \(Defaults.server.port))")
     var port: Int?
 
-    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default Fixtures/screens)")
+    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(Defaults.screens))")
     var screens: String?
 
     @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
 
-    @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default 65536)")
+    @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default \(Defaults.server.maxBodyBytes))")
     var maxBody: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default info)")
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default \(Defaults.logLevel))")
     var logLevel: String?
 
-    @Option(help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default 30)")
+    @Option(help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default \(Defaults.server.connectionTimeoutSeconds))")
     var connectionTimeout: Int?
 
-    @Option(help: "Open connections in all (env TABULA_MAX_CONNECTIONS, default 2048)")
+    @Option(help: "Open connections in all (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
     var maxConnections: Int?
 
-    @Option(name: .customLong("max-connections-per-ip"), help: "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default 512)")
+    @Option(name: .customLong("max-connections-per-ip"), help: "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default \(Defaults.server.maxConnectionsPerIP))")
     var maxConnectionsPerIP: Int?
 
-    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default 8192)")
+    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default \(Defaults.server.connectionMemoryLimit))")
     var connectionMemoryLimit: Int?
 
-    @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default 8)")
+    @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default \(Defaults.server.shutdownGraceSeconds.plainText))")
     var shutdownGrace: Double?
 
-    @Option(help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default sqlite)")
+    @Option(help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default \(Defaults.storeKind))")
     var store: String?
 
-    @Option(help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default ./data)")
+    @Option(help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default \(Defaults.dataDirectory))")
     var dataDir: String?
 
     @Option(help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
     var databaseURL: String?
 
-    @Option(help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default 4)")
+    @Option(help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default \(PostgresSessionStore.defaultPoolSize))")
     var databasePoolSize: Int?
 
-    @Option(help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default 100)")
+    @Option(help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default \(Defaults.store.keepRevisions))")
     var keepRevisions: Int?
 
-    @Option(help: "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default 16)")
+    @Option(help: "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default \(Defaults.store.keepDefinitions))")
     var keepDefinitions: Int?
 
-    @Option(help: "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default 24h)")
+    @Option(help: "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default \(DurationText.text(Defaults.store.idempotencyTTLSeconds)))")
     var idempotencyTTL: String?
 
-    @Option(help: "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default 30d)")
+    @Option(help: "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default \(DurationText.text(Defaults.store.sessionTTLSeconds)))")
     var sessionTTL: String?
 
     @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
@@ -80,10 +80,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
     var corsOrigins: String?
 
-    @Option(help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default 65536)")
+    @Option(help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default \(Defaults.stateLimits.maxStateBytes))")
     var maxStateBytes: Int?
 
-    @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default 1000)")
+    @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default \(Defaults.stateLimits.maxListLength))")
     var maxListLength: Int?
 
     func run() throws {
@@ -104,7 +104,6 @@ struct ServeCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
 
         var serviceConfiguration = ServiceConfiguration()
-        serviceConfiguration.maxBodyBytes = settings.server.maxBodyBytes
         serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)
         serviceConfiguration.apiKey = settings.apiKey
         serviceConfiguration.cors = settings.cors
@@ -140,6 +139,18 @@ struct ServeCommand: ParsableCommand {
         server.shutdown()
         store.close()
         logger.notice("stopped")
+    }
+
+    /// What an option not given falls back to: the configuration types' own defaults, and the
+    /// few that only the command has.
+    enum Defaults {
+        static let server = ServerConfiguration()
+        static let store = StoreSettings()
+        static let stateLimits = StateLimits()
+        static let screens = "Fixtures/screens"
+        static let dataDirectory = "./data"
+        static let storeKind = "sqlite"
+        static let logLevel = "info"
     }
 
     struct Settings {
@@ -194,12 +205,12 @@ struct ServeCommand: ParsableCommand {
         guard server.connectionMemoryLimit >= 4096 else { throw ValidationError("connection-memory-limit must be at least 4096 bytes") }
         server.shutdownGraceSeconds = try EnvironmentSetting.resolve(shutdownGrace, "TABULA_SHUTDOWN_GRACE", default: server.shutdownGraceSeconds)
         guard server.shutdownGraceSeconds >= 0 else { throw ValidationError("shutdown-grace must not be negative") }
-        let levelName = try EnvironmentSetting.resolve(logLevel, "TABULA_LOG_LEVEL", default: "info")
+        let levelName = try EnvironmentSetting.resolve(logLevel, "TABULA_LOG_LEVEL", default: Defaults.logLevel)
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
-        let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: "Fixtures/screens")
-        let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: "sqlite")
+        let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: Defaults.screens)
+        let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: Defaults.storeKind)
         guard ["sqlite", "postgres", "memory"].contains(storeKind) else {
             throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
         }
@@ -208,17 +219,17 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions")
         storeSettings.keepDefinitions = try positive(
             EnvironmentSetting.resolve(keepDefinitions, "TABULA_KEEP_DEFINITIONS", default: storeSettings.keepDefinitions), "keep-definitions")
-        storeSettings.idempotencyTTLSeconds = try duration(idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: "24h")
-        storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: "30d")
+        storeSettings.idempotencyTTLSeconds = try duration(idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: storeSettings.idempotencyTTLSeconds)
+        storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: storeSettings.sessionTTLSeconds)
         return Settings(
             server: server, screens: screens, logLevel: level, storeKind: storeKind,
-            dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: "./data"),
+            dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
-            databasePoolSize: try positive(EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: 4), "database-pool-size"),
+            databasePoolSize: try positive(EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size"),
             store: storeSettings, apiKey: try resolvedAPIKey(), cors: try resolvedCORS(),
             stateLimits: StateLimits(
-                maxStateBytes: try positive(EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: 64 * 1024), "max-state-bytes"),
-                maxListLength: try positive(EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: 1_000), "max-list-length")))
+                maxStateBytes: try positive(EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
+                maxListLength: try positive(EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")))
     }
 
     private func resolvedAPIKey() throws -> APIKey? {
@@ -238,8 +249,8 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: String) throws -> Int {
-        let text = try EnvironmentSetting.resolve(option, variable, default: fallback)
+    private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: Int) throws -> Int {
+        guard let text = option ?? EnvironmentSetting.value(variable) else { return fallback }
         guard let seconds = DurationText.seconds(text), seconds > 0 else {
             throw ValidationError("\(name) \"\(text)\" is not a duration; use seconds or a number with s, m, h or d, such as 24h, up to 100 years")
         }
@@ -249,6 +260,13 @@ struct ServeCommand: ParsableCommand {
     private func positive(_ value: Int, _ name: String) throws -> Int {
         guard value > 0 else { throw ValidationError("\(name) must be at least 1") }
         return value
+    }
+}
+
+extension Double {
+    /// `8` rather than `8.0` for a whole number of seconds in the help.
+    fileprivate var plainText: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self)
     }
 }
 

@@ -27,7 +27,7 @@ struct TestHandler: HTTPHandler {
         }
     }
 
-    func refusal(_ reason: RejectionReason) -> Response {
+    func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Response(status: reason.status, headerFields: [.contentType: "text/plain"], body: Array(reason.rawValue.utf8))
     }
 }

@@ -20,7 +20,6 @@ final class APITestServer {
         let store = store ?? MemorySessionStore()
         self.store = store
         var serviceConfiguration = ServiceConfiguration()
-        serviceConfiguration.maxBodyBytes = maxBody
         configure(&serviceConfiguration)
         var logger = Logger(label: "api-test")
         logger.logLevel = .warning

@@ -14,7 +14,9 @@ import TabulaTestSupport
     struct FullPathOnly: HTTPHandler {
         let service: TabulaService
         func handle(_ request: Request, responder: Responder) { service.handle(request, responder: responder) }
-        func refusal(_ reason: RejectionReason) -> Response { service.refusal(reason) }
+        func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
+            service.refusal(reason, under: configuration)
+        }
     }
 
     /// Keeps what the server reports of each request, and passes it on.

@@ -90,6 +90,37 @@ import TabulaTestSupport
         #expect(server.port > 0)
     }
 
+    /// docs/operations.md lists every option of `tabula serve` with its variable and the
+    /// default the help prints (which the configuration types own).
+    @Test func theOperationsGuideListsEveryOptionWithItsDefault() throws {
+        let help = Process()
+        help.executableURL = tabulaExecutable
+        help.arguments = ["serve", "--help"]
+        let output = Pipe()
+        help.standardOutput = output
+        try help.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        help.waitUntilExit()
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let option = try Regex(#"--([a-z-]+) <[a-z-]+> ([^(]|\([^e])*\(env (TABULA_[A-Z_]+)(, default:? ([^)]*))?\)"#)
+        let guide = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        let rows = guide.split(separator: "\n").filter { $0.hasPrefix("| `--") }
+        var checked = 0
+        for match in flat.matches(of: option) {
+            let name = String(flat[try #require(match.output[1].range)])
+            let variable = String(flat[try #require(match.output[3].range)])
+            let row = rows.first { $0.contains("`--\(name)`") }
+            #expect(row != nil, "docs/operations.md has no row for --\(name)")
+            guard let row else { continue }
+            #expect(row.contains(variable) || row.contains("…"), "--\(name): \(variable) is not in its row")
+            if let range = match.output[5].range, flat[range].first?.isNumber == true || flat[range].contains("/") || flat[range] == "sqlite" || flat[range] == "info" {
+                #expect(row.contains("`\(flat[range])`"), "--\(name): default \(flat[range]) is not in its row: \(row)")
+            }
+            checked += 1
+        }
+        #expect(checked >= 20, "the help's options were not all found: \(checked)")
+    }
+
     @Test func aBadDefinitionDirectoryStopsTheStartWithEveryProblem() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -41,7 +41,7 @@ final class StoreFactory {
                 directory: directory.path, settings: settings, logger: logger, now: clock)
         case .postgres:
             return try PostgresSessionStore(
-                url: databaseURL ?? "", poolSize: 4, settings: settings, logger: logger, now: clock)
+                url: databaseURL ?? "", settings: settings, logger: logger, now: clock)
         }
     }
 }

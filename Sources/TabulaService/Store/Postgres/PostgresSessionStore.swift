@@ -21,9 +21,14 @@ public final class PostgresSessionStore: SessionStore {
     private let touches: TouchTracker
     private let now: @Sendable () -> Milliseconds
 
+    /// Connections (and worker threads) a process opens when not told otherwise: a few
+    /// transactions in flight keep the database busy while others travel, and each
+    /// connection is a PostgreSQL backend process on the server.
+    public static let defaultPoolSize = 4
+
     /// Connects, migrates the schema, and starts `poolSize` workers.
     public init(
-        url: String, poolSize: Int, settings: StoreSettings, logger: Logger,
+        url: String, poolSize: Int = defaultPoolSize, settings: StoreSettings, logger: Logger,
         retentionIntervalSeconds: Double = 60, now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
         do {
