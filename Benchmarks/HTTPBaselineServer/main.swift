@@ -1,6 +1,6 @@
 // A minimal server on TabulaHTTP for the HTTP-layer baseline: GET /fixed answers 3,400
 // bytes from a PreparedResponse (no copy per request); GET /dynamic builds the same bytes
-// into a new response per request. Given a body file, it also answers every plain GET from
+// into a new response per request. Given a body file, it also answers every unparsed GET from
 // the quick path with that file's bytes and the ceiling's headers, with no lookup, log line
 // or metrics: what TabulaHTTP itself costs a cached GET (Scripts/bench's "floor"). Given a
 // second file, it answers every POST, once its body is read, with that file's bytes in a
@@ -18,7 +18,7 @@ import TabulaSamples
 struct BaselineHandler: HTTPHandler {
     let body = Array(repeating: UInt8(ascii: "x"), count: 3400)
     let prepared: PreparedResponse?
-    /// The body file's bytes with the ceiling's headers, for every plain GET.
+    /// The body file's bytes with the ceiling's headers, for every unparsed GET.
     let plainAnswer: QuickAnswer?
     /// The POST body file's bytes, answered to every POST with an event answer's headers.
     let postBody: [UInt8]?
@@ -36,9 +36,9 @@ struct BaselineHandler: HTTPHandler {
         }
     }
 
-    var answersPlainGets: Bool { plainAnswer != nil }
+    var answersUnparsedGets: Bool { plainAnswer != nil }
 
-    func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
+    func quickAnswer(_ request: UnparsedGet) -> QuickAnswer? {
         plainAnswer
     }
 

@@ -11,20 +11,20 @@ public protocol HTTPHandler: Sendable {
     /// `configuration` is the server's, whose limits the answer can name.
     func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response
 
-    /// Whether the server should offer plain GETs to ``quickAnswer(_:)`` (a header pass per
+    /// Whether the server should offer unparsed GETs to ``quickAnswer(_:)`` (a header pass per
     /// GET that handlers answering none of them need not pay).
-    var answersPlainGets: Bool { get }
+    var answersUnparsedGets: Bool { get }
 
-    /// The answer to a plain GET when the handler has it prepared, or `nil` to have the
+    /// The answer to a unparsed GET when the handler has it prepared, or `nil` to have the
     /// request go through ``handle(_:responder:)``. It must be exactly what `handle` would
     /// send for the same request; it runs on the connection's thread and must not block.
-    func quickAnswer(_ request: PlainGet) -> QuickAnswer?
+    func quickAnswer(_ request: UnparsedGet) -> QuickAnswer?
 }
 
 extension HTTPHandler {
-    public var answersPlainGets: Bool { false }
+    public var answersUnparsedGets: Bool { false }
 
-    public func quickAnswer(_ request: PlainGet) -> QuickAnswer? { nil }
+    public func quickAnswer(_ request: UnparsedGet) -> QuickAnswer? { nil }
 }
 
 extension RejectionReason {

@@ -20,7 +20,7 @@ enum MHDCallbacks {
                 }
             }
             let info = tabula_socket_context(connection).map { Unmanaged<ConnectionInfo>.fromOpaque($0) }
-            if core.offersPlainGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
+            if core.offersUnparsedGets, let url, let version, let info, let method, MHDCallbacks.isGET(method),
                 let quick = info._withUnsafeGuaranteedRef({ core.quickAnswer(connection, url: url, version: version, info: $0) })
             {
                 // Unretained: the connection's ConnectionInfo keeps it, and outlives the request.
@@ -136,7 +136,7 @@ final class ConnectionInfo: @unchecked Sendable {
     let activity = ConnectionActivity()
     /// The current request target's length up to its first NUL, from the URI log callback.
     var targetLength = 0
-    /// The connection's quick request, reused by each plain GET answered at once. A `let`,
+    /// The connection's quick request, reused by each unparsed GET answered at once. A `let`,
     /// so that a request reaches it without retaining it.
     let quickRequest: QuickRequest
 

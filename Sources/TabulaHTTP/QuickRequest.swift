@@ -1,7 +1,7 @@
 import TabulaPlatform
 
 /// What a request's `con_cls` slot holds: a ``RequestContext`` for the full path, or a
-/// ``QuickRequest`` for a plain GET its handler answered at once. A stored flag tells them
+/// ``QuickRequest`` for a unparsed GET its handler answered at once. A stored flag tells them
 /// apart, so the callbacks need no dynamic cast.
 class RequestSlotEntry: @unchecked Sendable {
     final let isQuick: Bool
@@ -11,7 +11,7 @@ class RequestSlotEntry: @unchecked Sendable {
     }
 }
 
-/// A plain GET answered by ``HTTPHandler/quickAnswer(_:)``: the answer is known from the
+/// A unparsed GET answered by ``HTTPHandler/quickAnswer(_:)``: the answer is known from the
 /// first access-handler call and queued on the second (queueing on the first would close
 /// the connection). One per connection, made with it (``ConnectionInfo/quickRequest``) and
 /// reused by each of its quick requests, so that a quick answer allocates nothing: libmicrohttpd serves a connection's

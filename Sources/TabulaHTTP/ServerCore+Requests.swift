@@ -33,7 +33,7 @@ extension ServerCore {
         return (context, .YES)
     }
 
-    /// First access-handler call of a GET, when the handler takes plain GETs: its quick
+    /// First access-handler call of a GET, when the handler takes unparsed GETs: its quick
     /// answer, or `nil` for the full path. Nothing is allocated unless it answers. Unretained:
     /// the connection's `info` keeps the request.
     func quickAnswer(
@@ -46,13 +46,13 @@ extension ServerCore {
         // Set by the closure rather than returned from it: a value returned through
         // withUnsafeTemporaryAllocation's generic result is copied once more.
         var answer: QuickAnswer?
-        withUnsafeTemporaryAllocation(of: PlainHeader.self, capacity: PlainGet.maxHeaders) { buffer in
-            var scan = PlainGetScan(buffer: buffer)
+        withUnsafeTemporaryAllocation(of: UnparsedHeader.self, capacity: UnparsedGet.maxHeaders) { buffer in
+            var scan = UnparsedGetScan(buffer: buffer)
             withUnsafeMutablePointer(to: &scan) { pointer in
-                _ = MHD_get_connection_values_n(connection, .HEADER_KIND, PlainGetScan.collect, pointer)
+                _ = MHD_get_connection_values_n(connection, .HEADER_KIND, UnparsedGetScan.collect, pointer)
             }
-            guard scan.isPlain else { return }
-            let request = PlainGet(
+            guard scan.qualifies else { return }
+            let request = UnparsedGet(
                 path: UnsafeRawBufferPointer(start: url, count: pathLength),
                 headers: UnsafeBufferPointer(rebasing: buffer[0..<scan.count]))
             answer = handler.quickAnswer(request)
@@ -66,7 +66,7 @@ extension ServerCore {
         return Unmanaged.passUnretained(info.quickRequest)
     }
 
-    /// Second access-handler call of a quick request: queues its prepared answer (a plain
+    /// Second access-handler call of a quick request: queues its prepared answer (an unparsed
     /// GET has no body, so there is nothing to read first).
     func proceed(_ request: QuickRequest, connection: OpaquePointer, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         uploadSize.pointee = 0

@@ -33,14 +33,14 @@ final class ServerCore: @unchecked Sendable {
     /// socket: a socket read under this lock is the connection's own.
     private let openConnections = Locked<[ObjectIdentifier: ConnectionInfo]>([:])
     /// Read once: whether GETs get a header pass for ``HTTPHandler/quickAnswer(_:)``.
-    let offersPlainGets: Bool
+    let offersUnparsedGets: Bool
 
     init(configuration: ServerConfiguration, handler: any HTTPHandler, observer: any HTTPServerObserver, logger: Logger) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
         self.logger = logger
-        offersPlainGets = handler.answersPlainGets
+        offersUnparsedGets = handler.answersUnparsedGets
     }
 
     // MARK: Connections

@@ -95,12 +95,12 @@ public final class TabulaService: HTTPHandler {
         }
     }
 
-    public var answersPlainGets: Bool { true }
+    public var answersUnparsedGets: Bool { true }
 
     /// A screen GET answered from memory, skipping the request's parsing and routing, when
     /// the access policy adds nothing to the answer and the screen is known without waiting
     /// (see ``APIContext/knownScreen(_:session:)``, which the routed GET asks as well).
-    public func quickAnswer(_ request: PlainGet) -> QuickAnswer? {
+    public func quickAnswer(_ request: UnparsedGet) -> QuickAnswer? {
         guard access.passesUnchanged(request) else { return nil }
         return api.quickScreen(request)
     }

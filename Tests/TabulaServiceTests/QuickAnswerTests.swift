@@ -7,7 +7,7 @@ import TabulaService
 import TabulaTestSupport
 
 /// Plain screen GETs answered through `quickAnswer` must be byte for byte what the full
-/// path (`handle`) sends. One service behind two real servers: one offers plain GETs to
+/// path (`handle`) sends. One service behind two real servers: one offers unparsed GETs to
 /// `quickAnswer`, the other only ever calls `handle`; every request goes to both.
 @Suite struct QuickAnswerTests {
     /// The service with quick answers turned off: `HTTPHandler`'s defaults.
@@ -110,7 +110,7 @@ import TabulaTestSupport
         }
     }
 
-    @Test func plainGetsAreAnsweredQuicklyWithTheFullPathsBytes() throws {
+    @Test func unparsedGetsAreAnsweredQuicklyWithTheFullPathsBytes() throws {
         let pair = try Pair()
         let session = try pair.newSession()
         let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n"

@@ -18,9 +18,9 @@ final class APIContext: Sendable {
     let listMemos = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
-    /// Each screen's `GET /v1/screens/{id}` target, for answering plain GETs by bytes.
+    /// Each screen's `GET /v1/screens/{id}` target, for answering unparsed GETs by bytes.
     let screenTargets: [ScreenTarget]
-    /// The session screens each server thread answered, checked first by plain GETs.
+    /// The session screens each server thread answered, checked first by unparsed GETs.
     let threadScreens: ThreadScreenCache
 
     init(

@@ -30,8 +30,8 @@ struct EventProcessor: Sendable {
     let stateLimits: StateLimits
     /// Each thread's sizes of the lists it measured last.
     let listMemos: ShardedStorage<ListMemo>
-    /// A screen already rendered at a revision, to skip rendering it again.
-    let cachedScreen: @Sendable (Int) -> Screen?
+    /// The session's screen at a revision, when the screen cache has it: not rendered again.
+    let screenForDiff: @Sendable (Int) -> Screen?
 
     /// What to read of the session: the client's revision and the event id's answer.
     var read: SessionRead { SessionRead(revision: request.revision, eventID: request.eventID) }
@@ -67,7 +67,7 @@ struct EventProcessor: Sendable {
         }
         // The screen cache holds screens of the current definition only.
         let oldScreen = copyDefinition === definition
-            ? cachedScreen(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
+            ? screenForDiff(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
         let rowID: String
         switch request.target {
         case .row(let id):
@@ -114,7 +114,7 @@ struct EventProcessor: Sendable {
     private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
         guard oldScreen.definition == definition.definitionID else { return render(definition, next) }
         if next == oldState { return oldScreen }
-        let currentScreen = oldState.revision == current.revision ? oldScreen : cachedScreen(current.revision)
+        let currentScreen = oldState.revision == current.revision ? oldScreen : screenForDiff(current.revision)
         guard let currentScreen else { return render(definition, next) }
         return render(definition, next, reusing: currentScreen, renderedAt: current)
     }

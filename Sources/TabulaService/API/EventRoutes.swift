@@ -44,13 +44,13 @@ extension APIContext {
         let session = SessionKey(token)
         let processor = EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
-            cachedScreen: { [cache] revision in cache.cached(session: session, screen: definition.id, revision: revision) })
+            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, screen: definition.id, revision: revision) })
         runTransaction(processor, session: token) { [self] outcome in
             switch outcome {
             case .answer(let answer):
                 metrics.recordEvent(kind: kind.rawValue, outcome: answer.changed ? "changed" : "unchanged", changeCount: answer.changeCount)
                 send(JSONResponse.make(.ok, answer.body), context, responder, token)
-                if answer.changed { cache.remember(session: session, screen: answer.newScreen) }
+                if answer.changed { cache.keepForDiff(session: session, screen: answer.newScreen) }
             case .replayed(let stored):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
                 send(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body), context, responder, token)

@@ -94,9 +94,10 @@ final class ScreenCache: Sendable {
         defaults[definition.id] ?? Self.render(definition, state)
     }
 
-    /// The screen of a session at a state, rendered once per revision.
-    func screen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        if let cached = cachedScreen(session: session, screen: definition.id, revision: state.revision) { return cached }
+    /// The screen of a session at a state with its prepared answer, rendered on the first ask
+    /// at each revision (from the screen an event left, when there is one).
+    func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
+        if let cached = renderedScreenIfCached(session: session, screen: definition.id, revision: state.revision) { return cached }
         let key = Key(session: session, screen: definition.id)
         let known = screens[key].flatMap { $0.revision == state.revision ? $0.screen : nil }
         let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
@@ -104,14 +105,15 @@ final class ScreenCache: Sendable {
         return rendered
     }
 
-    /// The screen of a session at a revision, if it is rendered already.
-    func cachedScreen(session: SessionKey, screen id: String, revision: Int) -> RenderedScreen? {
+    /// The screen of a session at a revision with its prepared answer, if it is made already.
+    func renderedScreenIfCached(session: SessionKey, screen id: String, revision: Int) -> RenderedScreen? {
         guard let cached = entries[Key(session: session, screen: id)], cached.revision == revision else { return nil }
         return cached
     }
 
-    /// A screen at a revision, if it is cached (for the diffs of events).
-    func cached(session: SessionKey, screen id: String, revision: Int) -> Screen? {
+    /// The screen a session showed at a revision, if it is cached: the old screen of an
+    /// event's diff, which then need not render it again.
+    func screenForDiff(session: SessionKey, screen id: String, revision: Int) -> Screen? {
         let key = Key(session: session, screen: id)
         if let cached = screens[key], cached.revision == revision { return cached.screen }
         if let cached = entries[key], cached.revision == revision { return cached.screen }
@@ -119,7 +121,7 @@ final class ScreenCache: Sendable {
     }
 
     /// Keeps a screen an event rendered, for the next event's diff.
-    func remember(session: SessionKey, screen: Screen) {
+    func keepForDiff(session: SessionKey, screen: Screen) {
         store((screen.revision, screen), at: Key(session: session, screen: screen.id), in: screens)
     }
 

@@ -4,7 +4,7 @@ import TabulaCore
 import TabulaHTTP
 
 /// `GET /v1/screens/{id}`: the screen at the session's revision (or at the default state,
-/// without a session), 200 with its ETag or 304. Plain GETs come through
+/// without a session), 200 with its ETag or 304. Unparsed GETs come through
 /// ``quickScreen(_:)``, answered from memory before the request is routed; every other GET
 /// through ``getScreen(_:_:)``. Both take the screen from ``knownScreen(_:session:)``, so
 /// what a GET answers is decided once.
@@ -45,17 +45,17 @@ extension APIContext {
 
     /// The session's screen at a state its watch vouches for, kept for the calling thread.
     private func remember(_ state: WatchedState, of session: SessionKey, screen index: Int) -> ThreadScreenCache.Entry {
-        let rendered = cache.cachedScreen(session: session, screen: screenTargets[index].id, revision: state.state.revision)
-            ?? cache.screen(session: session, screenTargets[index].definition, state.state)
+        let rendered = cache.renderedScreenIfCached(session: session, screen: screenTargets[index].id, revision: state.state.revision)
+            ?? cache.renderedScreen(session: session, screenTargets[index].definition, state.state)
         let entry = ThreadScreenCache.Entry(watch: state.watch, rendered: rendered)
         threadScreens.remember(entry, at: ThreadScreenCache.Key(session: session, screen: index))
         return entry
     }
 
-    /// A plain GET's answer, when it is a prepared 200 or 304 known without waiting: the
+    /// A unparsed GET's answer, when it is a prepared 200 or 304 known without waiting: the
     /// target is exactly a screen's and ``knownScreen(_:session:)`` has it. `nil` sends the
     /// request down ``getScreen(_:_:)``, which also answers every error.
-    func quickScreen(_ request: PlainGet) -> QuickAnswer? {
+    func quickScreen(_ request: UnparsedGet) -> QuickAnswer? {
         // By index, not by copying a target out: a copy would retain the definition and
         // strings every thread shares, passing their reference counts' cache lines between
         // cores on every request.
@@ -107,7 +107,7 @@ extension APIContext {
         // Only a session's screen can be unknown without waiting.
         guard let token, let session else { return send(JSONResponse.make(.internalServerError, []), context, responder) }
         readSession(token, SessionRead(), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
-            send(cache.screen(session: session, definition, snapshot.current).response(ifNoneMatch: tags), context, responder, token)
+            send(cache.renderedScreen(session: session, definition, snapshot.current).response(ifNoneMatch: tags), context, responder, token)
         }
     }
 }

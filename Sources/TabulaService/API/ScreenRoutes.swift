@@ -63,7 +63,7 @@ extension APIContext {
                 send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
             case .found(let old):
                 do throws(Problem) {
-                    let newScreen = cache.screen(session: SessionKey(token), definition, current).screen
+                    let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current).screen
                     let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
                     send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: current.revision, changes: changes)), context, responder, token)
                 } catch {

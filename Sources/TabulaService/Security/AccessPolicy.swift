@@ -3,7 +3,7 @@ import TabulaHTTP
 
 /// What the service requires of a request before any route sees it: the API key on `/v1`
 /// paths, and CORS for browsers. One rule set for the two ways a request comes in: routed,
-/// or as a plain GET answered from memory before routing.
+/// or as a unparsed GET answered from memory before routing.
 struct AccessPolicy: Sendable {
     let apiKey: APIKey?
     let cors: CORSPolicy?
@@ -36,10 +36,10 @@ struct AccessPolicy: Sendable {
         return .pass(adding: added)
     }
 
-    /// Whether a plain GET of a `/v1` path passes with nothing added to its answer (no
+    /// Whether a unparsed GET of a `/v1` path passes with nothing added to its answer (no
     /// `Origin`, so no CORS fields; the key right when one is set), so that it may be
     /// answered from memory. Anything else goes the routed way, through ``check(_:)``.
-    func passesUnchanged(_ request: PlainGet) -> Bool {
+    func passesUnchanged(_ request: UnparsedGet) -> Bool {
         guard request.header("origin").isAbsent else { return false }
         guard let apiKey else { return true }
         guard case .one(let value) = request.header("authorization") else { return false }

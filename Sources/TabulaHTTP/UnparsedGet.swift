@@ -1,18 +1,19 @@
 internal import CMicroHTTPD
 
-/// A GET the server offers to ``HTTPHandler/quickAnswer(_:)`` before it builds a
-/// ``Request``: no query, no body framing headers (Content-Length, Transfer-Encoding), at
-/// most one Host, every header name a token, at most ``maxHeaders`` headers, a target with
-/// no NUL in it. Its bytes are libmicrohttpd's: valid only during that call.
-public struct PlainGet {
+/// A GET as libmicrohttpd holds it, offered to ``HTTPHandler/quickAnswer(_:)`` before the
+/// server parses it into a ``Request``. Offered only when simple enough to answer that way:
+/// no query, no body framing headers (Content-Length, Transfer-Encoding), at most one Host,
+/// every header name a token, at most ``maxHeaders`` headers, a target with no NUL in it.
+/// Its bytes are libmicrohttpd's: valid only during that call.
+public struct UnparsedGet {
     /// At most this many headers; a request with more is not offered.
     public static let maxHeaders = 24
 
-    /// The request target as sent (a path: a plain GET has no query).
+    /// The request target as sent (a path: a unparsed GET has no query).
     public let path: UnsafeRawBufferPointer
-    private let headers: UnsafeBufferPointer<PlainHeader>
+    private let headers: UnsafeBufferPointer<UnparsedHeader>
 
-    init(path: UnsafeRawBufferPointer, headers: UnsafeBufferPointer<PlainHeader>) {
+    init(path: UnsafeRawBufferPointer, headers: UnsafeBufferPointer<UnparsedHeader>) {
         self.path = path
         self.headers = headers
     }
@@ -44,7 +45,7 @@ public struct PlainGet {
     }
 }
 
-/// A handler's answer to a ``PlainGet``: a prepared response, and what the access log and
+/// A handler's answer to a ``UnparsedGet``: a prepared response, and what the access log and
 /// metrics say of it (the same as a ``Response`` sent through a ``Responder`` would).
 public struct QuickAnswer: Sendable {
     /// Unretained: `owner` keeps it alive while the answer is sent.
@@ -74,35 +75,35 @@ public struct QuickAnswer: Sendable {
     public var response: PreparedResponse { unretainedResponse.takeUnretainedValue() }
 }
 
-/// One header of a plain GET, pointing into libmicrohttpd's memory.
-struct PlainHeader {
+/// One header of a unparsed GET, pointing into libmicrohttpd's memory.
+struct UnparsedHeader {
     var name: UnsafeRawBufferPointer
     var value: UnsafeRawBufferPointer
 }
 
-/// Collects a request's headers into a caller's buffer and decides whether it is plain.
-struct PlainGetScan {
-    let buffer: UnsafeMutableBufferPointer<PlainHeader>
+/// Collects a request's headers into a caller's buffer and decides whether the GET qualifies to be offered unparsed.
+struct UnparsedGetScan {
+    let buffer: UnsafeMutableBufferPointer<UnparsedHeader>
     var count = 0
     var hostCount = 0
-    var isPlain = true
+    var qualifies = true
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
-        let scan = cls.assumingMemoryBound(to: PlainGetScan.self)
+        let scan = cls.assumingMemoryBound(to: UnparsedGetScan.self)
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
         guard scan.pointee.count < scan.pointee.buffer.count, !name.isEmpty, name.allSatisfy(ASCII.isTokenCharacter) else {
-            scan.pointee.isPlain = false
+            scan.pointee.qualifies = false
             return .NO
         }
         if ASCII.equalIgnoringCase(name, HeaderScan.host) {
             scan.pointee.hostCount += 1
-            if scan.pointee.hostCount > 1 { scan.pointee.isPlain = false }
+            if scan.pointee.hostCount > 1 { scan.pointee.qualifies = false }
         } else if ASCII.equalIgnoringCase(name, HeaderScan.contentLength) || ASCII.equalIgnoringCase(name, HeaderScan.transferEncoding) {
-            scan.pointee.isPlain = false
+            scan.pointee.qualifies = false
         }
-        guard scan.pointee.isPlain else { return .NO }
-        scan.pointee.buffer[scan.pointee.count] = PlainHeader(
+        guard scan.pointee.qualifies else { return .NO }
+        scan.pointee.buffer[scan.pointee.count] = UnparsedHeader(
             name: name, value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
         scan.pointee.count += 1
         return .YES
