@@ -19,7 +19,7 @@ COPY Sources ./Sources
 COPY Tests ./Tests
 COPY Benchmarks ./Benchmarks
 # Profile-guided: an instrumented build serves a training load (curl, on loopback, the
-# bundled Fixtures), then the release build uses its profile (README, Performance).
+# bundled Fixtures), then the release build uses its profile (docs/development.md).
 COPY Scripts ./Scripts
 COPY Fixtures ./Fixtures
 RUN Scripts/build-release --scratch-path .build tabula \

@@ -85,7 +85,7 @@ per_request() {
 # seconds, the script from Benchmarks/wrk) against the server start_server named <server>;
 # prints "requests/s errors server-CPU-µs-a-request its-user-part" and leaves wrk's output
 # in $work/wrk.txt. The user part is what a change to the server's own code moves; the
-# system part (the kernel's TCP work, three quarters of a GET here) carries most of the
+# system part (the kernel's TCP work, most of a GET) carries most of the
 # machine's drift.
 wrk_run() {
     local port_variable="${1}_port" pid_variable="${1}_pid" before user_before rps

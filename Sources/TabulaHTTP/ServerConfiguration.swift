@@ -10,9 +10,9 @@ public struct ServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// Worker threads, each polling its share of the connections: one per processor and one
     /// more, so that a thread that is descheduled (preempted by another process, waiting on
-    /// a lock or a page) does not leave a processor idle while its connections wait. On 2
-    /// cores shared with the load generator the third thread answered 10-13% more switch
-    /// events and 5-7% fewer `GET`s (paired wrk runs; README, Performance).
+    /// a lock or a page) does not leave a processor idle while its connections wait; it
+    /// trades a few `GET`s for more events. `PAIRS_B="--threads N" Scripts/bench-pairs`
+    /// measures the trade on a machine.
     public var threads = ServerConfiguration.processorCount + 1
     /// The largest request body accepted; larger ones get 413 and the connection is closed.
     public var maxBodyBytes = 64 * 1024
@@ -27,7 +27,8 @@ public struct ServerConfiguration: Sendable {
     /// not fit are refused with 431. 8 KiB fits headers of about 7,500 bytes (Tomcat's and
     /// Jetty's default is 8 KiB too). libmicrohttpd clears the whole of it after every
     /// request and it is touched again by the next, so a larger limit costs every request,
-    /// not only large ones: with 32 KiB the server answered 6–14% fewer cached `GET`s.
+    /// not only large ones (`PAIRS_B="--connection-memory-limit 32768" Scripts/bench-pairs`
+    /// measures it).
     public var connectionMemoryLimit = 8 * 1024
     /// Pending connections the kernel queues before the server accepts them.
     public var listenBacklog = 511

@@ -1,6 +1,6 @@
 /// Finishes a key's own precomputed hash with a dictionary's seed, for keys whose
 /// `_rawHashValue(seed:)` returns it: Dictionary then runs no `Hasher` (a SipHash round and
-/// finalization, about a hundred instructions) on each lookup. The seed still varies the
+/// finalization) on each lookup. The seed still varies the
 /// bucket order from one dictionary to the next, which keeps copying one dictionary into
 /// another linear; the multiply and fold spread the bits into the low ones buckets use.
 @inlinable

@@ -1,6 +1,6 @@
-/// The system's clocks as whole nanoseconds: for the quick path's request durations, a
-/// third of the instructions of `ContinuousClock.now`, and a difference that needs no
-/// 128-bit `Duration`.
+/// The system's clocks as whole nanoseconds: for the quick path's request durations, one
+/// `clock_gettime` without `ContinuousClock.now`'s conversions, and a difference that needs
+/// no 128-bit `Duration`.
 public enum SystemClock {
     /// `CLOCK_MONOTONIC`: for durations.
     public static func monotonicNanoseconds() -> Int64 {
@@ -8,8 +8,8 @@ public enum SystemClock {
     }
 
     /// `CLOCK_REALTIME_COARSE`: since the Unix epoch, as of the kernel's last tick (a few
-    /// milliseconds behind at most), for a quarter of the cost (6 ns instead of 24 here):
-    /// for log timestamps and last-use times, read on every request.
+    /// milliseconds behind at most), a read of the kernel's last value rather than of the
+    /// clock: for log timestamps and last-use times, read on every request.
     public static func coarseWallNanoseconds() -> Int64 {
         nanoseconds(CLOCK_REALTIME_COARSE)
     }

@@ -3,7 +3,7 @@ internal import CLibPQ
 
 /// libpq's functions, loaded with `dlopen` when the first connection is made. A process on
 /// the memory or SQLite store never maps libpq, nor the TLS, Kerberos and LDAP libraries it
-/// pulls in (about 3 MB of resident memory at idle).
+/// pulls in (resident memory at idle, which `Scripts/bench` prints).
 struct LibPQ: @unchecked Sendable {
     typealias Connection = OpaquePointer
     typealias Result = OpaquePointer

@@ -158,7 +158,7 @@ import TabulaTestSupport
         #expect(reason("Server reached connection limit. Closing inbound connection.") == .connectionLimit)
     }
 
-    /// The README promises headers of about 7,500 bytes under the default limit.
+    /// docs/operations.md promises headers of about 7,500 bytes under the default limit.
     @Test func theDefaultLimitFitsHeadersOfSevenThousandBytes() throws {
         try withServer { _, port, _ in
             let connection = try RawHTTPConnection(port: port)

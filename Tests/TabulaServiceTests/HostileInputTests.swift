@@ -7,10 +7,10 @@ import TabulaCore
 import TabulaService
 import TabulaTestSupport
 
-// One table of malformed and hostile requests (213 rows), each sent on its own connection
+// One table of malformed and hostile requests, each sent on its own connection
 // to a live server on the SQLite store, each followed by the same checks: the server still
 // answers, and the session's revision, screen bytes and stored state are what they were.
-// Expectations come from the README's "API v1" and "Hardening defaults", the OpenAPI
+// Expectations come from docs/api.md, docs/operations.md ("Hardening defaults"), the OpenAPI
 // document, RFC 9110/9112 where those are silent, and the code; none was bent to fit
 // what the server does.
 
@@ -225,7 +225,7 @@ enum HostileExpectation: Sendable, CustomStringConvertible {
     /// is one well-formed HTTP message).
     case libmicrohttpd(Int)
     /// Like ``libmicrohttpd(_:)``, for the refusals that libmicrohttpd 0.9.75 sends with its
-    /// status line and headers twice (a defect of that version: README, "Known
+    /// status line and headers twice (a defect of that version: docs/security.md, "Known
     /// limitations"); the status is still checked, and the server must go on serving.
     case libmicrohttpdTwiceHeaded(Int)
     /// A request that must be refused with this status whoever refuses it (libmicrohttpd
@@ -623,7 +623,7 @@ extension HostileInputTests {
                     Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"row\": \"light\"}\r\n0\r\n\r\n")),
         // RFC 9112 §5.1: whitespace before the colon must be refused (a front proxy may read
         // the field differently). NUL inside a field value is not in this table:
-        // libmicrohttpd 0.9.75 ends the value at the NUL before Tabula sees it (README,
+        // libmicrohttpd 0.9.75 ends the value at the NUL before Tabula sees it (docs/security.md,
         // "Known limitations"); NUL in the request target is (in `paths`).
         HostileCase("whitespace before the colon of Content-Length smuggles a request", .refused(400)) { target in
             let smuggled = "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(target.session)\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"

@@ -6,9 +6,9 @@
 /// below 2^53 are written as integers; others in Swift's shortest round-trip form.
 ///
 /// It writes into memory of its own rather than an `[UInt8]`: an array checks that its
-/// storage is unique on every append (a call into the runtime), which made a change set's
-/// few hundred bytes cost ~20 instructions each. Being noncopyable, the writer needs no
-/// such check; ``bytes`` copies the result out once.
+/// storage is unique on every append (a call into the runtime), a cost paid per byte of
+/// every change set. Being noncopyable, the writer needs no such check; ``bytes`` copies
+/// the result out once.
 public struct JSONWriter: ~Copyable, @unchecked Sendable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0

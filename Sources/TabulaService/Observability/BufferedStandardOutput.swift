@@ -13,9 +13,9 @@ public final class BufferedStandardOutput: Sendable {
 
     /// A thread writes its own lines out once they reach this many bytes. Each thread has
     /// two buffers that take turns (one filled while the other is written), so writing out
-    /// allocates nothing: 128 KiB buffers allocated anew at every write were each a fresh
-    /// mapping of memory, faulted in page by page and unmapped again, about once per
-    /// thousand requests. About 2 × 8 × 16 KiB are held at most.
+    /// allocates nothing: buffers allocated anew at every write were each a fresh mapping of
+    /// memory, faulted in page by page and unmapped again. Two buffers of the threshold per
+    /// thread are held at most.
     private let thresholdBytes: Int
 
     /// Lines not yet written; the buffer written last, emptied, to be appended to next; and

@@ -6,7 +6,7 @@ import TabulaCore
 /// An event that does not touch a list leaves it in the storage it had, and sessions that
 /// never changed a list share their default's storage. Encoding a state for a store, or
 /// measuring it against the state limits, walked every record of every list on every event
-/// (four fifths of the state in the bundled catalogue; up to the whole 64 KB limit in
+/// (most of the state in the bundled catalogue; up to the whole state limit in
 /// others). A list whose storage is the one remembered for its key answers from memory
 /// instead. The memo keeps the list it remembers alive, so a storage it matches cannot be
 /// another list's reused memory. `BENCH_INSTRUCTIONS_REQUEST=switch Scripts/bench-instructions`

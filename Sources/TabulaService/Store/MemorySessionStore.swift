@@ -206,8 +206,9 @@ final class MemorySessionData: @unchecked Sendable {
 /// changes one key, so most undos are that key's old value, held inline in the history's
 /// ring: no allocation, and nothing else to free when it leaves the ring. Keeping whole
 /// past states instead made each event free a state last touched thousands of events
-/// earlier: at 256 busy sessions, keeping 100 revisions cost 2.1 µs an event more than
-/// keeping 1 (20 paired wrk runs); with undos the two cost the same.
+/// earlier, memory long out of the caches, so that keeping more revisions made every event
+/// dearer; with undos the cost does not depend on `--keep-revisions`
+/// (`PAIRS_A="--keep-revisions 1" PAIRS_B="--keep-revisions 100" Scripts/bench-pairs`).
 enum StateUndo {
     /// The key's value before the revision; `nil` when the key was absent.
     case key(String, StateValue?)

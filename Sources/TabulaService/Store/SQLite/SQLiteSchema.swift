@@ -36,7 +36,7 @@ enum SQLiteSchema {
         """,
         // Version 2: a session's current state is its newest log entry, so an event writes
         // one log row instead of also rewriting the session row and its last-use index entry
-        // (half the pages per event). Heads missing from the log are copied in first, so
+        // (fewer pages written per event). Heads missing from the log are copied in first, so
         // nothing held only by `sessions` is lost.
         """
         INSERT OR IGNORE INTO events(token, revision, event_id, kind, payload, state, time_ms)
