@@ -1,7 +1,7 @@
 /// Equality of wire-model values where they lie in memory, without copying them.
 ///
 /// `==` on a value read from an array or a pointer copies it out first: every string and
-/// dictionary it holds is retained, then released, which was a third of the diff's time.
+/// dictionary it holds is retained, then released, a large share of the diff's time.
 /// Values with identical bytes are equal (the same string or dictionary storage, the same
 /// small-string bytes, the same flags and numbers), so identical bytes answer at once and
 /// only values whose bytes differ are copied and compared with `==`. Different bytes say
