@@ -1,3 +1,4 @@
+import TabulaCore
 // Core micro benchmark (release build, medians of repeated runs):
 //  - diff, render and encode at 1k / 10k / 100k rows, flat and in 20 sections, with 1%
 //    content edits and 1% moves for diff, and time per row to show linear growth;
@@ -5,7 +6,6 @@
 //    (reduce, render old and new, diff, encode the answer).
 // Run it with Scripts/bench-core.
 import TabulaPlatform
-import TabulaCore
 import TabulaSamples
 
 /// Median wall time of `body` over `repetitions` runs, in microseconds.
@@ -70,7 +70,9 @@ if only == nil || only == "diff" {
             }
         }
     }
-    print("reference (issue 8, same machine class): DifferenceKit 1.3.0 takes 4.2 ms flat / 5.4 ms in 20 sections at 10,000 rows, 82 / 90 ms at 100,000, reporting ~99% of rows as moved")
+    print(
+        "reference (issue 8, same machine class): DifferenceKit 1.3.0 takes 4.2 ms flat / 5.4 ms in 20 sections at 10,000 rows, 82 / 90 ms at 100,000, reporting ~99% of rows as moved"
+    )
     print("")
 }
 
@@ -107,20 +109,29 @@ if only == nil || only == "event" {
     var flip = false
     var oldScreen = render(settings, state)
     let stepTimes: [(String, Double)] = [
-        ("reduce (switch Bluetooth)", medianMicroseconds(repetitions: 2001) {
-            flip.toggle()
-            sink &+= (try? reduce(state, .setSwitch(row: "bluetooth", isOn: flip), settings))?.state.revision ?? 0
-        }),
+        (
+            "reduce (switch Bluetooth)",
+            medianMicroseconds(repetitions: 2001) {
+                flip.toggle()
+                sink &+= (try? reduce(state, .setSwitch(row: "bluetooth", isOn: flip), settings))?.state.revision ?? 0
+            }
+        ),
         ("render the settings screen", medianMicroseconds(repetitions: 2001) { sink &+= render(settings, state).sections.count }),
-        ("diff old and new screens", medianMicroseconds(repetitions: 2001) {
-            let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
-            sink &+= diff(old: oldScreen, new: render(settings, next)).rows.updated.count
-        }),
+        (
+            "diff old and new screens",
+            medianMicroseconds(repetitions: 2001) {
+                let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
+                sink &+= diff(old: oldScreen, new: render(settings, next)).rows.updated.count
+            }
+        ),
         ("encode the screen", medianMicroseconds(repetitions: 2001) { sink &+= oldScreen.jsonBytes.count }),
-        ("render reusing the old screen", medianMicroseconds(repetitions: 2001) {
-            let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
-            sink &+= render(settings, next, reusing: oldScreen, renderedAt: state).sections.count
-        }),
+        (
+            "render reusing the old screen",
+            medianMicroseconds(repetitions: 2001) {
+                let next = (try? reduce(state, .setSwitch(row: "bluetooth", isOn: true), settings))?.state ?? state
+                sink &+= render(settings, next, reusing: oldScreen, renderedAt: state).sections.count
+            }
+        ),
     ]
     let whole = medianMicroseconds(repetitions: 2001) {
         flip.toggle()

@@ -1,3 +1,6 @@
+import HTTPTypes
+import Logging
+import TabulaHTTP
 // A minimal server on TabulaHTTP for the HTTP-layer baseline: GET /fixed answers 3,400
 // bytes from a PreparedResponse (no copy per request); GET /dynamic builds the same bytes
 // into a new response per request. Given a body file, it also answers every unparsed GET from
@@ -10,9 +13,6 @@
 //
 // usage: tabula-http-baseline [PORT] [BODY_FILE] [POST_BODY_FILE]
 import TabulaPlatform
-import HTTPTypes
-import Logging
-import TabulaHTTP
 import TabulaSamples
 
 struct BaselineHandler: HTTPHandler {
@@ -87,7 +87,8 @@ let postBody = fileArgument(3)
 var configuration = ServerConfiguration()
 configuration.port = arguments.count > 1 ? UInt16(arguments[1]) ?? 0 : 0
 let server = HTTPServer(
-    configuration: configuration, handler: BaselineHandler(plainBody: plainBody, postBody: postBody), observer: SilentObserver(), logger: Logger(label: "baseline"))
+    configuration: configuration, handler: BaselineHandler(plainBody: plainBody, postBody: postBody), observer: SilentObserver(),
+    logger: Logger(label: "baseline"))
 do {
     try server.start()
 } catch {

@@ -1,11 +1,11 @@
-// Per-request costs of the service shell, measured without HTTP: the request log line,
-// metrics, routing, a GET of a cached screen and a switch event (over 256 sessions) through
-// the handler. Prints ns per call.
-import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaCore
 import TabulaHTTP
+// Per-request costs of the service shell, measured without HTTP: the request log line,
+// metrics, routing, a GET of a cached screen and a switch event (over 256 sessions) through
+// the handler. Prints ns per call.
+import TabulaPlatform
 import TabulaSamples
 import TabulaService
 
@@ -25,7 +25,6 @@ func nanosecondsPerCall(_ count: Int, _ body: () -> Void) -> Double {
     }
     return rounds.min() ?? 0
 }
-
 
 guard let catalogue = try? FixtureFiles.catalogue(directory: "Fixtures/screens") else {
     report("run from the repository root")
@@ -52,12 +51,16 @@ report("  GET /v1/screens/settings through the handler: \(Int(nanosecondsPerCall
 report("  request completed (metrics + log line):      \(Int(nanosecondsPerCall(200_000) { observer.requestCompleted(summary) })) ns")
 report("  path segments:                               \(Int(nanosecondsPerCall(200_000) { _ = request.pathSegments() })) ns")
 let state = catalogue.initialState
-report("  store: current state of a session:           \(Int(nanosecondsPerCall(200_000) { _ = store.currentStateIfCached(session: SessionKey("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")) })) ns")
+report(
+    "  store: current state of a session:           \(Int(nanosecondsPerCall(200_000) { _ = store.currentStateIfCached(session: SessionKey("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")) })) ns"
+)
 report("  header lookup (X-Session):                   \(Int(nanosecondsPerCall(200_000) { _ = request.headers.values("X-Session") })) ns")
 func measureRouter() -> Double {
     var router = Router()
-    for (index, pattern) in ["/healthz", "/metrics", "/v1/screens", "/v1/sessions", "/v1/screens/{id}", "/v1/screens/{id}/changes",
-        "/v1/screens/{id}/selection", "/v1/screens/{id}/switch", "/v1/screens/{id}/deletion", "/openapi.json"].enumerated() {
+    for (index, pattern) in [
+        "/healthz", "/metrics", "/v1/screens", "/v1/sessions", "/v1/screens/{id}", "/v1/screens/{id}/changes",
+        "/v1/screens/{id}/selection", "/v1/screens/{id}/switch", "/v1/screens/{id}/deletion", "/openapi.json",
+    ].enumerated() {
         let post = pattern == "/v1/sessions" || pattern.hasSuffix("selection") || pattern.hasSuffix("switch") || pattern.hasSuffix("deletion")
         _ = index
         router.add(post ? .post : .get, pattern)

@@ -1,6 +1,6 @@
-import TabulaPlatform
 internal import CMicroHTTPD
 public import Logging
+import TabulaPlatform
 
 /// Why the server could not start.
 public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
@@ -106,7 +106,6 @@ public final class HTTPServer: Sendable {
         if listener >= 0 { close(listener) }
         core.state.withLock { $0.daemon = nil }
     }
-
 
     private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: (ServerCore.State) -> Bool) {
         while !core.state.withLock({ condition($0) }) && ContinuousClock.now < deadline {

@@ -106,7 +106,8 @@ enum MHDCallbacks {
     /// is split off: records the target's length for the access handler, which refuses a
     /// target a client-sent NUL byte cut short (see `tabula_target_is_whole`). Returns NULL,
     /// so the request's context slot stays empty for the access handler.
-    static let targetCheck: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
+    static let targetCheck: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+        _, uri, connection in
         guard let uri, let connection, let info = tabula_socket_context(connection) else { return nil }
         Unmanaged<ConnectionInfo>.fromOpaque(info)._withUnsafeGuaranteedRef { $0.targetLength = strlen(uri) }
         return nil

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import Synchronization
+import TabulaPlatform
 
 /// The server's request counts, one shard per thread (``ThreadSlot``), each shard on cache
 /// lines of its own: counting a request is an uncontended atomic add on the calling thread's

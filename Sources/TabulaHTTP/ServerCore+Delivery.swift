@@ -1,7 +1,7 @@
-import TabulaPlatform
 internal import CMicroHTTPD
 import HTTPTypes
 import Synchronization
+import TabulaPlatform
 
 /// Answers reaching their connections from any thread (see ``DeliveryStateMachine``).
 extension ServerCore {

@@ -1,8 +1,8 @@
-import TabulaPlatform
 internal import CMicroHTTPD
 import HTTPTypes
-import Synchronization
 import Logging
+import Synchronization
+import TabulaPlatform
 
 /// libmicrohttpd's log lines, and the refusals they report.
 extension ServerCore {

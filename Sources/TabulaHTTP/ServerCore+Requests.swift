@@ -1,7 +1,7 @@
-import TabulaPlatform
 internal import CMicroHTTPD
 import HTTPTypes
 import Synchronization
+import TabulaPlatform
 
 /// A request's life on its connection's thread: its first access-handler call, its body,
 /// its dispatch to the handler, and its completion.
@@ -151,7 +151,6 @@ extension ServerCore {
         }
     }
 
-
     func refuse(_ context: RequestContext, _ reason: RejectionReason) -> MHD_Result {
         observer.requestRejected(reason)
         var response = handler.refusal(reason, under: configuration)
@@ -177,8 +176,9 @@ extension ServerCore {
         case .prepared(let prepared) where !closes:
             return MHD_queue_response(connection, UInt32(prepared.status.code), prepared.handle)
         default:
-            guard let handle = MHDResponseFactory.make(
-                headerFields: response.headerFields, body: response.body, closesConnection: closes)
+            guard
+                let handle = MHDResponseFactory.make(
+                    headerFields: response.headerFields, body: response.body, closesConnection: closes)
             else { return .NO }
             defer { MHD_destroy_response(handle) }
             return MHD_queue_response(connection, UInt32(response.status.code), handle)
@@ -193,15 +193,18 @@ extension ServerCore {
             _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }
         }
         guard context.queued else {
-            logger.debug("request ended without an answer", metadata: [
-                "method": "\(context.method)", "path": "\(context.rawURL)", "termination": "\(termination.rawValue)",
-            ])
+            logger.debug(
+                "request ended without an answer",
+                metadata: [
+                    "method": "\(context.method)", "path": "\(context.rawURL)", "termination": "\(termination.rawValue)",
+                ])
             return
         }
-        observer.requestCompleted(RequestSummary(
-            method: context.method, path: context.rawURL, status: context.statusSent, route: context.route,
-            duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.clientAddress,
-            logContext: context.logContext, rejection: context.rejection))
+        observer.requestCompleted(
+            RequestSummary(
+                method: context.method, path: context.rawURL, status: context.statusSent, route: context.route,
+                duration: ContinuousClock.now - context.receivedAt, remoteAddress: context.clientAddress,
+                logContext: context.logContext, rejection: context.rejection))
     }
 
     /// The completion callback of a quick request: the same report as ``complete(_:termination:)``.
@@ -209,9 +212,11 @@ extension ServerCore {
         counts.add(-1, to: .inProgress)
         defer { request.end() }
         guard request.queued, request.responseHandle != nil else {
-            logger.debug("request ended without an answer", metadata: [
-                "method": "GET", "path": "\(request.summary.path)", "termination": "\(termination.rawValue)",
-            ])
+            logger.debug(
+                "request ended without an answer",
+                metadata: [
+                    "method": "GET", "path": "\(request.summary.path)", "termination": "\(termination.rawValue)",
+                ])
             return
         }
         request.finish(at: SystemClock.monotonicNanoseconds())

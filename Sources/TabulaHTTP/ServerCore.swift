@@ -1,8 +1,8 @@
-import TabulaPlatform
 internal import CMicroHTTPD
 import HTTPTypes
 import Logging
 import Synchronization
+import TabulaPlatform
 
 /// The server's shared state, passed to libmicrohttpd's callbacks as their `cls`.
 final class ServerCore: @unchecked Sendable {

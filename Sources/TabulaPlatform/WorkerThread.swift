@@ -11,12 +11,14 @@ public final class WorkerThread: @unchecked Sendable {
     public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
         let worker = WorkerThread(body: body)
         let retained = Unmanaged.passRetained(worker)
-        pthread_create(&worker.thread, nil, { argument in
-            guard let argument else { return nil }
-            let worker = Unmanaged<WorkerThread>.fromOpaque(argument).takeRetainedValue()
-            worker.body()
-            return nil
-        }, retained.toOpaque())
+        pthread_create(
+            &worker.thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let worker = Unmanaged<WorkerThread>.fromOpaque(argument).takeRetainedValue()
+                worker.body()
+                return nil
+            }, retained.toOpaque())
         return worker
     }
 

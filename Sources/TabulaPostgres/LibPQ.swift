@@ -1,5 +1,5 @@
-import TabulaPlatform
 internal import CLibPQ
+import TabulaPlatform
 
 /// libpq's functions, loaded with `dlopen` when the first connection is made. A process on
 /// the memory or SQLite store never maps libpq, nor the TLS, Kerberos and LDAP libraries it
@@ -13,10 +13,11 @@ struct LibPQ: @unchecked Sendable {
     typealias Status = @convention(c) (Connection?) -> ConnStatusType
     typealias Socket = @convention(c) (Connection?) -> Int32
     typealias ConnectionText = @convention(c) (Connection?) -> Text?
-    typealias SendParams = @convention(c) (
-        Connection?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
-        UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
-    ) -> Int32
+    typealias SendParams =
+        @convention(c) (
+            Connection?, UnsafePointer<CChar>?, Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?,
+            UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32
+        ) -> Int32
     typealias ConnectionNumber = @convention(c) (Connection?) -> Int32
     typealias NextResult = @convention(c) (Connection?) -> Result?
     typealias OnResult = @convention(c) (Result?) -> Void
@@ -97,11 +98,12 @@ struct LibPQ: @unchecked Sendable {
         else {
             return .failure(PostgresError(message: "\(name) lacks \(missing.joined(separator: ", ")); install a current libpq5"))
         }
-        return .success(LibPQ(
-            connectdb: connectdb, finish: finish, status: status, socket: socket, errorMessage: errorMessage,
-            sendQueryParams: sendQueryParams, consumeInput: consumeInput, isBusy: isBusy,
-            getResult: getResult, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
-            resultErrorField: resultErrorField, resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields,
-            getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype))
+        return .success(
+            LibPQ(
+                connectdb: connectdb, finish: finish, status: status, socket: socket, errorMessage: errorMessage,
+                sendQueryParams: sendQueryParams, consumeInput: consumeInput, isBusy: isBusy,
+                getResult: getResult, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
+                resultErrorField: resultErrorField, resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields,
+                getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype))
     }
 }

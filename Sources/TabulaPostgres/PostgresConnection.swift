@@ -1,5 +1,5 @@
-import TabulaPlatform
 internal import CLibPQ
+import TabulaPlatform
 
 /// Why PostgreSQL refused, with its SQLSTATE when the server sent one.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {

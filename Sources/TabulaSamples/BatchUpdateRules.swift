@@ -148,7 +148,8 @@ public struct BatchUpdateRules {
                 return !inserted.contains(path) && !movedTo.contains(path)
             }
             guard stayingOld.count == stayingNew.count else {
-                report("section \(oldSection) -> \(newSection): \(stayingOld.count) old rows stay but \(stayingNew.count) new rows do (row counts do not add up)")
+                report(
+                    "section \(oldSection) -> \(newSection): \(stayingOld.count) old rows stay but \(stayingNew.count) new rows do (row counts do not add up)")
                 continue
             }
             for (oldRow, newRow) in zip(stayingOld, stayingNew) {

@@ -117,7 +117,10 @@ public struct EvolvingDefinition: Sendable {
         case 4: retitle(&random)
         case 5: addSection(&random)
         case 6: if sections.count > 1 { sections.remove(at: Int.random(in: sections.indices, using: &random)) }
-        case 7: if sections.count > 1 { sections.insert(sections.remove(at: Int.random(in: sections.indices, using: &random)), at: Int.random(in: 0..<sections.count, using: &random)) }
+        case 7:
+            if sections.count > 1 {
+                sections.insert(sections.remove(at: Int.random(in: sections.indices, using: &random)), at: Int.random(in: 0..<sections.count, using: &random))
+            }
         case 8: hideRow(&random)
         case 9: hideSection(&random)
         case 10: unhide(&random)

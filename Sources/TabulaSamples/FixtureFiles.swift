@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 
 /// Reads a directory of definitions, or one file, with plain system calls (no Foundation).
 public enum FixtureFiles {

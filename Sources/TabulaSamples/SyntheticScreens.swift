@@ -81,10 +81,11 @@ extension SyntheticScreens {
             let count = rowCount / sections + (section < rowCount % sections ? 1 : 0)
             let items = (0..<count).map { #"{"id": "\#(section)-\#($0)", "name": "Item \#($0)", "on": \#($0 % 2 == 0)}"# }
             state += (section == 0 ? "" : ", ") + "\"list\(section)\": [" + items.joined(separator: ", ") + "]"
-            rows += (section == 0 ? "" : ", ") + #"""
-                {"id": "s\#(section)", "header": {"kind": "titleHeader", "title": "Section \#(section) ({{list\#(section).count}})"},
-                 "rows": [{"forEach": "list\#(section)", "id": "row\#(section)-{{item.id}}", "kind": "titleSwitch", "title": "{{item.name}}", "isOn": "item.on"}]}
-                """#
+            rows +=
+                (section == 0 ? "" : ", ") + #"""
+                    {"id": "s\#(section)", "header": {"kind": "titleHeader", "title": "Section \#(section) ({{list\#(section).count}})"},
+                     "rows": [{"forEach": "list\#(section)", "id": "row\#(section)-{{item.id}}", "kind": "titleSwitch", "title": "{{item.name}}", "isOn": "item.on"}]}
+                    """#
         }
         state += "}"
         let json = #"{"id": "synthetic", "title": "Synthetic", "state": \#(state), "sections": [\#(rows)]}"#

@@ -1,8 +1,8 @@
-import TabulaPlatform
 public import HTTPTypes
 public import Logging
-public import TabulaHTTP
 public import TabulaCore
+public import TabulaHTTP
+import TabulaPlatform
 
 /// Settings of the service around the HTTP server.
 public struct ServiceConfiguration: Sendable {
@@ -47,9 +47,11 @@ public final class TabulaService: HTTPHandler {
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
-        routes.add(.get, "/openapi.json", immediate { _ in
-            Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes)
-        })
+        routes.add(
+            .get, "/openapi.json",
+            immediate { _ in
+                Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes)
+            })
         router = routes.router
         handlers = routes.handlers
     }
@@ -126,14 +128,16 @@ public final class TabulaService: HTTPHandler {
                 responder.send(response)
             }
         }
-        router.add(.get, "/metrics", immediate { _ in
-            let connections = connectionCount.withLock { $0?() } ?? 0
-            var fields = HTTPFields()
-            fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            fields[.cacheControl] = "no-store"
-            return Response(
-                status: .ok, headerFields: fields,
-                body: metrics.exposition(openConnections: connections, sessions: store.sessionCount()))
-        })
+        router.add(
+            .get, "/metrics",
+            immediate { _ in
+                let connections = connectionCount.withLock { $0?() } ?? 0
+                var fields = HTTPFields()
+                fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+                fields[.cacheControl] = "no-store"
+                return Response(
+                    status: .ok, headerFields: fields,
+                    body: metrics.exposition(openConnections: connections, sessions: store.sessionCount()))
+            })
     }
 }

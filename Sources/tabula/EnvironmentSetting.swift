@@ -1,5 +1,5 @@
-import TabulaPlatform
 import ArgumentParser
+import TabulaPlatform
 
 /// Resolves a setting from its command-line option, else its environment variable, else
 /// its default; an unreadable environment value is an error that names the variable.

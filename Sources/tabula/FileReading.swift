@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 
 /// Reads a whole file; throws a ``CommandFailure`` naming the file and the system's reason.
 func readFile(_ path: String) throws -> [UInt8] {

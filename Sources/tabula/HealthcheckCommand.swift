@@ -1,5 +1,5 @@
-import TabulaPlatform
 import ArgumentParser
+import TabulaPlatform
 
 struct HealthcheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 
 /// Prints JSON bytes on standard output, compact or indented.
 func printJSON(_ bytes: [UInt8], pretty: Bool) {

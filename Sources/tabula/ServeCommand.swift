@@ -1,8 +1,8 @@
-import TabulaPlatform
 import ArgumentParser
 import Logging
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaService
 
 struct ServeCommand: ParsableCommand {
@@ -29,7 +29,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
 
-    @Option(name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default \(Defaults.server.maxBodyBytes))")
+    @Option(
+        name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default \(Defaults.server.maxBodyBytes))"
+    )
     var maxBody: Int?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default \(Defaults.logLevel))")
@@ -41,13 +43,22 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Open connections in all (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
     var maxConnections: Int?
 
-    @Option(name: .customLong("max-connections-per-ip"), help: "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default \(Defaults.server.maxConnectionsPerIP))")
+    @Option(
+        name: .customLong("max-connections-per-ip"),
+        help:
+            "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default \(Defaults.server.maxConnectionsPerIP))"
+    )
     var maxConnectionsPerIP: Int?
 
-    @Option(help: "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default \(Defaults.server.connectionMemoryLimit))")
+    @Option(
+        help:
+            "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default \(Defaults.server.connectionMemoryLimit))"
+    )
     var connectionMemoryLimit: Int?
 
-    @Option(help: "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default \(Defaults.server.shutdownGraceSeconds.plainText))")
+    @Option(
+        help:
+            "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default \(Defaults.server.shutdownGraceSeconds.plainText))")
     var shutdownGrace: Double?
 
     @Option(help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default \(Defaults.storeKind))")
@@ -59,19 +70,30 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
     var databaseURL: String?
 
-    @Option(help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default \(PostgresSessionStore.defaultPoolSize))")
+    @Option(
+        help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default \(PostgresSessionStore.defaultPoolSize))")
     var databasePoolSize: Int?
 
-    @Option(help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default \(Defaults.store.keepRevisions))")
+    @Option(
+        help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default \(Defaults.store.keepRevisions))")
     var keepRevisions: Int?
 
-    @Option(help: "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default \(Defaults.store.keepDefinitions))")
+    @Option(
+        help:
+            "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default \(Defaults.store.keepDefinitions))"
+    )
     var keepDefinitions: Int?
 
-    @Option(help: "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default \(DurationText.text(Defaults.store.idempotencyTTLSeconds)))")
+    @Option(
+        help:
+            "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default \(DurationText.text(Defaults.store.idempotencyTTLSeconds)))"
+    )
     var idempotencyTTL: String?
 
-    @Option(help: "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default \(DurationText.text(Defaults.store.sessionTTLSeconds)))")
+    @Option(
+        help:
+            "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default \(DurationText.text(Defaults.store.sessionTTLSeconds)))"
+    )
     var sessionTTL: String?
 
     @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
@@ -80,7 +102,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
     var corsOrigins: String?
 
-    @Option(help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default \(Defaults.stateLimits.maxStateBytes))")
+    @Option(
+        help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default \(Defaults.stateLimits.maxStateBytes))")
     var maxStateBytes: Int?
 
     @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default \(Defaults.stateLimits.maxListLength))")
@@ -131,7 +154,9 @@ struct ServeCommand: ParsableCommand {
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
-        logger.notice("listening on http://\(URLHost.bracketed(settings.server.host)):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
+        logger.notice(
+            "listening on http://\(URLHost.bracketed(settings.server.host)):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store"
+        )
 
         var received: Int32 = 0
         sigwait(&signals, &received)
@@ -219,17 +244,21 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions")
         storeSettings.keepDefinitions = try positive(
             EnvironmentSetting.resolve(keepDefinitions, "TABULA_KEEP_DEFINITIONS", default: storeSettings.keepDefinitions), "keep-definitions")
-        storeSettings.idempotencyTTLSeconds = try duration(idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: storeSettings.idempotencyTTLSeconds)
+        storeSettings.idempotencyTTLSeconds = try duration(
+            idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: storeSettings.idempotencyTTLSeconds)
         storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: storeSettings.sessionTTLSeconds)
         return Settings(
             server: server, screens: screens, logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
-            databasePoolSize: try positive(EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size"),
+            databasePoolSize: try positive(
+                EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size"),
             store: storeSettings, apiKey: try resolvedAPIKey(), cors: try resolvedCORS(),
             stateLimits: StateLimits(
-                maxStateBytes: try positive(EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
-                maxListLength: try positive(EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")))
+                maxStateBytes: try positive(
+                    EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
+                maxListLength: try positive(
+                    EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")))
     }
 
     private func resolvedAPIKey() throws -> APIKey? {

@@ -8,7 +8,7 @@ let package = Package(
     name: "TabulaFuzz",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "Tabula", path: "../.."),
+        .package(name: "Tabula", path: "../..")
     ],
     targets: [
         // libFuzzer's entry point for programs that bring their own `main`.

@@ -15,11 +15,17 @@ import Testing
     }
 
     @Test func printsTheChangeSet() throws {
-        let old = try write("old.json", #"{"id":"s","title":"T","sections":[{"id":"a","rows":[{"id":"1","kind":"basic","title":"One"},{"id":"2","kind":"basic","title":"Two"}]}]}"#)
-        let new = try write("new.json", #"{"id":"s","title":"T","sections":[{"id":"a","rows":[{"id":"2","kind":"basic","title":"Two"},{"id":"3","kind":"empty"}]}]}"#)
+        let old = try write(
+            "old.json",
+            #"{"id":"s","title":"T","sections":[{"id":"a","rows":[{"id":"1","kind":"basic","title":"One"},{"id":"2","kind":"basic","title":"Two"}]}]}"#)
+        let new = try write(
+            "new.json", #"{"id":"s","title":"T","sections":[{"id":"a","rows":[{"id":"2","kind":"basic","title":"Two"},{"id":"3","kind":"empty"}]}]}"#)
         let result = try runTabula(["diff", old, new])
         #expect(result.status == 0)
-        #expect(result.standardOutput == #"{"rows":{"deleted":[{"row":0,"section":0}],"inserted":[{"model":{"deletable":false,"id":"3","kind":"empty","selectable":false},"row":1,"section":0}],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"# + "\n")
+        #expect(
+            result.standardOutput
+                == #"{"rows":{"deleted":[{"row":0,"section":0}],"inserted":[{"model":{"deletable":false,"id":"3","kind":"empty","selectable":false},"row":1,"section":0}],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#
+                + "\n")
         try FileManager.default.removeItem(at: directory)
     }
 

@@ -5,24 +5,30 @@ import Testing
     @Test func validatesTheBundledFixtures() throws {
         let result = try runTabula(["validate", "Fixtures/screens"])
         #expect(result.status == 0)
-        #expect(result.standardOutput == "8 screens valid: about-details, people, people-details, protocol-settings, settings, static-text, table-director, users\n")
+        #expect(
+            result.standardOutput == "8 screens valid: about-details, people, people-details, protocol-settings, settings, static-text, table-director, users\n"
+        )
     }
 
     @Test func listsEveryProblemWithFilePathAndColumn() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(#"{"id": "a", "title": "{{nope}}", "state": {"on": true}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "titleSwitch", "title": "x", "isOn": "on &&", "onSwitch": {"set": "on"}}]}]}"#.utf8)
-            .write(to: directory.appendingPathComponent("a.json"))
+        try Data(
+            #"{"id": "a", "title": "{{nope}}", "state": {"on": true}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "titleSwitch", "title": "x", "isOn": "on &&", "onSwitch": {"set": "on"}}]}]}"#
+                .utf8
+        )
+        .write(to: directory.appendingPathComponent("a.json"))
         try Data("{".utf8).write(to: directory.appendingPathComponent("b.json"))
         let result = try runTabula(["validate", directory.path])
         #expect(result.status == 1)
-        #expect(result.standardError == """
-            a.json: $.title: column 3: unknown state key 'nope'; declared keys: on
-            a.json: $.sections[0].rows[0].isOn: column 6: the expression ends too early; a value is missing
-            b.json: $: not valid JSON: the document ends too early (truncated JSON?) at line 1, column 2
-            3 problems in \(directory.path)
+        #expect(
+            result.standardError == """
+                a.json: $.title: column 3: unknown state key 'nope'; declared keys: on
+                a.json: $.sections[0].rows[0].isOn: column 6: the expression ends too early; a value is missing
+                b.json: $: not valid JSON: the document ends too early (truncated JSON?) at line 1, column 2
+                3 problems in \(directory.path)
 
-            """)
+                """)
     }
 
     @Test func validateOfAnEmptyOrMissingDirectoryFails() throws {

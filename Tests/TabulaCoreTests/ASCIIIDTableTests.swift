@@ -1,5 +1,6 @@
-import Testing
 import TabulaSamples
+import Testing
+
 @testable import TabulaCore
 
 /// The diff's id table answers exactly like a `[String: Int]` of the same ids.

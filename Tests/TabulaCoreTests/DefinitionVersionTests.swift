@@ -1,6 +1,7 @@
-import Testing
-@testable import TabulaCore
 import TabulaSamples
+import Testing
+
+@testable import TabulaCore
 
 /// Definition ids, definition documents, and state saved under another version of the
 /// definitions.
@@ -8,10 +9,12 @@ import TabulaSamples
     @Test func sha256MatchesTheStandardVectors() {
         #expect(SHA256.hexDigest([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256.hexDigest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
-            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            SHA256.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hexDigest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         // Messages of 55, 56 and 64 bytes straddle the padding's block boundary.
         #expect(SHA256.hexDigest([UInt8](repeating: 0x61, count: 55)) == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318")
         #expect(SHA256.hexDigest([UInt8](repeating: 0x61, count: 56)) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a")
@@ -62,10 +65,11 @@ import TabulaSamples
         #expect(flagChanged["reader"] != before["reader"])
         #expect(otherChanged["reader"] == before["reader"])
         #expect(otherChanged["owner"] != before["owner"])
-        let reader = try #require(try Catalogue.load([
-            DefinitionFile(name: "owner.json", bytes: Array(#"{"id": "owner", "title": "O", "state": {"flag": true}, "sections": []}"#.utf8)),
-            DefinitionFile(name: "reader.json", bytes: Array(#"{"id": "reader", "title": "{{flag ? 'On' : 'Off'}}", "sections": []}"#.utf8)),
-        ]).screen(id: "reader"))
+        let reader = try #require(
+            try Catalogue.load([
+                DefinitionFile(name: "owner.json", bytes: Array(#"{"id": "owner", "title": "O", "state": {"flag": true}, "sections": []}"#.utf8)),
+                DefinitionFile(name: "reader.json", bytes: Array(#"{"id": "reader", "title": "{{flag ? 'On' : 'Off'}}", "sections": []}"#.utf8)),
+            ]).screen(id: "reader"))
         // The document declares what it reads, so it renders alone as it did in its catalogue.
         let alone = try ScreenDefinition.reading(document: reader.document.bytes)
         #expect(render(alone, SessionState()).title == "On")
@@ -100,13 +104,19 @@ import TabulaSamples
     /// The version of a definition that declares `wifi` (bool), `mode` (string) and
     /// `count` (number); earlier versions saved the states the tests below read.
     static func currentVersion() throws -> ScreenDefinition {
-        try #require(try Catalogue.load([DefinitionFile(name: "v2.json", bytes: Array("""
-            {"id": "v2", "title": "{{mode}}",
-             "state": {"wifi": true, "mode": "auto", "count": 2},
-             "sections": [{"id": "s", "rows": [
-               {"id": "wifi", "kind": "titleSwitch", "title": "Wi-Fi {{count}}", "isOn": "wifi", "onSwitch": {"set": "wifi"}},
-               {"id": "dark", "kind": "checkmark", "title": "Dark", "isChecked": "mode == 'dark'", "onSelect": {"set": {"mode": "dark"}}}]}]}
-            """.utf8))]).screen(id: "v2"))
+        try #require(
+            try Catalogue.load([
+                DefinitionFile(
+                    name: "v2.json",
+                    bytes: Array(
+                        """
+                        {"id": "v2", "title": "{{mode}}",
+                         "state": {"wifi": true, "mode": "auto", "count": 2},
+                         "sections": [{"id": "s", "rows": [
+                           {"id": "wifi", "kind": "titleSwitch", "title": "Wi-Fi {{count}}", "isOn": "wifi", "onSwitch": {"set": "wifi"}},
+                           {"id": "dark", "kind": "checkmark", "title": "Dark", "isChecked": "mode == 'dark'", "onSelect": {"set": {"mode": "dark"}}}]}]}
+                        """.utf8))
+            ]).screen(id: "v2"))
     }
 
     /// A key added since the state was saved reads as its default.
@@ -159,9 +169,15 @@ import TabulaSamples
         #expect(conformed.conformsTo == nil)
         #expect(definition.conformed(conformed).values["mode"] == .scalar(.string("auto")))
 
-        let other = try #require(try Catalogue.load([DefinitionFile(name: "v1.json", bytes: Array("""
-            {"id": "v2", "title": "{{mode ? 'On' : 'Off'}}", "state": {"mode": true}, "sections": []}
-            """.utf8))]).screen(id: "v2"))
+        let other = try #require(
+            try Catalogue.load([
+                DefinitionFile(
+                    name: "v1.json",
+                    bytes: Array(
+                        """
+                        {"id": "v2", "title": "{{mode ? 'On' : 'Off'}}", "state": {"mode": true}, "sections": []}
+                        """.utf8))
+            ]).screen(id: "v2"))
         let readByOther = other.conformed(definition.conformed(SessionState(revision: 1)))
         #expect(readByOther.values["mode"] == .scalar(.bool(true)))
         #expect(render(other, definition.conformed(SessionState(revision: 1))).title == "On")

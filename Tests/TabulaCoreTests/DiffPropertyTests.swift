@@ -1,6 +1,6 @@
 import PropertyBased
-import Testing
 import TabulaCore
+import Testing
 
 @Suite struct DiffPropertyTests {
     static let seeds = Gen.uint64(in: 0...UInt64.max)

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row: row) }
 
@@ -15,8 +15,9 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
         let sample = screen([section("a", ["1", "2"]), section("b", ["3"])])
         let changes = try changes(sample, sample)
         #expect(changes.isEmpty)
-        #expect(text(changes.jsonBytes)
-            == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
+        #expect(
+            text(changes.jsonBytes)
+                == #"{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
     }
 
     /// A section whose rows share storage with the old screen's (what the incremental render
@@ -76,10 +77,13 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             Row(id: long(id), content: .subtitle(title: long(title), subtitle: long("s"), image: nil), accessory: .checkmark, height: 44)
         }
         func sample(_ title: String, footer: String, order: [String]) -> Screen {
-            Screen(id: "s", title: "S", sections: [
-                Section(id: long("a"), header: .titleHeader(title: long("h")), footer: .textFooter(text: long(footer)),
-                        rows: order.map { row($0, $0 == "2" ? title : "same") }),
-            ])
+            Screen(
+                id: "s", title: "S",
+                sections: [
+                    Section(
+                        id: long("a"), header: .titleHeader(title: long("h")), footer: .textFooter(text: long(footer)),
+                        rows: order.map { row($0, $0 == "2" ? title : "same") })
+                ])
         }
         let old = sample("before", footer: "f", order: ["1", "2", "3"])
         #expect(try changes(old, sample("before", footer: "f", order: ["1", "2", "3"])).isEmpty)
@@ -208,10 +212,11 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
         var new = screen([section("a", ["1"], header: "New"), section("b", ["2"])])
         new.sections[1].footer = .textFooter(text: "Footnote")
         let changes = try changes(screen([section("a", ["1"], header: "Old"), section("b", ["2"])]), new)
-        #expect(changes.sections.updated == [
-            SectionUpdate(from: 0, to: 0, header: .titleHeader(title: "New"), footer: nil),
-            SectionUpdate(from: 1, to: 1, header: nil, footer: .textFooter(text: "Footnote")),
-        ])
+        #expect(
+            changes.sections.updated == [
+                SectionUpdate(from: 0, to: 0, header: .titleHeader(title: "New"), footer: nil),
+                SectionUpdate(from: 1, to: 1, header: nil, footer: .textFooter(text: "Footnote")),
+            ])
         #expect(text(changes.jsonBytes).contains(#"{"footer":null,"from":0,"header":{"kind":"titleHeader","title":"New"},"to":0}"#))
     }
 

@@ -1,11 +1,13 @@
-import Testing
 import TabulaCore
+import Testing
 
 @Suite struct ExpressionTests {
     static let schema = RecordSchema(fields: ["name": .string, "secure": .bool, "age": .number])
     let scope = ExpressionScope(
-        state: ["wifi": .scalar(.bool), "bluetooth": .scalar(.bool), "appearance": .scalar(.string),
-                "volume": .scalar(.number), "networks": .list(ExpressionTests.schema)],
+        state: [
+            "wifi": .scalar(.bool), "bluetooth": .scalar(.bool), "appearance": .scalar(.string),
+            "volume": .scalar(.number), "networks": .list(ExpressionTests.schema),
+        ],
         item: ("networks", ExpressionTests.schema))
     let context = EvaluationContext(
         state: SessionState(values: [
@@ -104,9 +106,10 @@ import TabulaCore
 
 @Suite struct TemplateTests {
     let scope = ExpressionScope(state: ["count": .scalar(.number), "wifi": .scalar(.bool), "name": .scalar(.string)])
-    let context = EvaluationContext(state: SessionState(values: [
-        "count": .scalar(.number(2)), "wifi": .scalar(.bool(false)), "name": .scalar(.string("Café")),
-    ]))
+    let context = EvaluationContext(
+        state: SessionState(values: [
+            "count": .scalar(.number(2)), "wifi": .scalar(.bool(false)), "name": .scalar(.string("Café")),
+        ]))
 
     @Test func fillsInExpressions() throws {
         #expect(try Template.compile("{{count}} known networks", scope: scope).evaluate(context) == "2 known networks")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TabulaCore
+import Testing
 
 /// The bundled catalogue under `Fixtures/screens`, loaded once for the tests.
 let fixtureLoad: Result<Catalogue, any Error> = Result {

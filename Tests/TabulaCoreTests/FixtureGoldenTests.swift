@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TabulaCore
+import Testing
 
 /// Every fixture rendered at its default state equals `Fixtures/expected/screens/ID.json`;
 /// the scripted events of `Fixtures/scripts/ID.json` give `Fixtures/expected/events/ID.json`.
@@ -13,8 +13,9 @@ import TabulaCore
     @Test func everyFixtureHasAGoldenScreenAndAScript() throws {
         #expect(Self.screenIDs.count == 8)
         for id in Self.screenIDs {
-            #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),
-                    "no script for \(id)")
+            #expect(
+                FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),
+                "no script for \(id)")
         }
     }
 

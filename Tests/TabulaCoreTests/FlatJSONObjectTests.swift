@@ -1,7 +1,7 @@
 import PropertyBased
-import Testing
 import TabulaCore
 import TabulaSamples
+import Testing
 
 /// The quick reader of flat objects must read what it reads exactly as JSONParser does, and
 /// leave everything else to it.

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 /// Bugs that the fuzz targets in `Tests/Fuzz` exposed, kept as ordinary tests. The inputs
 /// are also seeds of the target's corpus (`Tests/Fuzz/Corpus/<target>/regression-*`).

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TabulaCore
 
 /// Ids match the way `String` compares them, whichever path the match takes.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TabulaCore
 
 /// `InPlaceEquality` answers as `==` does, for every pair of rows and sections drawn from

@@ -1,7 +1,7 @@
 import PropertyBased
-import Testing
 import TabulaCore
 import TabulaSamples
+import Testing
 
 /// Rendering that reuses the previous screen must give exactly what a full render gives.
 @Suite struct IncrementalRenderTests {
@@ -50,7 +50,8 @@ import TabulaSamples
             for _ in 0..<200 {
                 let ids = shown.sections.flatMap(\.rows).map(\.id)
                 guard let id = ids.randomElement(using: &random) else { break }
-                let event: Event = [.select(row: id), .setSwitch(row: id, isOn: Bool.random(using: &random)), .delete(row: id)]
+                let event: Event =
+                    [.select(row: id), .setSwitch(row: id, isOn: Bool.random(using: &random)), .delete(row: id)]
                     .randomElement(using: &random) ?? .select(row: id)
                 guard let (next, _) = try? reduce(state, event, definition) else { continue }
                 let incremental = render(definition, next, reusing: shown, renderedAt: state)

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 @Suite struct JSONParserTests {
     let parser = JSONParser()

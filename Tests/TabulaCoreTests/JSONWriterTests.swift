@@ -1,6 +1,6 @@
-import Testing
 import TabulaCore
 import TabulaSamples
+import Testing
 
 @Suite struct JSONWriterTests {
     @Test func escapesWhatJSONRequires() {
@@ -23,8 +23,9 @@ import TabulaSamples
         writer.beginArray()
         for value in [0, 7, -7, 10, 100, 1_000_000_007, Int.max, Int.min, Int.min + 1] { writer.int(value) }
         writer.endArray()
-        #expect(String(decoding: writer.bytes, as: UTF8.self)
-            == "[0,7,-7,10,100,1000000007,9223372036854775807,-9223372036854775808,-9223372036854775807]")
+        #expect(
+            String(decoding: writer.bytes, as: UTF8.self)
+                == "[0,7,-7,10,100,1000000007,9223372036854775807,-9223372036854775808,-9223372036854775807]")
     }
 
     /// Strings are scanned eight bytes at a time: a byte to escape at any place of a word,
@@ -144,8 +145,10 @@ import TabulaSamples
         var changes = ChangeSet()
         changes.sections.deleted = [1]
         changes.rows.moved = [RowMove(from: RowPath(section: 0, row: 1), to: RowPath(section: 0, row: 0))]
-        #expect(String(decoding: changes.jsonBytes, as: UTF8.self)
-            == #"{"rows":{"deleted":[],"inserted":[],"moved":[{"from":{"row":1,"section":0},"to":{"row":0,"section":0}}],"updated":[]},"sections":{"deleted":[1],"inserted":[],"moved":[],"updated":[]}}"#)
+        #expect(
+            String(decoding: changes.jsonBytes, as: UTF8.self)
+                == #"{"rows":{"deleted":[],"inserted":[],"moved":[{"from":{"row":1,"section":0},"to":{"row":0,"section":0}}],"updated":[]},"sections":{"deleted":[1],"inserted":[],"moved":[],"updated":[]}}"#
+        )
         #expect(try ChangeSet(jsonBytes: changes.jsonBytes) == changes)
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 @Suite struct ReduceTests {
     var initial: SessionState { (try? fixtureCatalogue.initialState) ?? SessionState() }

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 @Suite struct RenderTests {
     func catalogue(_ json: String) throws -> Catalogue {
@@ -14,10 +14,11 @@ import TabulaCore
         #expect(screen.sections[0].rows[1].content == .leftRightTitles(leftTitle: "Home", rightTitle: "Secured"))
         #expect(screen.sections[0].rows[2].content == .leftRightTitles(leftTitle: "Corner Café", rightTitle: "Open"))
         #expect(screen.sections[0].rows[1].deletable && !screen.sections[0].rows[1].selectable)
-        #expect(screen.sections[1].rows.map(\.content) == [
-            .checkmark(title: "Light", isChecked: false), .checkmark(title: "Dark", isChecked: false),
-            .checkmark(title: "Automatic", isChecked: true),
-        ])
+        #expect(
+            screen.sections[1].rows.map(\.content) == [
+                .checkmark(title: "Light", isChecked: false), .checkmark(title: "Dark", isChecked: false),
+                .checkmark(title: "Automatic", isChecked: true),
+            ])
         #expect(screen.sections[2].rows[1].selectable && screen.sections[2].rows[1].accessory == .disclosureIndicator)
         #expect(screen.style == .insetGrouped && screen.revision == 0)
     }

@@ -1,5 +1,5 @@
-import Testing
 import TabulaCore
+import Testing
 
 /// One sample per row kind; its encoding is committed under `Fixtures/expected/wire/`.
 let rowSamples: [(name: String, row: Row)] = [
@@ -11,9 +11,12 @@ let rowSamples: [(name: String, row: Row)] = [
     ("checkmark", Row(id: "dark", content: .checkmark(title: "Dark", isChecked: false), selectable: true)),
     ("empty", Row(id: "spacer", content: .empty, height: 20.5)),
     ("button", Row(id: "sign-out", content: .button(title: "Sign Out", style: .destructive), selectable: true)),
-    ("custom", Row(
-        id: "battery", content: .custom(kind: "gauge", fields: ["label": .string("Battery"), "level": .number(0.75), "Charging": .bool(true)]),
-        accessory: .detailButton, estimatedHeight: 60)),
+    (
+        "custom",
+        Row(
+            id: "battery", content: .custom(kind: "gauge", fields: ["label": .string("Battery"), "level": .number(0.75), "Charging": .bool(true)]),
+            accessory: .detailButton, estimatedHeight: 60)
+    ),
 ]
 
 @Suite struct WireGoldenTests {
@@ -53,8 +56,9 @@ let rowSamples: [(name: String, row: Row)] = [
                 Section(
                     id: "first", header: .titleHeader(title: "First"), footer: .textFooter(text: "2 rows"),
                     rows: Array(rowSamples.prefix(2).map(\.row))),
-                Section(id: "second", header: .custom(kind: "bannerHeader", fields: ["title": .string("Hi"), "tone": .number(2)]),
-                        rows: Array(rowSamples.dropFirst(2).map(\.row))),
+                Section(
+                    id: "second", header: .custom(kind: "bannerHeader", fields: ["title": .string("Hi"), "tone": .number(2)]),
+                    rows: Array(rowSamples.dropFirst(2).map(\.row))),
                 Section(id: "empty-section"),
             ])
         #expect(try goldenMatches(sample.jsonBytes, "Fixtures/expected/wire/screen.json"))

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import TabulaHTTP
 
 /// Every move of the delivery state from every state, and the orders in which the handler's

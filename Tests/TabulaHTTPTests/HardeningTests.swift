@@ -1,7 +1,8 @@
 import TabulaPlatform
-import Testing
-@testable import TabulaHTTP
 import TabulaTestSupport
+import Testing
+
+@testable import TabulaHTTP
 
 @Suite struct HardeningTests {
     /// Sends `request`, expects `status`, and expects the server to close the connection.
@@ -20,7 +21,8 @@ import TabulaTestSupport
 
     @Test func bodyOverTheLimitByContentLength() throws {
         try withServer { _, port, observer in
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n", status: 413, reason: .bodyTooLarge, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1025\r\n\r\n", status: 413, reason: .bodyTooLarge, port: port, observer: observer)
             // Exactly at the limit is fine.
             let connection = try RawHTTPConnection(port: port)
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "a", count: 1024))
@@ -70,26 +72,31 @@ import TabulaTestSupport
 
     @Test func duplicateContentLengthIsRefused() throws {
         try withServer { _, port, observer in
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", status: 400,
-                              reason: .duplicateContentLength, port: port, observer: observer)
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\nhello", status: 400,
-                              reason: .duplicateContentLength, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello", status: 400,
+                reason: .duplicateContentLength, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 50\r\n\r\nhello", status: 400,
+                reason: .duplicateContentLength, port: port, observer: observer)
         }
     }
 
     @Test func contentLengthWithTransferEncodingIsRefused() throws {
         try withServer { _, port, observer in
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-                              status: 400, reason: .contentLengthWithTransferEncoding, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                status: 400, reason: .contentLengthWithTransferEncoding, port: port, observer: observer)
         }
     }
 
     @Test func transferEncodingOtherThanChunkedIsNotImplemented() throws {
         try withServer { _, port, observer in
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc", status: 501,
-                              reason: .unsupportedTransferEncoding, port: port, observer: observer)
-            try expectRefusal("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", status: 501,
-                              reason: .unsupportedTransferEncoding, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc", status: 501,
+                reason: .unsupportedTransferEncoding, port: port, observer: observer)
+            try expectRefusal(
+                "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", status: 501,
+                reason: .unsupportedTransferEncoding, port: port, observer: observer)
         }
     }
 
@@ -182,7 +189,9 @@ import TabulaTestSupport
     }
 
     @Test func connectionsOverThePerAddressLimitAreRefused() throws {
-        try withServer({ $0.maxConnectionsPerIP = 4; $0.threads = 1 }) { _, port, observer in
+        try withServer({
+            $0.maxConnectionsPerIP = 4; $0.threads = 1
+        }) { _, port, observer in
             var held: [RawHTTPConnection] = []
             for _ in 0..<4 {
                 let connection = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.1")
@@ -209,7 +218,9 @@ import TabulaTestSupport
     /// At its total limit libmicrohttpd stops accepting: a further connection waits in
     /// the kernel's backlog, unserved, until a slot frees.
     @Test func totalConnectionLimitHolds() throws {
-        try withServer({ $0.maxConnections = 3; $0.threads = 1 }) { _, port, _ in
+        try withServer({
+            $0.maxConnections = 3; $0.threads = 1
+        }) { _, port, _ in
             var held = try (0..<3).map { _ in try RawHTTPConnection(port: port) }
             for connection in held {
                 try connection.send(getRequest("/hello"))

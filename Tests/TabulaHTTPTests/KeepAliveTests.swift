@@ -1,6 +1,6 @@
-import Testing
 import TabulaHTTP
 import TabulaTestSupport
+import Testing
 
 @Suite struct KeepAliveTests {
     @Test func manyRequestsShareOneConnection() throws {

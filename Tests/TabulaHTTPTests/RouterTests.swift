@@ -1,6 +1,6 @@
 import HTTPTypes
-import Testing
 import TabulaHTTP
+import Testing
 
 /// The router on its own: literal and parameter segments, methods, HEAD, escapes, and the
 /// two ways it matches a path (a plain path on its bytes, any other after decoding its
@@ -70,7 +70,8 @@ import TabulaHTTP
             let path = "/" + segments.joined(separator: "/")
             let method = methods.randomElement(using: &random) ?? .get
             let viaBytes = Self.describe(Self.router.match(method, path: path))
-            let viaSegments = Self.describe(Self.router.match(method, path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)))
+            let viaSegments = Self.describe(
+                Self.router.match(method, path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)))
             #expect(viaBytes == viaSegments, "\(method) \(path)")
             // The same path with an escape in it goes the decoding way, and agrees too.
             let escaped = path.replacingOccurrences(of: "s", with: "%73")

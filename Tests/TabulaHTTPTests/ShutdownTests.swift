@@ -1,8 +1,8 @@
-import TabulaPlatform
 import Logging
-import Testing
 import TabulaHTTP
+import TabulaPlatform
 import TabulaTestSupport
+import Testing
 
 @Suite struct ShutdownTests {
     func startServer(grace: Double) throws -> (HTTPServer, UInt16) {
@@ -24,13 +24,15 @@ import TabulaTestSupport
             init(_ server: HTTPServer, _ done: Locked<Bool>) { self.server = server; self.done = done }
         }
         var thread = pthread_t()
-        pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-            box.server.shutdown()
-            box.done.withLock { $0 = true }
-            return nil
-        }, Unmanaged.passRetained(Box(server, done)).toOpaque())
+        pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
+                box.server.shutdown()
+                box.done.withLock { $0 = true }
+                return nil
+            }, Unmanaged.passRetained(Box(server, done)).toOpaque())
         pthread_detach(thread)
         return done
     }

@@ -1,7 +1,7 @@
-import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaHTTP
+import TabulaPlatform
 import TabulaTestSupport
 
 /// A handler with a few routes that exercise the server: immediate, late (from another
@@ -45,13 +45,15 @@ final class LateAnswer: @unchecked Sendable {
     func start() {
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
-        pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let answer = Unmanaged<LateAnswer>.fromOpaque(argument).takeRetainedValue()
-            usleep(UInt32(answer.milliseconds * 1000))
-            answer.responder.send(Response(status: .ok, body: Array("late".utf8)))
-            return nil
-        }, box.toOpaque())
+        pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let answer = Unmanaged<LateAnswer>.fromOpaque(argument).takeRetainedValue()
+                usleep(UInt32(answer.milliseconds * 1000))
+                answer.responder.send(Response(status: .ok, body: Array("late".utf8)))
+                return nil
+            }, box.toOpaque())
         pthread_detach(thread)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TabulaPlatform
 
 /// The queue behind the SQLite writer, its answering thread and the worker pools.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TabulaPlatform
 
 @Suite struct ShardedStorageTests {

@@ -38,9 +38,10 @@ final class APITestServer {
     static func fixtures() throws -> Catalogue {
         let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
-        return try Catalogue.load(try names.map {
-            DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
-        })
+        return try Catalogue.load(
+            try names.map {
+                DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
+            })
     }
 
     /// Sends one request on a new connection and reads the answer.

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TabulaCore
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 @Suite struct APITests {
     let api: APITestServer
@@ -268,8 +268,9 @@ import TabulaTestSupport
     @Test func bodiesOverTheLimitAre413() throws {
         let small = try APITestServer(maxBody: 256)
         let session = try small.newSession()
-        let response = try small.send("POST", "/v1/screens/settings/selection", session: session,
-                                      json: #"{"row": "\#(String(repeating: "x", count: 300))"}"#)
+        let response = try small.send(
+            "POST", "/v1/screens/settings/selection", session: session,
+            json: #"{"row": "\#(String(repeating: "x", count: 300))"}"#)
         #expect(response.status == 413)
         #expect(response.header("Content-Type") == "application/problem+json")
         #expect(try small.revision(session) == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import TabulaTestSupport
 import Testing
+
 @testable import TabulaService
 
 @Suite struct BufferedStandardOutputTests {

@@ -1,16 +1,21 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaTestSupport
+import Testing
 
 /// A screen whose one row flips a bool on every selection: every event changes state.
 func flipCatalogue() throws -> Catalogue {
-    try Catalogue.load([DefinitionFile(name: "flip.json", bytes: Array(#"""
-        {"id": "flip", "title": "Flip", "state": {"on": false},
-         "sections": [{"id": "s", "rows": [{"id": "flip", "kind": "titleSwitch", "title": "Flip", "isOn": "on", "onSelect": {"toggle": "on"}}]}]}
-        """#.utf8))])
+    try Catalogue.load([
+        DefinitionFile(
+            name: "flip.json",
+            bytes: Array(
+                #"""
+                {"id": "flip", "title": "Flip", "state": {"on": false},
+                 "sections": [{"id": "s", "rows": [{"id": "flip", "kind": "titleSwitch", "title": "Flip", "isOn": "on", "onSelect": {"toggle": "on"}}]}]}
+                """#.utf8))
+    ])
 }
 
 /// Runs `body(clientIndex)` on `count` threads at once and waits for all.
@@ -23,12 +28,14 @@ func concurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     var threads: [pthread_t] = []
     for index in 0..<count {
         var thread = pthread_t()
-        pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let job = Unmanaged<Job>.fromOpaque(argument).takeRetainedValue()
-            job.body(job.index)
-            return nil
-        }, Unmanaged.passRetained(Job(index, body)).toOpaque())
+        pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let job = Unmanaged<Job>.fromOpaque(argument).takeRetainedValue()
+                job.body(job.index)
+                return nil
+            }, Unmanaged.passRetained(Job(index, body)).toOpaque())
         threads.append(thread)
     }
     for thread in threads { pthread_join(thread, nil) }
@@ -64,7 +71,9 @@ func selectConcurrently(
             let connection = try RawHTTPConnection(port: ports[client % ports.count], timeout: 30)
             for index in 0..<events {
                 let body = #"{"row": "\#(row)", "eventId": "c\#(client)-\#(index)"}"#
-                try connection.send("POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                try connection.send(
+                    "POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                )
                 let response = try connection.readResponse()
                 if response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue {
                     revisions.withLock { $0.append(revision) }

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TabulaCore
 import TabulaSamples
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// A deployment that changes a screen's definition must not break the clients showing it:
 /// a copy made by the earlier definition is brought to the new screen by one change set, and
@@ -38,10 +38,12 @@ import TabulaTestSupport
         let before = try APITestServer.fixtures()
         let after = try Self.fixtures(editing: "settings.json") {
             $0.replacingOccurrences(of: #""wifi": true,"#, with: #""airplane": false, "wifi": true,"#)
-                .replacingOccurrences(of: #"{"id": "wifi", "kind": "titleSwitch""#, with: #"""
-                    {"id": "airplane", "kind": "titleSwitch", "title": "Airplane Mode", "isOn": "airplane", "onSwitch": {"set": "airplane"}},
-                    {"id": "wifi", "kind": "titleSwitch"
-                    """#)
+                .replacingOccurrences(
+                    of: #"{"id": "wifi", "kind": "titleSwitch""#,
+                    with: #"""
+                        {"id": "airplane", "kind": "titleSwitch", "title": "Airplane Mode", "isOn": "airplane", "onSwitch": {"set": "airplane"}},
+                        {"id": "wifi", "kind": "titleSwitch"
+                        """#)
         }
         var deployment = try Deployment(factory, before)
         let session = try deployment.old.newSession()
@@ -61,9 +63,11 @@ import TabulaTestSupport
 
         // The user taps row 0 of the copy at revision 1: Wi-Fi (already on), not Airplane Mode.
         client = Client(copy: copyAtOne)
-        let tap = try new.send("POST", "/v1/screens/settings/switch", session: session, json: #"""
-            {"indexPath": {"section": 0, "row": 0}, "isOn": false, "revision": 1, "definition": "\#(definition)"}
-            """#)
+        let tap = try new.send(
+            "POST", "/v1/screens/settings/switch", session: session,
+            json: #"""
+                {"indexPath": {"section": 0, "row": 0}, "isOn": false, "revision": 1, "definition": "\#(definition)"}
+                """#)
         #expect(tap.status == 200, "\(tap.bodyText)")
         let current = try screen(new, session)
         try client.apply(tap, reaching: current, "an indexPath event on the old copy")
@@ -71,9 +75,11 @@ import TabulaTestSupport
         #expect(current.row(at: RowPath(section: 0, row: 1))?.content == .titleSwitch(title: "Wi-Fi", isOn: false))
 
         // A definition never served changes nothing and tells the client to fetch again.
-        let unknown = try new.send("POST", "/v1/screens/settings/switch", session: session, json: #"""
-            {"indexPath": {"section": 0, "row": 0}, "isOn": true, "revision": 2, "definition": "0123456789abcde"}
-            """#)
+        let unknown = try new.send(
+            "POST", "/v1/screens/settings/switch", session: session,
+            json: #"""
+                {"indexPath": {"section": 0, "row": 0}, "isOn": true, "revision": 2, "definition": "0123456789abcde"}
+                """#)
         #expect(unknown.status == 409 && unknown.problemSlug == "unknown-definition")
         #expect(unknown.json.objectValue?["currentDefinition"]?.stringValue == current.definition)
         #expect(try screen(new, session) == current)
@@ -106,7 +112,8 @@ import TabulaTestSupport
             reaching: try screen(deployment.new, session), "catch-up from the second version")
         // The about-details screen did not change: its one version is kept whatever happens.
         let about = try screen(deployment.new, session, "/v1/screens/about-details")
-        #expect(try deployment.new.send("GET", "/v1/screens/about-details/changes?since=0&definition=\(about.definition ?? "")", session: session).status == 200)
+        #expect(
+            try deployment.new.send("GET", "/v1/screens/about-details/changes?since=0&definition=\(about.definition ?? "")", session: session).status == 200)
         deployment.close()
     }
 
@@ -215,10 +222,11 @@ import TabulaTestSupport
     static func fixtures(editing name: String, _ edit: (String) -> String) throws -> Catalogue {
         let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
-        return try Catalogue.load(try names.map { fileName in
-            let text = try String(contentsOf: directory.appendingPathComponent(fileName), encoding: .utf8)
-            return DefinitionFile(name: fileName, bytes: Array((fileName == name ? edit(text) : text).utf8))
-        })
+        return try Catalogue.load(
+            try names.map { fileName in
+                let text = try String(contentsOf: directory.appendingPathComponent(fileName), encoding: .utf8)
+                return DefinitionFile(name: fileName, bytes: Array((fileName == name ? edit(text) : text).utf8))
+            })
     }
 }
 

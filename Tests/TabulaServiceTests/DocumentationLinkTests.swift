@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TabulaTestSupport
+import Testing
 
 /// A Markdown file of the repository, read the way the documentation tests need: code
 /// blocks set apart, inline code spans, headings' anchors and relative links.

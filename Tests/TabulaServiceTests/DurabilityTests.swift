@@ -1,10 +1,10 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaSQLite
 import TabulaTestSupport
+import Testing
 
 /// Three switches that every selection flips: every event changes state, and a replay of
 /// the log has something to get wrong.
@@ -45,7 +45,8 @@ func createSession(port: UInt16) throws -> String {
 func select(_ connection: RawHTTPConnection, screen: String, row: String, session: String, eventID: String) throws -> RawHTTPResponse {
     let body = #"{"row": "\#(row)", "eventId": "\#(eventID)"}"#
     try connection.send(
-        "POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        "POST /v1/screens/\(screen)/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    )
     return try connection.readResponse()
 }
 
@@ -75,7 +76,9 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
                 let session = clientSessions[client % clientSessions.count]
                 for index in 0..<10_000 {
                     let eventID = "i\(iteration)-c\(client)-\(index)"
-                    guard let response = try? select(connection, screen: "toggles", row: ["a", "b", "c"].randomElement() ?? "a", session: session, eventID: eventID),
+                    guard
+                        let response = try? select(
+                            connection, screen: "toggles", row: ["a", "b", "c"].randomElement() ?? "a", session: session, eventID: eventID),
                         response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue
                     else { return }
                     acks.withLock { $0.append(Acknowledgement(session: session, eventID: eventID, revision: revision)) }
@@ -230,11 +233,13 @@ final class WorkerThreadHandle: @unchecked Sendable {
 
     static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThreadHandle {
         let handle = WorkerThreadHandle(body)
-        pthread_create(&handle.thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<WorkerThreadHandle>.fromOpaque(argument).takeRetainedValue().body()
-            return nil
-        }, Unmanaged.passRetained(handle).toOpaque())
+        pthread_create(
+            &handle.thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                Unmanaged<WorkerThreadHandle>.fromOpaque(argument).takeRetainedValue().body()
+                return nil
+            }, Unmanaged.passRetained(handle).toOpaque())
         return handle
     }
 

@@ -1,5 +1,5 @@
-import Testing
 import TabulaTestSupport
+import Testing
 
 /// `tabula_events_total` and `tabula_change_set_items` at `/metrics`, on a live server.
 @Suite struct EventMetricsTests {

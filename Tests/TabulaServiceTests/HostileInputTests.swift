@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TabulaCore
 import TabulaService
 import TabulaTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // One table of malformed and hostile requests, each sent on its own connection
 // to a live server on the SQLite store, each followed by the same checks: the server still
@@ -26,8 +27,9 @@ import TabulaTestSupport
         for hostile in Self.cases {
             let before = try fixture.snapshot()
             let started = ContinuousClock.now
-            let outcome = HostileOutcome.send(hostile.request(HostileTarget(session: fixture.session, revision: before.revision)),
-                                              port: fixture.port(hostile.server))
+            let outcome = HostileOutcome.send(
+                hostile.request(HostileTarget(session: fixture.session, revision: before.revision)),
+                port: fixture.port(hostile.server))
             let elapsed = ContinuousClock.now - started
             if elapsed > .seconds(1) { slowCases.append("\(hostile.name) (\(elapsed))") }
             var mismatches = outcome.mismatches(against: hostile.expectation)
@@ -43,7 +45,9 @@ import TabulaTestSupport
             }
             let after = try fixture.snapshot()
             if after != before {
-                mismatches.append("the session changed: revision \(before.revision) → \(after.revision), screen bytes \(after.screen == before.screen ? "equal" : "differ"), stored state \(after.state == before.state ? "equal" : "differs")")
+                mismatches.append(
+                    "the session changed: revision \(before.revision) → \(after.revision), screen bytes \(after.screen == before.screen ? "equal" : "differ"), stored state \(after.state == before.state ? "equal" : "differs")"
+                )
                 // Later rows need an untouched session to detect their own changes.
                 try fixture.startSession()
             }
@@ -162,7 +166,8 @@ struct HostileOutcome {
             return ["got no answer (\(failure ?? "?"))\(closed ? ", connection closed" : ", connection still open")"]
         }
         let type = response.json.objectValue?["type"]?.stringValue
-        let got = "got \(response.status), Content-Type \(response.header("Content-Type") ?? "none"), type \(type ?? "none"): "
+        let got =
+            "got \(response.status), Content-Type \(response.header("Content-Type") ?? "none"), type \(type ?? "none"): "
             + response.bodyText.prefix(200).replacingOccurrences(of: "\r\n", with: "\\r\\n")
         var found: [String] = []
         switch expectation {
@@ -260,8 +265,10 @@ struct HostileCase: Sendable {
     let server: HostileServer
     let request: @Sendable (HostileTarget) -> HostileRequest
 
-    init(_ name: String, _ expectation: HostileExpectation, on server: HostileServer = .standard,
-         _ request: @escaping @Sendable (HostileTarget) -> HostileRequest) {
+    init(
+        _ name: String, _ expectation: HostileExpectation, on server: HostileServer = .standard,
+        _ request: @escaping @Sendable (HostileTarget) -> HostileRequest
+    ) {
         self.name = name
         self.expectation = expectation
         self.server = server
@@ -398,7 +405,8 @@ extension HostileInputTests {
     /// The table. State-changing rows (`light`, `wifi` off, `network-home` deleted,
     /// `bluetooth` on) are named wherever the rest of the request is wrong, so that a
     /// request accepted by mistake shows as a state change.
-    static let cases: [HostileCase] = brokenJSON + wrongShapes + numbers + nestingAndEncoding + megabyteStrings
+    static let cases: [HostileCase] =
+        brokenJSON + wrongShapes + numbers + nestingAndEncoding + megabyteStrings
         + framing + hostAndMethods + paths + headersAndQueries + revisionsAndSessions + contentTypes
 
     static let brokenJSON: [HostileCase] = [
@@ -444,25 +452,30 @@ extension HostileInputTests {
         HostileCase("eventId is a number", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "eventId": 7}"#)),
         HostileCase("eventId is empty", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "eventId": ""}"#)),
         HostileCase("indexPath is an array", .problem(400, "invalid-body"), Hostile.event("deletion") { #"{"indexPath": [0, 1], "revision": \#($0)}"# }),
-        HostileCase("indexPath section is a string", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": "0", "row": 1}, "revision": \#($0)}"# }),
-        HostileCase("indexPath row is a fraction", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1.5}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath section is a string", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": "0", "row": 1}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath row is a fraction", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1.5}, "revision": \#($0)}"# }),
         // Missing fields.
         HostileCase("empty object", .problem(400, "invalid-body"), Hostile.event("selection", "{}")),
         HostileCase("switch without isOn", .problem(400, "invalid-body"), Hostile.event("switch", #"{"row": "wifi"}"#)),
         HostileCase("switch without row", .problem(400, "invalid-body"), Hostile.event("switch", #"{"isOn": false}"#)),
         HostileCase("revision only", .problem(400, "invalid-body"), Hostile.event("selection") { #"{"revision": \#($0)}"# }),
-        HostileCase("indexPath without row", .problem(400, "invalid-body"), Hostile.event("deletion") { #"{"indexPath": {"section": 0}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath without row", .problem(400, "invalid-body"), Hostile.event("deletion") { #"{"indexPath": {"section": 0}, "revision": \#($0)}"# }),
         HostileCase("indexPath without revision", .problem(400, "invalid-body"), Hostile.event("deletion", #"{"indexPath": {"section": 0, "row": 1}}"#)),
         // Extra fields.
         HostileCase("unknown field", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "extra": true}"#)),
         HostileCase("isOn on a selection", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "isOn": true}"#)),
         HostileCase("isOn on a deletion", .problem(400, "invalid-body"), Hostile.event("deletion", #"{"row": "network-home", "isOn": true}"#)),
-        HostileCase("row and indexPath both", .problem(400, "invalid-body"),
-                    Hostile.event("selection") { #"{"row": "light", "indexPath": {"section": 1, "row": 0}, "revision": \#($0)}"# }),
-        HostileCase("indexPath with an extra key", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1, "item": 0}, "revision": \#($0)}"# }),
+        HostileCase(
+            "row and indexPath both", .problem(400, "invalid-body"),
+            Hostile.event("selection") { #"{"row": "light", "indexPath": {"section": 1, "row": 0}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath with an extra key", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1, "item": 0}, "revision": \#($0)}"# }),
         HostileCase("key in another case", .problem(400, "invalid-body"), Hostile.event("selection", #"{"Row": "light"}"#)),
         HostileCase("__proto__ key", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "__proto__": {}}"#)),
     ]
@@ -471,61 +484,87 @@ extension HostileInputTests {
         HostileCase("negative revision", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "revision": -1}"#)),
         HostileCase("revision 1e400 (not finite)", .problem(400, "malformed-json"), Hostile.event("selection", #"{"row": "light", "revision": 1e400}"#)),
         HostileCase("revision -1e400", .problem(400, "malformed-json"), Hostile.event("selection", #"{"row": "light", "revision": -1e400}"#)),
-        HostileCase("revision 2^63 (beyond Int)", .problem(400, "invalid-body"),
-                    Hostile.event("selection", #"{"row": "light", "revision": 9223372036854775808}"#)),
+        HostileCase(
+            "revision 2^63 (beyond Int)", .problem(400, "invalid-body"),
+            Hostile.event("selection", #"{"row": "light", "revision": 9223372036854775808}"#)),
         // 1e-400 is not a whole number; read as a Double it would underflow to 0, so the
         // JSON parser refuses numbers out of Double's range, small ones included.
-        HostileCase("revision 1e-400 (not whole, underflows to 0)", .problem(400, "malformed-json"),
-                    Hostile.event("selection", #"{"row": "light", "revision": 1e-400}"#)),
-        HostileCase("indexPath section negative", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": -1, "row": 0}, "revision": \#($0)}"# }),
-        HostileCase("indexPath row 1e300", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1e300}, "revision": \#($0)}"# }),
-        HostileCase("indexPath 2^53 (far out of range)", .problem(404, "unknown-row"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 9007199254740992, "row": 9007199254740992}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
-        HostileCase("indexPath section out of range", .problem(404, "unknown-row"),
-                    Hostile.event("selection") { #"{"indexPath": {"section": 3, "row": 0}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
-        HostileCase("indexPath row out of range", .problem(404, "unknown-row"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 4}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
-        HostileCase("indexPath without definition", .problem(400, "invalid-body"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0)}"# }),
-        HostileCase("definition is a number", .problem(400, "invalid-body"),
-                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": 7}"# }),
+        HostileCase(
+            "revision 1e-400 (not whole, underflows to 0)", .problem(400, "malformed-json"),
+            Hostile.event("selection", #"{"row": "light", "revision": 1e-400}"#)),
+        HostileCase(
+            "indexPath section negative", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": -1, "row": 0}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath row 1e300", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1e300}, "revision": \#($0)}"# }),
+        HostileCase(
+            "indexPath 2^53 (far out of range)", .problem(404, "unknown-row"),
+            Hostile.event("deletion") {
+                #"{"indexPath": {"section": 9007199254740992, "row": 9007199254740992}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"#
+            }),
+        HostileCase(
+            "indexPath section out of range", .problem(404, "unknown-row"),
+            Hostile.event("selection") { #"{"indexPath": {"section": 3, "row": 0}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
+        HostileCase(
+            "indexPath row out of range", .problem(404, "unknown-row"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 4}, "revision": \#($0), "definition": "\#(settingsDefinition)"}"# }),
+        HostileCase(
+            "indexPath without definition", .problem(400, "invalid-body"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0)}"# }),
+        HostileCase(
+            "definition is a number", .problem(400, "invalid-body"),
+            Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": 7}"# }),
         HostileCase("definition is empty", .problem(400, "invalid-body"), Hostile.event("selection", #"{"row": "light", "definition": ""}"#)),
-        HostileCase("definition never served", .problem(409, "unknown-definition"),
-                    Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": "000000000000000"}"# }),
-        HostileCase("definition of another shape", .problem(409, "unknown-definition"),
-                    Hostile.event("selection", #"{"row": "light", "definition": "settings-v1"}"#)),
-        HostileCase("row id of 1,025 bytes", .problem(400, "invalid-body"),
-                    Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", 1025))"}"#)),
-        HostileCase("row id of 1,024 bytes (allowed, unknown)", .problem(404, "unknown-row"),
-                    Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", 1024))"}"#)),
-        HostileCase("eventId of 201 bytes", .problem(400, "invalid-body"),
-                    Hostile.event("selection", #"{"row": "light", "eventId": "\#(Hostile.repeated("e", 201))"}"#)),
+        HostileCase(
+            "definition never served", .problem(409, "unknown-definition"),
+            Hostile.event("selection") { #"{"row": "light", "revision": \#($0), "definition": "000000000000000"}"# }),
+        HostileCase(
+            "definition of another shape", .problem(409, "unknown-definition"),
+            Hostile.event("selection", #"{"row": "light", "definition": "settings-v1"}"#)),
+        HostileCase(
+            "row id of 1,025 bytes", .problem(400, "invalid-body"),
+            Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", 1025))"}"#)),
+        HostileCase(
+            "row id of 1,024 bytes (allowed, unknown)", .problem(404, "unknown-row"),
+            Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", 1024))"}"#)),
+        HostileCase(
+            "eventId of 201 bytes", .problem(400, "invalid-body"),
+            Hostile.event("selection", #"{"row": "light", "eventId": "\#(Hostile.repeated("e", 201))"}"#)),
     ]
 
     static let nestingAndEncoding: [HostileCase] = [
-        HostileCase("10,000-deep arrays", .problem(400, "malformed-json"),
-                    Hostile.event("selection", Hostile.repeated("[", 10_000) + Hostile.repeated("]", 10_000))),
-        HostileCase("10,000-deep objects as the row", .problem(400, "malformed-json"),
-                    Hostile.event("selection", #"{"row": "# + Hostile.repeated(#"{"a":"#, 10_000) + "1" + Hostile.repeated("}", 10_001))),
+        HostileCase(
+            "10,000-deep arrays", .problem(400, "malformed-json"),
+            Hostile.event("selection", Hostile.repeated("[", 10_000) + Hostile.repeated("]", 10_000))),
+        HostileCase(
+            "10,000-deep objects as the row", .problem(400, "malformed-json"),
+            Hostile.event("selection", #"{"row": "# + Hostile.repeated(#"{"a":"#, 10_000) + "1" + Hostile.repeated("}", 10_001))),
         HostileCase("10,000 unclosed brackets", .problem(400, "malformed-json"), Hostile.event("selection", Hostile.repeated("[", 10_000))),
-        HostileCase("deep nesting in an unknown field before the row", .problem(400, "malformed-json"),
-                    Hostile.event("selection", #"{"x": "# + Hostile.repeated("[", 5_000) + Hostile.repeated("]", 5_000) + #", "row": "light"}"#)),
-        HostileCase("invalid UTF-8 (FF FE) in a string", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"#) + [0xFF, 0xFE] + wire(#""}"#))),
-        HostileCase("overlong UTF-8 (C0 AF)", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"#) + [0xC0, 0xAF] + wire(#""}"#))),
-        HostileCase("truncated UTF-8 sequence (E2 82)", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"#) + [0xE2, 0x82] + wire(#""}"#))),
-        HostileCase("UTF-8-encoded surrogate (ED A0 80)", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"#) + [0xED, 0xA0, 0x80] + wire(#""}"#))),
-        HostileCase("invalid UTF-8 between tokens", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"}"#) + [0xFF])),
-        HostileCase("raw NUL inside a string", .problem(400, "malformed-json"),
-                    Hostile.event("selection", wire(#"{"row": "light"#) + [0] + wire(#""}"#))),
-        HostileCase("escaped NUL does not truncate the row id", .problem(404, "unknown-row"),
-                    Hostile.event("selection", #"{"row": "light\u0000"}"#)),
+        HostileCase(
+            "deep nesting in an unknown field before the row", .problem(400, "malformed-json"),
+            Hostile.event("selection", #"{"x": "# + Hostile.repeated("[", 5_000) + Hostile.repeated("]", 5_000) + #", "row": "light"}"#)),
+        HostileCase(
+            "invalid UTF-8 (FF FE) in a string", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"#) + [0xFF, 0xFE] + wire(#""}"#))),
+        HostileCase(
+            "overlong UTF-8 (C0 AF)", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"#) + [0xC0, 0xAF] + wire(#""}"#))),
+        HostileCase(
+            "truncated UTF-8 sequence (E2 82)", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"#) + [0xE2, 0x82] + wire(#""}"#))),
+        HostileCase(
+            "UTF-8-encoded surrogate (ED A0 80)", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"#) + [0xED, 0xA0, 0x80] + wire(#""}"#))),
+        HostileCase(
+            "invalid UTF-8 between tokens", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"}"#) + [0xFF])),
+        HostileCase(
+            "raw NUL inside a string", .problem(400, "malformed-json"),
+            Hostile.event("selection", wire(#"{"row": "light"#) + [0] + wire(#""}"#))),
+        HostileCase(
+            "escaped NUL does not truncate the row id", .problem(404, "unknown-row"),
+            Hostile.event("selection", #"{"row": "light\u0000"}"#)),
         HostileCase("NUL after the document", .problem(400, "malformed-json"), Hostile.event("selection", wire(#"{"row": "light"}"#) + [0])),
         HostileCase("body of NUL bytes", .problem(400, "malformed-json"), Hostile.event("selection", WireBytes(repeating: 0, count: 16))),
     ]
@@ -538,115 +577,192 @@ extension HostileInputTests {
             request.parts.removeLast()
             return request
         },
-        HostileCase("1 MB row id", .problem(400, "invalid-body"), on: .roomy,
-                    Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", Hostile.megabyte))"}"#)),
-        HostileCase("1 MB eventId", .problem(400, "invalid-body"), on: .roomy,
-                    Hostile.event("selection", #"{"row": "light", "eventId": "\#(Hostile.repeated("e", Hostile.megabyte))"}"#)),
-        HostileCase("1 MB unknown key", .problem(400, "invalid-body"), on: .roomy,
-                    Hostile.event("selection", #"{"\#(Hostile.repeated("k", Hostile.megabyte))": 1, "row": "light"}"#)),
-        HostileCase("1 MB string in an unknown field", .problem(400, "invalid-body"), on: .roomy,
-                    Hostile.event("selection", #"{"row": "light", "note": "\#(Hostile.repeated("n", Hostile.megabyte))"}"#)),
-        HostileCase("1 MB of escapes in the row id", .problem(400, "invalid-body"), on: .roomy,
-                    Hostile.event("selection", #"{"row": "\#(Hostile.repeated(#"\u00e9"#, Hostile.megabyte / 6))"}"#)),
-        HostileCase("1 MB of invalid UTF-8 in a string", .problem(400, "malformed-json"), on: .roomy,
-                    Hostile.event("selection", wire(#"{"row": ""#) + WireBytes(repeating: 0xFF, count: Hostile.megabyte) + wire(#""}"#))),
-        HostileCase("1 MB of digits as the revision", .problem(400, "malformed-json"), on: .roomy,
-                    Hostile.event("selection", #"{"row": "light", "revision": \#(Hostile.repeated("9", Hostile.megabyte))}"#)),
-        HostileCase("1 MB of whitespace before the body", .problem(404, "unknown-row"), on: .roomy,
-                    Hostile.event("selection", Hostile.repeated(" ", Hostile.megabyte) + #"{"row": "nope"}"#)),
-        HostileCase("1 MB of opening brackets", .problem(400, "malformed-json"), on: .roomy,
-                    Hostile.event("selection", Hostile.repeated("[", Hostile.megabyte))),
+        HostileCase(
+            "1 MB row id", .problem(400, "invalid-body"), on: .roomy,
+            Hostile.event("selection", #"{"row": "\#(Hostile.repeated("x", Hostile.megabyte))"}"#)),
+        HostileCase(
+            "1 MB eventId", .problem(400, "invalid-body"), on: .roomy,
+            Hostile.event("selection", #"{"row": "light", "eventId": "\#(Hostile.repeated("e", Hostile.megabyte))"}"#)),
+        HostileCase(
+            "1 MB unknown key", .problem(400, "invalid-body"), on: .roomy,
+            Hostile.event("selection", #"{"\#(Hostile.repeated("k", Hostile.megabyte))": 1, "row": "light"}"#)),
+        HostileCase(
+            "1 MB string in an unknown field", .problem(400, "invalid-body"), on: .roomy,
+            Hostile.event("selection", #"{"row": "light", "note": "\#(Hostile.repeated("n", Hostile.megabyte))"}"#)),
+        HostileCase(
+            "1 MB of escapes in the row id", .problem(400, "invalid-body"), on: .roomy,
+            Hostile.event("selection", #"{"row": "\#(Hostile.repeated(#"\u00e9"#, Hostile.megabyte / 6))"}"#)),
+        HostileCase(
+            "1 MB of invalid UTF-8 in a string", .problem(400, "malformed-json"), on: .roomy,
+            Hostile.event("selection", wire(#"{"row": ""#) + WireBytes(repeating: 0xFF, count: Hostile.megabyte) + wire(#""}"#))),
+        HostileCase(
+            "1 MB of digits as the revision", .problem(400, "malformed-json"), on: .roomy,
+            Hostile.event("selection", #"{"row": "light", "revision": \#(Hostile.repeated("9", Hostile.megabyte))}"#)),
+        HostileCase(
+            "1 MB of whitespace before the body", .problem(404, "unknown-row"), on: .roomy,
+            Hostile.event("selection", Hostile.repeated(" ", Hostile.megabyte) + #"{"row": "nope"}"#)),
+        HostileCase(
+            "1 MB of opening brackets", .problem(400, "malformed-json"), on: .roomy,
+            Hostile.event("selection", Hostile.repeated("[", Hostile.megabyte))),
     ]
 
     static let framing: [HostileCase] = [
-        HostileCase("Content-Length over the limit (headers only)", .problem(413, "body-too-large"),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 65537\r\n\r\n")),
-        HostileCase("body exactly at the limit", .problem(404, "unknown-row"),
-                    Hostile.event("selection", #"{"row": "nope"}"# + Hostile.repeated(" ", 65_536 - 15))),
-        HostileCase("chunked body over the limit (no Content-Length)", .problem(413, "body-too-large"),
-                    Hostile.chunked("selection", chunks: Array(repeating: WireBytes(repeating: UInt8(ascii: " "), count: 16_384), count: 5))),
-        HostileCase("endless chunked body is cut off", .dropped,
-                    Hostile.chunked("selection", chunks: Array(repeating: WireBytes(repeating: UInt8(ascii: " "), count: 65_536), count: 20), end: [])),
-        HostileCase("body without Content-Length or chunked is not read", .problem(400, "malformed-json"),
-                    Hostile.smuggling(Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\n\r\n{\"row\": \"light\"}"))),
-        HostileCase("valid chunked event (no state change)", .success(200),
-                    Hostile.chunked("switch", chunks: [wire(#"{"row": "#), wire(#""wifi", "isOn""#), wire(": true}")])),
-        HostileCase("valid chunked with a chunk extension", .success(200),
-                    Hostile.chunked("switch", chunks: [], end: wire("1d;name=value\r\n" + #"{"row": "wifi", "isOn": true}"# + "\r\n0\r\n\r\n"))),
-        HostileCase("valid chunked with a trailer field", .success(200),
-                    Hostile.chunked("switch", chunks: [wire(#"{"row": "wifi", "isOn": true}"#)], end: wire("0\r\nX-Trailer: 1\r\n\r\n"))),
-        HostileCase("Transfer-Encoding: CHUNKED in capitals", .success(200),
-                    Hostile.chunked("switch", chunks: [wire(#"{"row": "wifi", "isOn": true}"#)], transferEncoding: ["CHUNKED"])),
-        HostileCase("chunked malformed JSON", .problem(400, "malformed-json"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "#), wire(#""light""#)])),
-        HostileCase("chunk size not hexadecimal", .libmicrohttpd(400),
-                    Hostile.chunked("selection", chunks: [], end: wire("zz\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
-        HostileCase("negative chunk size", .libmicrohttpd(400),
-                    Hostile.chunked("selection", chunks: [], end: wire("-10\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
-        HostileCase("chunk size overflowing 64 bits", .libmicrohttpd(413),
-                    Hostile.chunked("selection", chunks: [], end: wire("10000000000000010\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
-        HostileCase("chunk longer than its size", .libmicrohttpd(400),
-                    Hostile.chunked("selection", chunks: [], end: wire("5\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
-        HostileCase("truncated chunked body, then half-close", .dropped,
-                    Hostile.chunked("selection", chunks: [], end: wire("40\r\n" + #"{"row": "light"}"#), halfClose: true)),
-        HostileCase("Transfer-Encoding: chunked, chunked", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked, chunked"])),
-        HostileCase("Transfer-Encoding: chunked twice", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked", "chunked"])),
-        HostileCase("Transfer-Encoding: chunked, gzip", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked, gzip"])),
-        HostileCase("Transfer-Encoding: gzip", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n\u{1F}\u{8B}")),
-        HostileCase("Transfer-Encoding: gzip, chunked", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["gzip, chunked"])),
-        HostileCase("Transfer-Encoding: identity", .problem(501, "unsupported-transfer-encoding"),
-                    Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["identity"])),
-        HostileCase("duplicate equal Content-Length", .problem(400, "duplicate-content-length"),
-                    Hostile.event("selection", #"{"row": "light"}"#, headers: ["Content-Length: 16"])),
-        HostileCase("conflicting Content-Length", .problem(400, "duplicate-content-length"),
-                    Hostile.event("selection", #"{"row": "light"}"#, headers: ["Content-Length: 5"])),
-        HostileCase("Content-Length as a list", .libmicrohttpdTwiceHeaded(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16, 16\r\n\r\n{\"row\": \"light\"}")),
-        HostileCase("negative Content-Length", .libmicrohttpdTwiceHeaded(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: -16\r\n\r\n{\"row\": \"light\"}")),
-        HostileCase("Content-Length not a number", .libmicrohttpdTwiceHeaded(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{\"row\": \"light\"}")),
-        HostileCase("Content-Length with a plus sign", .libmicrohttpdTwiceHeaded(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: +16\r\n\r\n{\"row\": \"light\"}")),
-        HostileCase("Content-Length overflowing 64 bits", .libmicrohttpdTwiceHeaded(413),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 99999999999999999999999\r\n\r\n{\"row\": \"light\"}")),
-        HostileCase("Content-Length longer than the body, then half-close", .dropped,
-                    Hostile.raw(wire("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"row\": \"light\"}"), halfClose: true)),
-        HostileCase("Content-Length shorter than the body", .problem(400, "malformed-json"),
-                    Hostile.smuggling(Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{\"row\": \"light\"}"))),
-        HostileCase("Content-Length with Transfer-Encoding", .problem(400, "content-length-with-transfer-encoding"),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"row\": \"light\"}\r\n0\r\n\r\n")),
+        HostileCase(
+            "Content-Length over the limit (headers only)", .problem(413, "body-too-large"),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 65537\r\n\r\n")),
+        HostileCase(
+            "body exactly at the limit", .problem(404, "unknown-row"),
+            Hostile.event("selection", #"{"row": "nope"}"# + Hostile.repeated(" ", 65_536 - 15))),
+        HostileCase(
+            "chunked body over the limit (no Content-Length)", .problem(413, "body-too-large"),
+            Hostile.chunked("selection", chunks: Array(repeating: WireBytes(repeating: UInt8(ascii: " "), count: 16_384), count: 5))),
+        HostileCase(
+            "endless chunked body is cut off", .dropped,
+            Hostile.chunked("selection", chunks: Array(repeating: WireBytes(repeating: UInt8(ascii: " "), count: 65_536), count: 20), end: [])),
+        HostileCase(
+            "body without Content-Length or chunked is not read", .problem(400, "malformed-json"),
+            Hostile.smuggling(
+                Hostile.raw(
+                    "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\n\r\n{\"row\": \"light\"}"))),
+        HostileCase(
+            "valid chunked event (no state change)", .success(200),
+            Hostile.chunked("switch", chunks: [wire(#"{"row": "#), wire(#""wifi", "isOn""#), wire(": true}")])),
+        HostileCase(
+            "valid chunked with a chunk extension", .success(200),
+            Hostile.chunked("switch", chunks: [], end: wire("1d;name=value\r\n" + #"{"row": "wifi", "isOn": true}"# + "\r\n0\r\n\r\n"))),
+        HostileCase(
+            "valid chunked with a trailer field", .success(200),
+            Hostile.chunked("switch", chunks: [wire(#"{"row": "wifi", "isOn": true}"#)], end: wire("0\r\nX-Trailer: 1\r\n\r\n"))),
+        HostileCase(
+            "Transfer-Encoding: CHUNKED in capitals", .success(200),
+            Hostile.chunked("switch", chunks: [wire(#"{"row": "wifi", "isOn": true}"#)], transferEncoding: ["CHUNKED"])),
+        HostileCase(
+            "chunked malformed JSON", .problem(400, "malformed-json"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "#), wire(#""light""#)])),
+        HostileCase(
+            "chunk size not hexadecimal", .libmicrohttpd(400),
+            Hostile.chunked("selection", chunks: [], end: wire("zz\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
+        HostileCase(
+            "negative chunk size", .libmicrohttpd(400),
+            Hostile.chunked("selection", chunks: [], end: wire("-10\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
+        HostileCase(
+            "chunk size overflowing 64 bits", .libmicrohttpd(413),
+            Hostile.chunked("selection", chunks: [], end: wire("10000000000000010\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
+        HostileCase(
+            "chunk longer than its size", .libmicrohttpd(400),
+            Hostile.chunked("selection", chunks: [], end: wire("5\r\n" + #"{"row": "light"}"# + "\r\n0\r\n\r\n"))),
+        HostileCase(
+            "truncated chunked body, then half-close", .dropped,
+            Hostile.chunked("selection", chunks: [], end: wire("40\r\n" + #"{"row": "light"}"#), halfClose: true)),
+        HostileCase(
+            "Transfer-Encoding: chunked, chunked", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked, chunked"])),
+        HostileCase(
+            "Transfer-Encoding: chunked twice", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked", "chunked"])),
+        HostileCase(
+            "Transfer-Encoding: chunked, gzip", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["chunked, gzip"])),
+        HostileCase(
+            "Transfer-Encoding: gzip", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n\u{1F}\u{8B}"
+            )),
+        HostileCase(
+            "Transfer-Encoding: gzip, chunked", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["gzip, chunked"])),
+        HostileCase(
+            "Transfer-Encoding: identity", .problem(501, "unsupported-transfer-encoding"),
+            Hostile.chunked("selection", chunks: [wire(#"{"row": "light"}"#)], transferEncoding: ["identity"])),
+        HostileCase(
+            "duplicate equal Content-Length", .problem(400, "duplicate-content-length"),
+            Hostile.event("selection", #"{"row": "light"}"#, headers: ["Content-Length: 16"])),
+        HostileCase(
+            "conflicting Content-Length", .problem(400, "duplicate-content-length"),
+            Hostile.event("selection", #"{"row": "light"}"#, headers: ["Content-Length: 5"])),
+        HostileCase(
+            "Content-Length as a list", .libmicrohttpdTwiceHeaded(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16, 16\r\n\r\n{\"row\": \"light\"}"
+            )),
+        HostileCase(
+            "negative Content-Length", .libmicrohttpdTwiceHeaded(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: -16\r\n\r\n{\"row\": \"light\"}"
+            )),
+        HostileCase(
+            "Content-Length not a number", .libmicrohttpdTwiceHeaded(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{\"row\": \"light\"}"
+            )),
+        HostileCase(
+            "Content-Length with a plus sign", .libmicrohttpdTwiceHeaded(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: +16\r\n\r\n{\"row\": \"light\"}"
+            )),
+        HostileCase(
+            "Content-Length overflowing 64 bits", .libmicrohttpdTwiceHeaded(413),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 99999999999999999999999\r\n\r\n{\"row\": \"light\"}"
+            )),
+        HostileCase(
+            "Content-Length longer than the body, then half-close", .dropped,
+            Hostile.raw(
+                wire(
+                    "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"row\": \"light\"}"
+                ), halfClose: true)),
+        HostileCase(
+            "Content-Length shorter than the body", .problem(400, "malformed-json"),
+            Hostile.smuggling(
+                Hostile.raw(
+                    "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{\"row\": \"light\"}"
+                ))),
+        HostileCase(
+            "Content-Length with Transfer-Encoding", .problem(400, "content-length-with-transfer-encoding"),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"row\": \"light\"}\r\n0\r\n\r\n"
+            )),
         // RFC 9112 §5.1: whitespace before the colon must be refused (a front proxy may read
         // the field differently). NUL inside a field value is not in this table:
         // libmicrohttpd 0.9.75 ends the value at the NUL before Tabula sees it (docs/security.md,
         // "Known limitations"); NUL in the request target is (in `paths`).
         HostileCase("whitespace before the colon of Content-Length smuggles a request", .refused(400)) { target in
-            let smuggled = "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(target.session)\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
-            return Hostile.smuggling(Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length : \(smuggled.utf8.count)\r\n\r\n" + smuggled))(target)
+            let smuggled =
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(target.session)\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
+            return Hostile.smuggling(
+                Hostile.raw(
+                    "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length : \(smuggled.utf8.count)\r\n\r\n"
+                        + smuggled))(target)
         },
-        HostileCase("Expect: 100-continue with malformed JSON", .problem(400, "malformed-json"),
-                    Hostile.event("selection", #"{"row": "light""#, headers: ["Expect: 100-continue"])),
+        HostileCase(
+            "Expect: 100-continue with malformed JSON", .problem(400, "malformed-json"),
+            Hostile.event("selection", #"{"row": "light""#, headers: ["Expect: 100-continue"])),
     ]
 
     static let hostAndMethods: [HostileCase] = [
-        HostileCase("HTTP/1.1 event without Host", .libmicrohttpdTwiceHeaded(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}")),
+        HostileCase(
+            "HTTP/1.1 event without Host", .libmicrohttpdTwiceHeaded(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
+            )),
         HostileCase("HTTP/1.1 GET without Host", .libmicrohttpdTwiceHeaded(400), Hostile.raw("GET /v1/screens/settings HTTP/1.1\r\nX-Session: {S}\r\n\r\n")),
         // RFC 9112 §3.2: more than one Host field line is a 400, whoever answers it.
-        HostileCase("two Host headers", .refused(400),
-                    Hostile.raw("POST /v1/screens/settings/selection HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}")),
+        HostileCase(
+            "two Host headers", .refused(400),
+            Hostile.raw(
+                "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
+            )),
         HostileCase("unknown method on a screen", .problem(405, "method-not-allowed"), Hostile.request("FOO", wire("/v1/screens/settings"))),
         HostileCase("lowercase get", .problem(405, "method-not-allowed"), Hostile.request("get", wire("/v1/screens/settings"))),
         HostileCase("TRACE", .problem(405, "method-not-allowed"), Hostile.request("TRACE", wire("/v1/screens/settings"))),
         HostileCase("1,000-letter method", .problem(405, "method-not-allowed"), Hostile.request(Hostile.repeated("M", 1000), wire("/v1/screens/settings"))),
         HostileCase("unknown method on an unknown path", .problem(404, "not-found"), Hostile.request("FOO", wire("/nope"))),
-        HostileCase("DELETE on an event route", .problem(405, "method-not-allowed"),
-                    Hostile.raw("DELETE /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}")),
+        HostileCase(
+            "DELETE on an event route", .problem(405, "method-not-allowed"),
+            Hostile.raw(
+                "DELETE /v1/screens/settings/selection HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{\"row\": \"light\"}"
+            )),
         HostileCase("HEAD on an event route", .problem(405, "method-not-allowed"), Hostile.request("HEAD", wire("/v1/screens/settings/selection"))),
         HostileCase("method with a separator character", .problem(400, "malformed-request"), Hostile.request("GE(T", wire("/healthz"))),
         HostileCase("CONNECT with an authority", .problem(400, "malformed-path"), Hostile.raw("CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n")),
@@ -659,30 +775,38 @@ extension HostileInputTests {
         HostileCase("..%2F in a screen id", .problem(404, "unknown-screen"), Hostile.get("/v1/screens/..%2Fsessions")),
         HostileCase("/../ in an event path", .problem(404, "not-found"), Hostile.event("selection", #"{"row": "light"}"#, screen: "settings/..")),
         HostileCase("%2e%2e as the screen of an event", .problem(404, "unknown-screen"), Hostile.event("selection", #"{"row": "light"}"#, screen: "%2e%2e")),
-        HostileCase("%2F joins screen and event into one id", .problem(405, "method-not-allowed"),
-                    Hostile.post(wire("/v1/screens/settings%2Fselection"), body: wire(#"{"row": "light"}"#))),
+        HostileCase(
+            "%2F joins screen and event into one id", .problem(405, "method-not-allowed"),
+            Hostile.post(wire("/v1/screens/settings%2Fselection"), body: wire(#"{"row": "light"}"#))),
         HostileCase("%2F in a screen id", .problem(404, "unknown-screen"), Hostile.get("/v1/screens/settings%2Fchanges?since=0")),
         HostileCase("%zz escape", .problem(400, "malformed-path"), Hostile.get("/v1/screens/%zz")),
         HostileCase("lone %", .problem(400, "malformed-path"), Hostile.get("/v1/screens/%")),
         HostileCase("short escape %4", .problem(400, "malformed-path"), Hostile.get("/v1/screens/%4")),
         HostileCase("escapes decoding to invalid UTF-8", .problem(400, "malformed-path"), Hostile.get("/v1/screens/%FF%FE")),
         HostileCase("escapes decoding to overlong UTF-8", .problem(400, "malformed-path"), Hostile.get("/v1/screens/%C0%AF")),
-        HostileCase("raw invalid UTF-8 in an event path", .problem(400, "malformed-path"),
-                    Hostile.post(wire("/v1/screens/") + [0xFF] + wire("/selection"), body: wire(#"{"row": "light"}"#))),
+        HostileCase(
+            "raw invalid UTF-8 in an event path", .problem(400, "malformed-path"),
+            Hostile.post(wire("/v1/screens/") + [0xFF] + wire("/selection"), body: wire(#"{"row": "light"}"#))),
         HostileCase("%00 as a screen id", .problem(404, "unknown-screen"), Hostile.get("/v1/screens/%00")),
-        HostileCase("%00 does not truncate an event's screen", .problem(404, "unknown-screen"), Hostile.event("selection", #"{"row": "light"}"#, screen: "settings%00")),
+        HostileCase(
+            "%00 does not truncate an event's screen", .problem(404, "unknown-screen"), Hostile.event("selection", #"{"row": "light"}"#, screen: "settings%00")),
         // libmicrohttpd hands the target over as a C string; Tabula checks where it ends.
-        HostileCase("raw NUL in an event path", .problem(400, "malformed-path"),
-                    Hostile.post(wire("/v1/screens/settings/selection") + [0] + wire("x"), body: wire(#"{"row": "light"}"#))),
-        HostileCase("raw NUL in a query", .problem(400, "malformed-path"),
-                    Hostile.raw(wire("GET /v1/screens/settings/changes?since=0") + [0] + wire("junk HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
-        HostileCase("raw NUL then a fake version in the target", .problem(400, "malformed-path"),
-                    Hostile.raw(wire("GET /v1/screens/settings") + [0] + wire("HTTP/1.1 HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
-        HostileCase("escaped unicode garbage as an event's screen", .problem(404, "unknown-screen"),
-                    Hostile.event("selection", #"{"row": "light"}"#, screen: "%E2%80%AE%F0%9F%92%A9")),
+        HostileCase(
+            "raw NUL in an event path", .problem(400, "malformed-path"),
+            Hostile.post(wire("/v1/screens/settings/selection") + [0] + wire("x"), body: wire(#"{"row": "light"}"#))),
+        HostileCase(
+            "raw NUL in a query", .problem(400, "malformed-path"),
+            Hostile.raw(wire("GET /v1/screens/settings/changes?since=0") + [0] + wire("junk HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
+        HostileCase(
+            "raw NUL then a fake version in the target", .problem(400, "malformed-path"),
+            Hostile.raw(wire("GET /v1/screens/settings") + [0] + wire("HTTP/1.1 HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\n\r\n"))),
+        HostileCase(
+            "escaped unicode garbage as an event's screen", .problem(404, "unknown-screen"),
+            Hostile.event("selection", #"{"row": "light"}"#, screen: "%E2%80%AE%F0%9F%92%A9")),
         HostileCase("escaped letters decode to the screen", .success(200), Hostile.get("/v1/screens/set%74ings")),
-        HostileCase("trailing slash on an event route", .problem(404, "not-found"),
-                    Hostile.post(wire("/v1/screens/settings/selection/"), body: wire(#"{"row": "light"}"#))),
+        HostileCase(
+            "trailing slash on an event route", .problem(404, "not-found"),
+            Hostile.post(wire("/v1/screens/settings/selection/"), body: wire(#"{"row": "light"}"#))),
         HostileCase("double leading slash", .problem(404, "not-found"), Hostile.get("//v1/screens/settings")),
         HostileCase("backslash as a separator", .problem(404, "not-found"), Hostile.get(#"/v1/screens\settings"#)),
         HostileCase("path without a leading slash", .problem(400, "malformed-path"), Hostile.get("v1/screens/settings")),
@@ -690,24 +814,32 @@ extension HostileInputTests {
     ]
 
     static let headersAndQueries: [HostileCase] = [
-        HostileCase("query string on an event route", .problem(400, "invalid-query"),
-                    Hostile.event("selection", #"{"row": "light"}"#, query: "?row=light")),
-        HostileCase("bare query flag on an event route", .problem(400, "invalid-query"), Hostile.event("switch", #"{"row": "wifi", "isOn": false}"#, query: "?debug")),
-        HostileCase("malformed query escape on an event route", .problem(400, "invalid-query"), Hostile.event("deletion", #"{"row": "network-home"}"#, query: "?%zz")),
+        HostileCase(
+            "query string on an event route", .problem(400, "invalid-query"),
+            Hostile.event("selection", #"{"row": "light"}"#, query: "?row=light")),
+        HostileCase(
+            "bare query flag on an event route", .problem(400, "invalid-query"), Hostile.event("switch", #"{"row": "wifi", "isOn": false}"#, query: "?debug")),
+        HostileCase(
+            "malformed query escape on an event route", .problem(400, "invalid-query"), Hostile.event("deletion", #"{"row": "network-home"}"#, query: "?%zz")),
         HostileCase("since on an event route", .problem(400, "invalid-query"), Hostile.event("selection", #"{"row": "light"}"#, query: "?since=0")),
-        HostileCase("query before content type", .problem(400, "invalid-query"),
-                    Hostile.event("selection", #"{"row": "light"}"#, query: "?x=1", contentType: "text/plain")),
+        HostileCase(
+            "query before content type", .problem(400, "invalid-query"),
+            Hostile.event("selection", #"{"row": "light"}"#, query: "?x=1", contentType: "text/plain")),
         HostileCase("screen before query", .problem(404, "unknown-screen"), Hostile.event("selection", "{", screen: "nope", query: "?x=1")),
         HostileCase("URL of 40,000 bytes", .libmicrohttpd(414), Hostile.get("/v1/screens/" + Hostile.repeated("a", 40_000))),
         HostileCase("header of 40,000 bytes", .libmicrohttpd(431), Hostile.get("/v1/screens/settings", headers: ["X-Big: " + Hostile.repeated("h", 40_000)])),
-        HostileCase("flood of 4,000 headers", .libmicrohttpd(431),
-                    Hostile.get("/v1/screens/settings", headers: (0..<4_000).map { "X-Flood-\($0): v" })),
-        HostileCase("40 headers under the limit", .success(200),
-                    Hostile.get("/v1/screens/settings", headers: (0..<40).map { "X-Many-\($0): " + Hostile.repeated("v", 80) })),
-        HostileCase("X-Session of 7,000 bytes", .problem(401, "unknown-session"),
-                    Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: UInt8(ascii: "A"), count: 7_000)))),
-        HostileCase("header line without a colon", .libmicrohttpd(400),
-                    Hostile.raw("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nNoColonHere\r\n\r\n")),
+        HostileCase(
+            "flood of 4,000 headers", .libmicrohttpd(431),
+            Hostile.get("/v1/screens/settings", headers: (0..<4_000).map { "X-Flood-\($0): v" })),
+        HostileCase(
+            "40 headers under the limit", .success(200),
+            Hostile.get("/v1/screens/settings", headers: (0..<40).map { "X-Many-\($0): " + Hostile.repeated("v", 80) })),
+        HostileCase(
+            "X-Session of 7,000 bytes", .problem(401, "unknown-session"),
+            Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: UInt8(ascii: "A"), count: 7_000)))),
+        HostileCase(
+            "header line without a colon", .libmicrohttpd(400),
+            Hostile.raw("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: {S}\r\nNoColonHere\r\n\r\n")),
         HostileCase("since negative", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=-1")),
         HostileCase("since beyond Int", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=99999999999999999999")),
         HostileCase("since not a number", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=abc")),
@@ -724,11 +856,15 @@ extension HostileInputTests {
         HostileCase("since from the future", .problem(409, "future-revision")) { target in
             Hostile.get("/v1/screens/settings/changes?since=\(target.revision + 1)")(target)
         },
-        HostileCase("event at the next revision", .problem(409, "future-revision"), Hostile.event("selection") { #"{"row": "light", "revision": \#($0 + 1)}"# }),
+        HostileCase(
+            "event at the next revision", .problem(409, "future-revision"), Hostile.event("selection") { #"{"row": "light", "revision": \#($0 + 1)}"# }),
         HostileCase("event at revision 1e18", .problem(409, "future-revision"), Hostile.event("selection", #"{"row": "light", "revision": 1e18}"#)),
-        HostileCase("event at revision 2^53", .problem(409, "future-revision"), Hostile.event("switch", #"{"row": "wifi", "isOn": false, "revision": 9007199254740992}"#)),
-        HostileCase("indexPath at a future revision", .problem(409, "future-revision"),
-                    Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0 + 1000), "definition": "\#(settingsDefinition)"}"# }),
+        HostileCase(
+            "event at revision 2^53", .problem(409, "future-revision"),
+            Hostile.event("switch", #"{"row": "wifi", "isOn": false, "revision": 9007199254740992}"#)),
+        HostileCase(
+            "indexPath at a future revision", .problem(409, "future-revision"),
+            Hostile.event("deletion") { #"{"indexPath": {"section": 0, "row": 1}, "revision": \#($0 + 1000), "definition": "\#(settingsDefinition)"}"# }),
         HostileCase("unknown session on an event", .problem(401, "unknown-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .unknown)),
         HostileCase("unknown session on a screen", .problem(401, "unknown-session"), Hostile.get("/v1/screens/settings", session: .unknown)),
         HostileCase("unknown session on changes", .problem(401, "unknown-session"), Hostile.get("/v1/screens/settings/changes?since=0", session: .unknown)),
@@ -744,10 +880,12 @@ extension HostileInputTests {
         HostileCase("token with a space inside", .problem(401, "unknown-session")) { target in
             Hostile.event("selection", #"{"row": "light"}"#, session: .value(wire(target.session.prefix(16) + " " + target.session.dropFirst(16))))(target)
         },
-        HostileCase("token with invalid UTF-8", .problem(401, "unknown-session"),
-                    Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: 0xFF, count: 32)))),
-        HostileCase("SQL in the token", .problem(401, "unknown-session"),
-                    Hostile.event("selection", #"{"row": "light"}"#, session: .value(wire("' OR '1'='1' --' OR '1'='1' --xx")))),
+        HostileCase(
+            "token with invalid UTF-8", .problem(401, "unknown-session"),
+            Hostile.event("selection", #"{"row": "light"}"#, session: .value(WireBytes(repeating: 0xFF, count: 32)))),
+        HostileCase(
+            "SQL in the token", .problem(401, "unknown-session"),
+            Hostile.event("selection", #"{"row": "light"}"#, session: .value(wire("' OR '1'='1' --' OR '1'='1' --xx")))),
         HostileCase("empty X-Session", .problem(401, "unknown-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .value([]))),
         HostileCase("missing X-Session on an event", .problem(401, "missing-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .absent)),
         HostileCase("two X-Session headers", .problem(400, "invalid-body")) { target in
@@ -755,27 +893,35 @@ extension HostileInputTests {
         },
         HostileCase("missing session before malformed JSON", .problem(401, "missing-session"), Hostile.event("selection", "{", session: .absent)),
         HostileCase("malformed JSON before unknown session", .problem(400, "malformed-json"), Hostile.event("selection", "{", session: .unknown)),
-        HostileCase("unknown session before future revision", .problem(401, "unknown-session"),
-                    Hostile.event("selection", session: .unknown) { #"{"row": "light", "revision": \#($0 + 1)}"# }),
+        HostileCase(
+            "unknown session before future revision", .problem(401, "unknown-session"),
+            Hostile.event("selection", session: .unknown) { #"{"row": "light", "revision": \#($0 + 1)}"# }),
     ]
 
     static let contentTypes: [HostileCase] = [
         HostileCase("text/plain", .problem(415, "unsupported-media-type"), Hostile.event("selection", #"{"row": "light"}"#, contentType: "text/plain")),
         HostileCase("no Content-Type", .problem(415, "unsupported-media-type"), Hostile.event("selection", #"{"row": "light"}"#, contentType: nil)),
         HostileCase("empty Content-Type", .problem(415, "unsupported-media-type"), Hostile.event("selection", #"{"row": "light"}"#, contentType: "")),
-        HostileCase("application/jsonx", .problem(415, "unsupported-media-type"), Hostile.event("selection", #"{"row": "light"}"#, contentType: "application/jsonx")),
-        HostileCase("application/json-patch+json", .problem(415, "unsupported-media-type"),
-                    Hostile.event("selection", #"{"row": "light"}"#, contentType: "application/json-patch+json")),
-        HostileCase("form-encoded body", .problem(415, "unsupported-media-type"),
-                    Hostile.event("selection", "row=light", contentType: "application/x-www-form-urlencoded")),
-        HostileCase("multipart body", .problem(415, "unsupported-media-type"),
-                    Hostile.event("selection", "--b\r\nContent-Disposition: form-data; name=\"row\"\r\n\r\nlight\r\n--b--\r\n", contentType: "multipart/form-data; boundary=b")),
-        HostileCase("invalid UTF-8 in Content-Type", .problem(415, "unsupported-media-type"),
-                    Hostile.event("selection", wire(#"{"row": "light"}"#), contentType: [0xFF, 0xFE] + wire("/json"))),
-        HostileCase("wrong content type before missing session", .problem(415, "unsupported-media-type"),
-                    Hostile.event("selection", #"{"row": "light"}"#, contentType: "text/plain", session: .absent)),
-        HostileCase("JSON with a charset parameter, malformed body", .problem(400, "malformed-json"),
-                    Hostile.event("selection", #"{"row": "light""#, contentType: "Application/JSON; charset=utf-8")),
+        HostileCase(
+            "application/jsonx", .problem(415, "unsupported-media-type"), Hostile.event("selection", #"{"row": "light"}"#, contentType: "application/jsonx")),
+        HostileCase(
+            "application/json-patch+json", .problem(415, "unsupported-media-type"),
+            Hostile.event("selection", #"{"row": "light"}"#, contentType: "application/json-patch+json")),
+        HostileCase(
+            "form-encoded body", .problem(415, "unsupported-media-type"),
+            Hostile.event("selection", "row=light", contentType: "application/x-www-form-urlencoded")),
+        HostileCase(
+            "multipart body", .problem(415, "unsupported-media-type"),
+            Hostile.event(
+                "selection", "--b\r\nContent-Disposition: form-data; name=\"row\"\r\n\r\nlight\r\n--b--\r\n", contentType: "multipart/form-data; boundary=b")),
+        HostileCase(
+            "invalid UTF-8 in Content-Type", .problem(415, "unsupported-media-type"),
+            Hostile.event("selection", wire(#"{"row": "light"}"#), contentType: [0xFF, 0xFE] + wire("/json"))),
+        HostileCase(
+            "wrong content type before missing session", .problem(415, "unsupported-media-type"),
+            Hostile.event("selection", #"{"row": "light"}"#, contentType: "text/plain", session: .absent)),
+        HostileCase(
+            "JSON with a charset parameter, malformed body", .problem(400, "malformed-json"),
+            Hostile.event("selection", #"{"row": "light""#, contentType: "Application/JSON; charset=utf-8")),
     ]
 }
-

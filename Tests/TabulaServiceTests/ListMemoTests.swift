@@ -1,5 +1,6 @@
-import Testing
 import TabulaCore
+import Testing
+
 @testable import TabulaService
 
 /// The service remembers what it computed from state lists by their storage: whatever it

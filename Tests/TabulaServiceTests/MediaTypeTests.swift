@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TabulaService
 
 /// Which `Content-Type` values an event body may carry (the HTTP suites check the 415 answer).

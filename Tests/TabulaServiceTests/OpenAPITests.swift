@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TabulaCore
 import TabulaTestSupport
+import Testing
 
 @Suite struct OpenAPITests {
     @Test func documentsEveryRouteTheRouterHas() throws {
@@ -24,7 +24,8 @@ import TabulaTestSupport
         let api = try APITestServer()
         let document = try JSONParser().parse(try api.send("GET", "/openapi.json").body)
         for kind in ["selection", "switch", "deletion"] {
-            let responses = document.objectValue?["paths"]?.objectValue?["/v1/screens/{id}/\(kind)"]?.objectValue?["post"]?.objectValue?["responses"]?.objectValue
+            let responses = document.objectValue?["paths"]?.objectValue?["/v1/screens/{id}/\(kind)"]?.objectValue?["post"]?.objectValue?["responses"]?
+                .objectValue
             let statuses = Set(responses?.keys ?? [])
             #expect(statuses.isSuperset(of: ["200", "400", "401", "404", "409", "413", "415", "422"]))
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TabulaTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct OperationsTests {
     @Test func metricsCountRequestsRejectionsAndConnections() throws {

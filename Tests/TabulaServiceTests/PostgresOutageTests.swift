@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import Testing
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// PostgreSQL that stops answering without closing its connections (the host still
 /// acknowledges the traffic, so keepalives see nothing): requests get 503, not a hang.
@@ -26,7 +26,8 @@ import TabulaTestSupport
         let started = ContinuousClock.now
         let connection = try RawHTTPConnection(port: api.port, timeout: 20)
         try connection.send(
-            "POST /v1/screens/flip/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{\"row\":\"flip\"}")
+            "POST /v1/screens/flip/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{\"row\":\"flip\"}"
+        )
         let answer = try connection.readResponse()
         let waited = ContinuousClock.now - started
         #expect(answer.status == 503)

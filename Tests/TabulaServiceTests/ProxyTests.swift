@@ -1,9 +1,9 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaTestSupport
+import Testing
 
 /// The bundled proxy set-up, `deploy/nginx.conf` in a real nginx, in front of two
 /// `tabula serve` processes sharing PostgreSQL, as `compose.yaml` runs them.
@@ -88,7 +88,8 @@ import TabulaTestSupport
         let session = try #require(created.json.objectValue?["session"]?.stringValue)
         let event = #"{"row": "dark"}"#
         let served = try deployment.send(
-            "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: localhost\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(event.utf8.count)\r\n\r\n\(event)")
+            "POST /v1/screens/settings/selection HTTP/1.1\r\nHost: localhost\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(event.utf8.count)\r\n\r\n\(event)"
+        )
         #expect(served.status == 200, "\(served.bodyText)")
         let body = "{\"row\": \"" + String(repeating: "x", count: 2 << 20) + "\"}"
         for framing in ["Content-Length: \(body.utf8.count)\r\n\r\n" + body, "Transfer-Encoding: chunked\r\n\r\n" + Self.chunked(body)] {
@@ -110,4 +111,3 @@ import TabulaTestSupport
         return text + "0\r\n\r\n"
     }
 }
-

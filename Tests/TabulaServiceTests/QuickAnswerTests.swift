@@ -1,10 +1,10 @@
-import TabulaPlatform
 import Logging
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// Plain screen GETs answered through `quickAnswer` must be byte for byte what the full
 /// path (`handle`) sends. One service behind two real servers: one offers unparsed GETs to
@@ -140,7 +140,8 @@ import TabulaTestSupport
     @Test func everythingElseTakesTheFullPathWithTheSameAnswer() throws {
         let pair = try Pair { $0.cors = try? CORSPolicy(origins: ["https://app.example.com"]) }
         let session = try pair.newSession()
-        let etag = try Pair.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n", port: pair.full.port)
+        let etag =
+            try Pair.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n\r\n", port: pair.full.port)
             .header("ETag") ?? ""
         let unknown = String(repeating: "A", count: 32)
         let heads = [
@@ -173,9 +174,10 @@ import TabulaTestSupport
         let pair = try Pair { $0.apiKey = APIKey("s3cret-key") }
         let session = try pair.newSession("Authorization: Bearer s3cret-key\r\n")
         let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n"
-        for authorization in ["", "Authorization: Bearer s3cret-kez\r\n", "Authorization: Bearer s3cret-key-longer\r\n",
-            "Authorization: Basic s3cret-key\r\n", "Authorization: Bearer s3cret-key\r\nAuthorization: Bearer s3cret-key\r\n"]
-        {
+        for authorization in [
+            "", "Authorization: Bearer s3cret-kez\r\n", "Authorization: Bearer s3cret-key-longer\r\n",
+            "Authorization: Basic s3cret-key\r\n", "Authorization: Bearer s3cret-key\r\nAuthorization: Bearer s3cret-key\r\n",
+        ] {
             #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 401)
         }
         #expect(pair.quick.quickAnswerCount == 0)

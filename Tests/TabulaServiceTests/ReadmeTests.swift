@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TabulaCore
 import TabulaTestSupport
+import Testing
 
 /// Every curl command in the README and in `docs/*.md` runs against a live server, so the
 /// documentation cannot drift.
@@ -97,15 +97,18 @@ import TabulaTestSupport
         let walkthrough = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n")
         let restarts = walkthrough.components(separatedBy: Self.restartLine).count - 1
         #expect(restarts == 1, "the walkthrough's deployment restarts the server once")
-        let script = Self.serverFunctions
+        let script =
+            Self.serverFunctions
             + walkthrough.replacingOccurrences(of: Self.restartLine, with: "\nrestart_tabula ")
             + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
             + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
-        let (status, output) = try run(script, port: port, environment: [
-            "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
-            "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
-            "SCREENS": scratch.appendingPathComponent("screens").path,
-        ])
+        let (status, output) = try run(
+            script, port: port,
+            environment: [
+                "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
+                "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
+                "SCREENS": scratch.appendingPathComponent("screens").path,
+            ])
         #expect(status == 0, "\(output)")
         #expect(output.split(separator: "\n").contains { $0.hasPrefix("SESSION=") && $0.count > 30 })
         let screenLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("SCREEN=") })
@@ -144,8 +147,9 @@ import TabulaTestSupport
         var total = 0
         for page in try MarkdownFile.docsPages() {
             let commands = page.inlineCurlCommands
-            #expect(page.text.components(separatedBy: "curl -").count - 1 == commands.count,
-                    "\(page.path): a curl command is not an inline code span, so it is not run")
+            #expect(
+                page.text.components(separatedBy: "curl -").count - 1 == commands.count,
+                "\(page.path): a curl command is not an inline code span, so it is not run")
             total += commands.count
         }
         #expect(total >= 5)

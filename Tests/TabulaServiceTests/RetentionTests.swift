@@ -1,11 +1,12 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
-@testable import TabulaService
+import TabulaPlatform
 import TabulaSQLite
 import TabulaTestSupport
+import Testing
+
+@testable import TabulaService
 
 /// Retention with a clock the test moves: idle sessions go, answers outlive compaction
 /// until their TTL, and schemas newer than the binary stop the start.
@@ -40,7 +41,9 @@ import TabulaTestSupport
 
     @Test(arguments: StoreKind.allCases)
     func answersOutliveCompactionUntilTheirTTL(kind: StoreKind) throws {
-        let (api, clock, factory) = try server(kind) { $0.keepRevisions = 2; $0.idempotencyTTLSeconds = 60 }
+        let (api, clock, factory) = try server(kind) {
+            $0.keepRevisions = 2; $0.idempotencyTTLSeconds = 60
+        }
         defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
         let session = try api.newSession()
         let first = try event(api, session, #"{"row": "flip", "eventId": "first"}"#)

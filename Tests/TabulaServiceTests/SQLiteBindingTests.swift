@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TabulaSQLite
 import TabulaTestSupport
+import Testing
 
 /// Values bound to a statement's parameters arrive in the database as they were.
 @Suite struct SQLiteBindingTests {

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TabulaCore
-@testable import TabulaService
 import TabulaSQLite
 import TabulaTestSupport
+import Testing
+
+@testable import TabulaService
 
 /// A database written by an older tabula opens with its sessions intact.
 @Suite struct SQLiteMigrationTests {

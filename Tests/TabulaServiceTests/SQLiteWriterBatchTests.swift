@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TabulaCore
-@testable import TabulaService
 import TabulaSQLite
 import TabulaTestSupport
+import Testing
+
+@testable import TabulaService
 
 /// The writer's batch: what it records for later jobs, and what a rolled-back job takes back.
 @Suite struct SQLiteWriterBatchTests {

@@ -1,8 +1,8 @@
-import Testing
 import TabulaCore
 import TabulaHTTP
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// API key, CORS and state limits, on a live server.
 @Suite struct SecurityTests {
@@ -39,8 +39,11 @@ import TabulaTestSupport
         let api = try APITestServer()
         let answer = try api.send("GET", "/v1/screens", headers: ["Origin: https://app.example.com"])
         #expect(answer.status == 200 && answer.header("Access-Control-Allow-Origin") == nil)
-        let preflight = try api.send("OPTIONS", "/v1/sessions", headers: [
-            "Origin: https://app.example.com", "Access-Control-Request-Method: POST"])
+        let preflight = try api.send(
+            "OPTIONS", "/v1/sessions",
+            headers: [
+                "Origin: https://app.example.com", "Access-Control-Request-Method: POST",
+            ])
         #expect(preflight.status == 405 && preflight.header("Access-Control-Allow-Origin") == nil)
     }
 
@@ -50,8 +53,11 @@ import TabulaTestSupport
         #expect(allowed.status == 200)
         #expect(allowed.header("Access-Control-Allow-Origin") == "https://APP.example.com")
         #expect(allowed.header("Vary") == "Origin")
-        let preflight = try api.send("OPTIONS", "/v1/screens/settings/switch", headers: [
-            "Origin: https://app.example.com", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: x-session, content-type"])
+        let preflight = try api.send(
+            "OPTIONS", "/v1/screens/settings/switch",
+            headers: [
+                "Origin: https://app.example.com", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: x-session, content-type",
+            ])
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Methods") == "GET, POST")
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-Session") == true)
@@ -73,10 +79,15 @@ import TabulaTestSupport
 
     /// A `set` that doubles a string on every event: the limit stops it, and the state stays.
     @Test func stateCannotGrowPastItsLimit() throws {
-        let catalogue = try Catalogue.load([DefinitionFile(name: "grow.json", bytes: Array(#"""
-            {"id": "grow", "title": "Grow", "state": {"note": "abcdefgh"},
-             "sections": [{"id": "s", "rows": [{"id": "grow", "kind": "basic", "title": "{{note}}", "onSelect": {"set": {"note": "{{note}}{{note}}"}}}]}]}
-            """#.utf8))])
+        let catalogue = try Catalogue.load([
+            DefinitionFile(
+                name: "grow.json",
+                bytes: Array(
+                    #"""
+                    {"id": "grow", "title": "Grow", "state": {"note": "abcdefgh"},
+                     "sections": [{"id": "s", "rows": [{"id": "grow", "kind": "basic", "title": "{{note}}", "onSelect": {"set": {"note": "{{note}}{{note}}"}}}]}]}
+                    """#.utf8))
+        ])
         let api = try APITestServer(catalogue: catalogue) { $0.stateLimits = StateLimits(maxStateBytes: 300, maxListLength: 10) }
         let session = try api.newSession()
         var accepted = 0

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TabulaTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct ServeProcessTests {
     /// The files a running process maps, from /proc (read to the end: its size shows as 0).
@@ -33,7 +34,9 @@ import TabulaTestSupport
         let body = #"{"row": "wifi", "isOn": false}"#
         let slow = try RawHTTPConnection(port: server.port)
         // A slow upload: the event is in progress until its body is complete.
-        try slow.send("POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token ?? "")\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(body.prefix(10)))
+        try slow.send(
+            "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token ?? "")\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                + String(body.prefix(10)))
         usleep(200_000)
         let signalled = Date()
         server.signal(SIGTERM)
@@ -113,7 +116,9 @@ import TabulaTestSupport
             #expect(row != nil, "docs/operations.md has no row for --\(name)")
             guard let row else { continue }
             #expect(row.contains(variable) || row.contains("…"), "--\(name): \(variable) is not in its row")
-            if let range = match.output[5].range, flat[range].first?.isNumber == true || flat[range].contains("/") || flat[range] == "sqlite" || flat[range] == "info" {
+            if let range = match.output[5].range,
+                flat[range].first?.isNumber == true || flat[range].contains("/") || flat[range] == "sqlite" || flat[range] == "info"
+            {
                 #expect(row.contains("`\(flat[range])`"), "--\(name): default \(flat[range]) is not in its row: \(row)")
             }
             checked += 1

@@ -1,6 +1,7 @@
+import TabulaHTTP
 import TabulaPlatform
 import Testing
-import TabulaHTTP
+
 @testable import TabulaService
 
 /// Session keys match by the token's exact bytes, whatever storage the strings live in.

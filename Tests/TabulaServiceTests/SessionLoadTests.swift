@@ -1,10 +1,10 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// A screen on which every selection changes state and leaves its sender's mark: row
 /// `client-N` flips `on` and sets `last` to `client N`. The final state depends on the
@@ -76,7 +76,8 @@ struct AcknowledgedEvent: Sendable {
             // Incremental: the 64 client rows read no state and are reused.
             let nextScreen = render(definition, next, reusing: screen, renderedAt: state)
             if next.revision != event.toRevision
-                || (try? ChangeSet(jsonBytes: event.changes)) != diff(old: screen, new: nextScreen) {
+                || (try? ChangeSet(jsonBytes: event.changes)) != diff(old: screen, new: nextScreen)
+            {
                 wrongAnswers.append(event.toRevision)
             }
             state = next
@@ -109,7 +110,8 @@ struct AcknowledgedEvent: Sendable {
             do {
                 let connection = try RawHTTPConnection(port: port, timeout: 30)
                 let body = #"{"row": "client-\#(client)"}"#
-                let request = "POST /v1/screens/load/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                let request =
+                    "POST /v1/screens/load/selection HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
                 for _ in 0..<eventsPerClient {
                     try connection.send(request)
                     let response = try connection.readResponse()

@@ -1,5 +1,6 @@
-import Testing
 import TabulaCore
+import Testing
+
 @testable import TabulaService
 
 /// A watch vouches for a session's current revision: what the server threads' screen

@@ -1,11 +1,11 @@
-import TabulaPlatform
 import Foundation
 import Logging
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// The service on a live server whose connection limits and timeout the test chooses
 /// (APITestServer keeps libmicrohttpd's options at their defaults).
@@ -168,7 +168,8 @@ func openFileLimit() -> Int {
                 if (error as? RawHTTPError)?.isTimeout != true { break }
             }
         }
-        #expect(answer?.status == 200, "the waiting connection was not served within 15 s after a place freed; last read: \(lastError.map { "\($0)" } ?? "none")")
+        #expect(
+            answer?.status == 200, "the waiting connection was not served within 15 s after a place freed; last read: \(lastError.map { "\($0)" } ?? "none")")
     }
 
     /// With --connection-timeout 1, silent connections are closed after about a second:
@@ -214,7 +215,9 @@ struct LimitedServerSession {
     func event(_ index: Int) throws -> RawHTTPResponse {
         let connection = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.2", timeout: 5)
         let body = #"{"row": "bluetooth", "isOn": \#(index % 2 == 0)}"#
-        try connection.send("POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        try connection.send(
+            "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         return try connection.readResponse()
     }
 }

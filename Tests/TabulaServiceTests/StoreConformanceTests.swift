@@ -1,10 +1,10 @@
-import TabulaPlatform
 import Foundation
-import Testing
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaService
 import TabulaTestSupport
+import Testing
 
 /// What every store must do, checked through the API on a live server.
 @Suite(.serialized) struct StoreConformanceTests {
@@ -79,7 +79,9 @@ import TabulaTestSupport
                 let answer: String
                 do {
                     let connection = try RawHTTPConnection(port: port, timeout: 30)
-                    try connection.send("POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                    try connection.send(
+                        "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    )
                     let response = try connection.readResponse()
                     answer = "\(response.status) \(response.bodyText)"
                 } catch {

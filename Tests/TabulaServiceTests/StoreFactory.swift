@@ -1,9 +1,9 @@
-import TabulaPlatform
 import Foundation
 import Logging
 import TabulaCore
-import TabulaService
 import TabulaHTTP
+import TabulaPlatform
+import TabulaService
 import TabulaTestSupport
 
 /// The three stores, for tests that must hold for each.

@@ -1,6 +1,6 @@
-import Testing
 import TabulaCore
 import TabulaService
+import Testing
 
 /// A store's past states: every kept revision reads back as the state committed at it,
 /// whatever each revision changed, and the revisions around the kept ones are told apart.
@@ -50,10 +50,12 @@ import TabulaService
         let states = Self.walk(from: catalogue.initialState, steps: 40, seed: 8)
         for (index, state) in states.enumerated().dropFirst() {
             let committed = try wait { completion in
-                store.commit(session: token, SessionCommit(
-                    expectedRevision: state.revision - 1, state: state,
-                    event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
-                    answer: nil), completion: completion)
+                store.commit(
+                    session: token,
+                    SessionCommit(
+                        expectedRevision: state.revision - 1, state: state,
+                        event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
+                        answer: nil), completion: completion)
             }
             #expect(committed == .committed)
             let newest = index
@@ -61,7 +63,8 @@ import TabulaService
             let lookups = try (oldest - 1...newest + 1).map { revision in
                 try #require(try wait { completion in store.read(session: token, SessionRead(revision: revision), completion: completion) }).past
             }
-            let expected = [.tooOld(oldestKept: oldest)] + (oldest...newest).map { RevisionLookup.found(states[$0]) }
+            let expected =
+                [.tooOld(oldestKept: oldest)] + (oldest...newest).map { RevisionLookup.found(states[$0]) }
                 + [.future(current: newest)]
             // Before revision 0 there is nothing to keep; how a store words that is its own.
             let compared = oldest == 0 ? 1 : 0
@@ -92,9 +95,11 @@ import TabulaService
             states.append(state)
             let next = state
             let committed = try wait { completion in
-                store.commit(session: token, SessionCommit(
-                    expectedRevision: next.revision - 1, state: next,
-                    event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil),
+                store.commit(
+                    session: token,
+                    SessionCommit(
+                        expectedRevision: next.revision - 1, state: next,
+                        event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil),
                     completion: completion)
             }
             #expect(committed == .committed)

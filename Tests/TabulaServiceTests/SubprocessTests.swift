@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TabulaTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The test run's own child processes (PostgreSQL, its watcher shell) outlive many tests;
 /// a descriptor they inherited would keep another test's connection open after it closed.

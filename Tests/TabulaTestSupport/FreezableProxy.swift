@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A TCP proxy on loopback to a local port that can stop passing bytes on while keeping
 /// its connections open: a server that stops answering while its host still acknowledges

@@ -22,8 +22,10 @@ public final class PostgresCluster: @unchecked Sendable {
         try runAsServerUser(["createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "tabula", database])
         // A shared cluster is never released: stop and remove it when this process exits.
         let stop = (getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + binaries.appendingPathComponent("pg_ctl").path
-        try Subprocess.launch(["/bin/sh", "-c",
-            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) -D '\(dataPath)' stop -m immediate -w; rm -rf '\(directory.path)'"])
+        try Subprocess.launch([
+            "/bin/sh", "-c",
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) -D '\(dataPath)' stop -m immediate -w; rm -rf '\(directory.path)'",
+        ])
     }
 
     deinit {

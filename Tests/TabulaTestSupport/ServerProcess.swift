@@ -37,7 +37,8 @@ public final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: logFile)
         process.executableURL = tabulaExecutable
-        let quiet = arguments.contains("--log-level")
+        let quiet =
+            arguments.contains("--log-level")
             && !["trace", "debug", "info", "notice"].contains(arguments[(arguments.firstIndex(of: "--log-level") ?? 0) + 1])
         let chosenPort: UInt16 = quiet ? try Self.freePort() : 0
         let level = arguments.contains("--log-level") ? [] : ["--log-level", "info"]

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a command with posix_spawn and waitpid, its output captured in a file. Used for
 /// commands that leave daemons behind (`pg_ctl start`): Foundation's Process can wait

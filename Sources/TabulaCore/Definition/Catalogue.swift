@@ -45,16 +45,19 @@ public struct Catalogue: Sendable {
             var log = reader.log
             for (key, declaration) in reader.state {
                 if let existing = schema.add(key, declaration) {
-                    log.add(.conflictingDeclaration, at: "$.state.\(key)",
-                            "state key \"\(key)\" is declared by \(stateOwners[key] ?? "another screen") as \(existing.type) with default \(existing.defaultValue.json.canonicalText); screens that share a key must declare the same type and default")
+                    log.add(
+                        .conflictingDeclaration, at: "$.state.\(key)",
+                        "state key \"\(key)\" is declared by \(stateOwners[key] ?? "another screen") as \(existing.type) with default \(existing.defaultValue.json.canonicalText); screens that share a key must declare the same type and default"
+                    )
                 } else if stateOwners[key] == nil {
                     stateOwners[key] = file.name
                 }
             }
             for (name, declaration) in reader.kinds.sorted(by: { $0.key < $1.key }) {
                 if let existing = kindsByName[name], existing.declaration != declaration {
-                    log.add(.conflictingDeclaration, at: "$.kinds.\(name)",
-                            "kind \"\(name)\" is declared with other fields by \(existing.file); a kind is one reuse identifier, so declare it the same everywhere")
+                    log.add(
+                        .conflictingDeclaration, at: "$.kinds.\(name)",
+                        "kind \"\(name)\" is declared with other fields by \(existing.file); a kind is one reuse identifier, so declare it the same everywhere")
                 } else if kindsByName[name] == nil {
                     kindsByName[name] = (declaration, file.name)
                 }
@@ -72,9 +75,10 @@ public struct Catalogue: Sendable {
         }
         for navigation in navigations where screenFiles[navigation.target] == nil {
             let known = screenFiles.keys.sorted().joined(separator: ", ")
-            problems.append(DefinitionProblem(
-                kind: .unknownScreen, file: navigation.file, path: navigation.path,
-                message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
+            problems.append(
+                DefinitionProblem(
+                    kind: .unknownScreen, file: navigation.file, path: navigation.path,
+                    message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
         }
         guard problems.isEmpty else { throw DefinitionErrors(problems) }
         return Catalogue(screens: screens, schema: schema)

@@ -71,8 +71,9 @@ extension DefinitionReader {
             return nil
         }
         guard let item = scope.item else {
-            log.add(.removeOutsideForEach, at: path,
-                    "\"remove\" takes the row's item out of its list, so it only works in a row with \"forEach\"")
+            log.add(
+                .removeOutsideForEach, at: path,
+                "\"remove\" takes the row's item out of its list, so it only works in a row with \"forEach\"")
             return nil
         }
         guard item.list == list else {

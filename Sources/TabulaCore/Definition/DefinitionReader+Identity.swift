@@ -35,8 +35,9 @@ extension DefinitionReader {
         var sectionIndexByID: [String: Int] = [:]
         for (index, section) in sections.enumerated() {
             if let first = sectionIndexByID[section.id] {
-                log.add(.duplicateSectionID, at: "$.sections[\(index)].id",
-                        "section id \"\(section.id)\" is already used by $.sections[\(first)]; section ids must be unique")
+                log.add(
+                    .duplicateSectionID, at: "$.sections[\(index)].id",
+                    "section id \"\(section.id)\" is already used by $.sections[\(first)]; section ids must be unique")
             } else {
                 sectionIndexByID[section.id] = index
             }
@@ -48,9 +49,12 @@ extension DefinitionReader {
             if let list = row.forEach, let affixes = row.id.singleExpressionAffixes {
                 let pattern = RowIDPattern.repeated(prefix: affixes.prefix, suffix: affixes.suffix, list: list)
                 if let clash = patterns.first(where: { $0.pattern.mayCollide(with: pattern) }) {
-                    log.add(.duplicateRowID, at: idPath, "ids \(pattern.text) can be the same as ids \(clash.pattern.text) of \(clash.path); make the text around {{item.id}} differ")
+                    log.add(
+                        .duplicateRowID, at: idPath,
+                        "ids \(pattern.text) can be the same as ids \(clash.pattern.text) of \(clash.path); make the text around {{item.id}} differ")
                 } else if let clash = fixedPaths.first(where: { RowIDPattern.fixed($0.key).mayCollide(with: pattern) }) {
-                    log.add(.duplicateRowID, at: idPath, "an item can give id \"\(clash.key)\", which \(clash.value) uses; make the text around {{item.id}} differ")
+                    log.add(
+                        .duplicateRowID, at: idPath, "an item can give id \"\(clash.key)\", which \(clash.value) uses; make the text around {{item.id}} differ")
                 }
                 patterns.append((pattern, idPath))
             } else {

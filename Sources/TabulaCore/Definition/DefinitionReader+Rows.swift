@@ -33,8 +33,9 @@ extension DefinitionReader {
                 let fieldTypes = declaration.fields.keys.sorted().compactMap { name in declaration.fields[name].map { (name, $0, true) } }
                 fields = readFields(&object, fieldTypes, scope: scope)
             } else {
-                log.add(.unknownKind, at: object.memberPath("kind"),
-                        "unknown kind \"\(kind)\"; use \(RowContent.builtInKinds.joined(separator: ", ")) or a kind declared under \"kinds\"")
+                log.add(
+                    .unknownKind, at: object.memberPath("kind"),
+                    "unknown kind \"\(kind)\"; use \(RowContent.builtInKinds.joined(separator: ", ")) or a kind declared under \"kinds\"")
             }
         }
         let visibleWhen = object.take("visibleWhen").flatMap { expression($0, type: .bool, path: object.memberPath("visibleWhen"), scope: scope) }
@@ -44,10 +45,12 @@ extension DefinitionReader {
         let onSelect = object.take("onSelect").flatMap { actions($0, path: object.memberPath("onSelect"), scope: scope) }
         let onSwitch = object.take("onSwitch").flatMap { switchAction($0, path: object.memberPath("onSwitch")) }
         let onDelete = object.take("onDelete").flatMap { actions($0, path: object.memberPath("onDelete"), scope: scope) }
-        object.reportUnread(log: &log, hints: [
-            "selectable": "a row is selectable exactly when it has \"onSelect\"",
-            "deletable": "a row is deletable exactly when it has \"onDelete\"",
-        ])
+        object.reportUnread(
+            log: &log,
+            hints: [
+                "selectable": "a row is selectable exactly when it has \"onSelect\"",
+                "deletable": "a row is deletable exactly when it has \"onDelete\"",
+            ])
         guard let id, let kind, Self.builtInRowFields[kind] != nil || kinds[kind] != nil else { return nil }
         return RowDefinition(
             id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, accessory: accessory,
@@ -88,13 +91,17 @@ extension DefinitionReader {
         }
         guard let compiled = template(value, path: path, scope: scope) else { return nil }
         guard let affixes = compiled.singleExpressionAffixes, case .itemField("id", _) = affixes.expression.node else {
-            log.add(.duplicateRowID, at: path,
-                    "a forEach row's id must be fixed text around one {{item.id}} and no other {{ }} part, like \"network-{{item.id}}\", so that no two items give the same id")
+            log.add(
+                .duplicateRowID, at: path,
+                "a forEach row's id must be fixed text around one {{item.id}} and no other {{ }} part, like \"network-{{item.id}}\", so that no two items give the same id"
+            )
             return nil
         }
         guard TextJoin.keepsApart(prefix: affixes.prefix, suffix: affixes.suffix) else {
-            log.add(.duplicateRowID, at: path,
-                    "the character just before or after {{item.id}} can fuse with an item id's (like a joiner, a Hangul jamo or a flag letter), so two rows could get the same id; put a letter, digit or '-' next to {{item.id}}")
+            log.add(
+                .duplicateRowID, at: path,
+                "the character just before or after {{item.id}} can fuse with an item id's (like a joiner, a Hangul jamo or a flag letter), so two rows could get the same id; put a letter, digit or '-' next to {{item.id}}"
+            )
             return nil
         }
         return compiled

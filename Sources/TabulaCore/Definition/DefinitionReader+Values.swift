@@ -51,13 +51,14 @@ extension DefinitionReader {
     ) throws(ExpressionError) -> Expression? {
         do throws(ExpressionError) {
             return try Expression.compile(text, scope: scope)
-        } catch where text.contains("{{") {
+        } catch  where text.contains("{{") {
             let whole = try Template.compile(text, scope: scope)
             guard let affixes = whole.singleExpressionAffixes,
                 affixes.prefix.allSatisfy(\.isWhitespace), affixes.suffix.allSatisfy(\.isWhitespace)
             else {
-                log.add(.typeMismatch, at: path,
-                        "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
+                log.add(
+                    .typeMismatch, at: path,
+                    "a \(type.rawValue) field takes an expression such as \"wifi\", or one {{ expression }} with no text around it")
                 return nil
             }
             return affixes.expression

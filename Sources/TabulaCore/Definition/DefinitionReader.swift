@@ -89,7 +89,9 @@ struct DefinitionReader {
         let visibleWhen = object.take("visibleWhen").flatMap { expression($0, type: .bool, path: path + ".visibleWhen", scope: stateScope) }
         var keepWhenEmpty = false
         if let value = object.take("keepWhenEmpty") {
-            if case .bool(let flag) = value { keepWhenEmpty = flag } else {
+            if case .bool(let flag) = value {
+                keepWhenEmpty = flag
+            } else {
                 log.wrongType(at: path + ".keepWhenEmpty", expected: "true or false", found: value)
             }
         }
@@ -111,8 +113,9 @@ struct DefinitionReader {
         case "textFooter": fieldTypes = [("text", .string, true)]
         default:
             guard let declaration = kinds[kind] else {
-                log.add(.unknownKind, at: path + ".kind",
-                        "unknown kind \"\(kind)\"; headers and footers are titleHeader, textFooter or a kind declared under \"kinds\"")
+                log.add(
+                    .unknownKind, at: path + ".kind",
+                    "unknown kind \"\(kind)\"; headers and footers are titleHeader, textFooter or a kind declared under \"kinds\"")
                 return nil
             }
             fieldTypes = declaration.fields.keys.sorted().compactMap { name in declaration.fields[name].map { (name, $0, true) } }

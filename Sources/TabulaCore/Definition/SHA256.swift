@@ -34,7 +34,8 @@ enum SHA256 {
         for blockStart in stride(from: 0, to: padded.count, by: 64) {
             for index in 0..<16 {
                 let byte = blockStart + index * 4
-                schedule[index] = UInt32(padded[byte]) << 24 | UInt32(padded[byte + 1]) << 16
+                schedule[index] =
+                    UInt32(padded[byte]) << 24 | UInt32(padded[byte + 1]) << 16
                     | UInt32(padded[byte + 2]) << 8 | UInt32(padded[byte + 3])
             }
             for index in 16..<64 {

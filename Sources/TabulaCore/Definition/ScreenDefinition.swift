@@ -54,7 +54,6 @@ public final class ScreenDefinition: Sendable {
         return keys
     }
 
-
     /// The session state every key of this screen starts with.
     public var initialState: SessionState {
         var values: [String: StateValue] = [:]

@@ -55,7 +55,8 @@ struct ExpressionParser {
 
     private func expect(_ type: ScalarType, _ operand: Typed, for operation: String) throws(ExpressionError) {
         guard operand.type == type else {
-            throw ExpressionError("'\(operation)' needs \(type.rawValue) operands, but this is \(operand.type.rawValue)", at: operand.offset, kind: .typeMismatch)
+            throw ExpressionError(
+                "'\(operation)' needs \(type.rawValue) operands, but this is \(operand.type.rawValue)", at: operand.offset, kind: .typeMismatch)
         }
     }
 
@@ -202,7 +203,9 @@ struct ExpressionParser {
         }
         guard components.count == 2 else {
             throw ExpressionError(
-                components.count == 1 ? "'item' is a record; use one of its fields, such as item.id" : "'\(components.joined(separator: "."))' goes too deep; records have scalar fields only",
+                components.count == 1
+                    ? "'item' is a record; use one of its fields, such as item.id"
+                    : "'\(components.joined(separator: "."))' goes too deep; records have scalar fields only",
                 at: offset, kind: .typeMismatch)
         }
         let field = components[1]

@@ -124,7 +124,8 @@ private struct EarlierRows {
 
     init(_ rows: [Row]) {
         self.rows = rows
-        indexByID = rows.count > Self.largestScanned
+        indexByID =
+            rows.count > Self.largestScanned
             ? Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first }) : nil
     }
 

@@ -37,7 +37,8 @@ struct RowLocator: Sendable {
     /// The row's position in the definition and, for a repeated row, its item.
     func locate(_ id: String, in state: SessionState) -> (position: Position, item: Record?)? {
         if let position = fixed[id] { return (position, nil) }
-        for pattern in patterns where id.utf8.count > pattern.prefix.utf8.count + pattern.suffix.utf8.count
+        for pattern in patterns
+        where id.utf8.count > pattern.prefix.utf8.count + pattern.suffix.utf8.count
             && id.hasPrefix(pattern.prefix) && id.hasSuffix(pattern.suffix)
         {
             let itemID = String(id.dropFirst(pattern.prefix.count).dropLast(pattern.suffix.count))

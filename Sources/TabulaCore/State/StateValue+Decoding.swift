@@ -64,7 +64,10 @@ extension StateType {
         }
         // Row ids are built around item ids; a fused character would make two rows' ids equal.
         guard TextJoin.isSealedItemID(id) else {
-            report(path + ".id", "item id \"\(id)\" starts or ends with a character that fuses with its neighbour (such as a combining mark); rows repeated over the list build their ids around it, so begin and end it with a letter, digit or symbol")
+            report(
+                path + ".id",
+                "item id \"\(id)\" starts or ends with a character that fuses with its neighbour (such as a combining mark); rows repeated over the list build their ids around it, so begin and end it with a letter, digit or symbol"
+            )
             return nil
         }
         var fields: [String: FieldValue] = [:]

@@ -40,12 +40,13 @@ public enum StateValue: Hashable, Sendable {
         switch self {
         case .scalar(let value): value.json
         case .list(let records):
-            .array(records.map { record in
-                var object = JSONObject()
-                object["id"] = .string(record.id)
-                for (name, value) in record.fields { object[name] = value.json }
-                return .object(object)
-            })
+            .array(
+                records.map { record in
+                    var object = JSONObject()
+                    object["id"] = .string(record.id)
+                    for (name, value) in record.fields { object[name] = value.json }
+                    return .object(object)
+                })
         }
     }
 }

@@ -9,9 +9,10 @@ extension Screen {
         var reader = try WireObjectReader(json, path: "$")
         let id = try reader.string("id")
         let title = try reader.string("title")
-        let revision = try reader.optional("revision").map { value throws(WireFormatError) in
-            try WireObjectReader.nonNegativeInt(value, path: "$.revision")
-        } ?? 0
+        let revision =
+            try reader.optional("revision").map { value throws(WireFormatError) in
+                try WireObjectReader.nonNegativeInt(value, path: "$.revision")
+            } ?? 0
         let definition = try reader.optionalString("definition")
         let style = try reader.enumeration("style", as: TableStyle.self)
         var sections: [Section] = []

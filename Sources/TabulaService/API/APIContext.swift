@@ -1,8 +1,8 @@
-import TabulaPlatform
 import HTTPTypes
 import Logging
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 
 /// What the API routes share: the catalogue, the store, the screen cache, metrics, logs.
 final class APIContext: Sendable {

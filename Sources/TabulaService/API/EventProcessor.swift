@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 
 /// What an event comes to.
 enum EventOutcome: Sendable {
@@ -66,7 +66,8 @@ struct EventProcessor: Sendable {
             return .failure(error)
         }
         // The screen cache holds screens of the current definition only.
-        let oldScreen = copyDefinition === definition
+        let oldScreen =
+            copyDefinition === definition
             ? screenForDiff(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
         let rowID: String
         switch request.target {
@@ -74,8 +75,9 @@ struct EventProcessor: Sendable {
             rowID = id
         case .indexPath(let path):
             guard let row = oldScreen.row(at: path) else {
-                return .failure(.unknownRow(
-                    "the copy at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
+                return .failure(
+                    .unknownRow(
+                        "the copy at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
             }
             rowID = row.id
         }

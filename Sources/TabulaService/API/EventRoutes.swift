@@ -1,7 +1,7 @@
-import TabulaPlatform
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 
 /// `POST /v1/screens/{id}/selection`, `/switch` and `/deletion`.
 extension APIContext {
@@ -84,4 +84,3 @@ extension APIContext {
         }
     }
 }
-

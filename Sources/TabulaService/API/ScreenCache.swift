@@ -1,7 +1,7 @@
-import TabulaPlatform
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 
 /// A rendered screen with its prepared answer: what `GET /v1/screens/{id}` sends, and the
 /// "old screen" of the next event's diff. A class: it is passed around on every GET.

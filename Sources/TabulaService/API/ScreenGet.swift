@@ -1,7 +1,7 @@
-import TabulaPlatform
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 
 /// `GET /v1/screens/{id}`: the screen at the session's revision (or at the default state,
 /// without a session), 200 with its ETag or 304. Unparsed GETs come through
@@ -45,7 +45,8 @@ extension APIContext {
 
     /// The session's screen at a state its watch vouches for, kept for the calling thread.
     private func remember(_ state: WatchedState, of session: SessionKey, screen index: Int) -> ThreadScreenCache.Entry {
-        let rendered = cache.renderedScreenIfCached(session: session, screen: screenTargets[index].id, revision: state.state.revision)
+        let rendered =
+            cache.renderedScreenIfCached(session: session, screen: screenTargets[index].id, revision: state.state.revision)
             ?? cache.renderedScreen(session: session, screenTargets[index].definition, state.state)
         let entry = ThreadScreenCache.Entry(watch: state.watch, rendered: rendered)
         threadScreens.remember(entry, at: ThreadScreenCache.Key(session: session, screen: index))

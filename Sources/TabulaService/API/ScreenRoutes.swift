@@ -1,7 +1,7 @@
-import TabulaPlatform
 import HTTPTypes
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 
 /// `GET /v1/screens` and `GET /v1/screens/{id}/changes?since=N` (the screen's own `GET` is
 /// in ScreenGet.swift).

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaHTTP
+import TabulaPlatform
 
 /// What each server thread remembers of the session screens it answered: the rendered
 /// screen and the watch that says whether it is still the session's current one. A `GET`

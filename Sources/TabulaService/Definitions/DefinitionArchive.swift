@@ -1,6 +1,6 @@
-import TabulaPlatform
 import Logging
 import TabulaCore
+import TabulaPlatform
 
 /// The definitions a client's copy of a screen can have been rendered with: the
 /// catalogue's own, and the earlier or other versions that this or another instance served,
@@ -57,11 +57,12 @@ final class DefinitionArchive: Sendable {
     /// not know.
     func lookUp(_ id: String, of screen: ScreenDefinition, completion: @escaping @Sendable (Result<Copy, StoreError>) -> Void) {
         store.keptDefinition(id: id) { [self] result in
-            completion(result.map { kept in
-                guard let kept, kept.screen == screen.id, let definition = read(kept) else { return .unknown(id) }
-                remember(definition)
-                return .earlier(definition)
-            })
+            completion(
+                result.map { kept in
+                    guard let kept, kept.screen == screen.id, let definition = read(kept) else { return .unknown(id) }
+                    remember(definition)
+                    return .earlier(definition)
+                })
         }
     }
 
@@ -71,7 +72,9 @@ final class DefinitionArchive: Sendable {
         do {
             let definition = try ScreenDefinition.reading(document: kept.document)
             guard definition.definitionID == kept.id, definition.id == kept.screen else {
-                logger.warning("definition \(kept.id) of screen \(kept.screen) reads as \(definition.definitionID) here (kept by another version of Tabula?); clients showing it will fetch the screen again")
+                logger.warning(
+                    "definition \(kept.id) of screen \(kept.screen) reads as \(definition.definitionID) here (kept by another version of Tabula?); clients showing it will fetch the screen again"
+                )
                 return nil
             }
             return definition

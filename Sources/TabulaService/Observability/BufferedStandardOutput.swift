@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaHTTP
+import TabulaPlatform
 
 /// Standard output with buffers: lines are appended in memory and written by a background
 /// thread every 100 ms (or by their own thread once it has 16 KiB of them), so a request log

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaHTTP
+import TabulaPlatform
 
 /// Events by kind and outcome (`tabula_events_total`) and the sizes of their change sets
 /// (`tabula_change_set_items`), recorded on every event. Like ``RequestMetrics``, each server

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaHTTP
+import TabulaPlatform
 
 /// Request counts by (route, status) and latency histograms by route, recorded on every
 /// request. Each server thread records into its own shard (its own lock and memory), so

@@ -1,7 +1,7 @@
-import TabulaPlatform
 import CoreMetrics
 public import Prometheus
 import TabulaHTTP
+import TabulaPlatform
 
 /// The service's metrics, exposed as Prometheus text at `/metrics`. Each service has its
 /// own registry, so several services (tests) can live in one process.

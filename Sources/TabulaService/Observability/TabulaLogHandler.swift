@@ -1,6 +1,6 @@
-import TabulaPlatform
 public import Logging
 import TabulaHTTP
+import TabulaPlatform
 
 /// swift-log's handler for `tabula serve`: the same line format as StreamLogHandler
 /// (`2026-11-22T06:27:24+0000 info tabula: key=value [Module] message`), timestamps in UTC
@@ -52,4 +52,3 @@ public struct TabulaLogHandler: LogHandler {
         buffer.append(contentsOf: "] ".utf8)
     }
 }
-

@@ -2,8 +2,9 @@ import TabulaCore
 
 extension Problem {
     static func malformedJSON(_ error: JSONParseError) -> Problem {
-        Problem(slug: "malformed-json", title: "Malformed JSON", status: .badRequest,
-                detail: "the body is not valid JSON: \(error)")
+        Problem(
+            slug: "malformed-json", title: "Malformed JSON", status: .badRequest,
+            detail: "the body is not valid JSON: \(error)")
     }
 
     static func invalidBody(_ detail: String) -> Problem {
@@ -15,8 +16,9 @@ extension Problem {
     }
 
     static func unsupportedMediaType(_ contentType: String?) -> Problem {
-        Problem(slug: "unsupported-media-type", title: "Unsupported Media Type", status: .unsupportedMediaType,
-                detail: "send the body as JSON with \"Content-Type: application/json\"\(contentType.map { " (got \"\($0)\")" } ?? " (the header is missing)")")
+        Problem(
+            slug: "unsupported-media-type", title: "Unsupported Media Type", status: .unsupportedMediaType,
+            detail: "send the body as JSON with \"Content-Type: application/json\"\(contentType.map { " (got \"\($0)\")" } ?? " (the header is missing)")")
     }
 
     static let missingSession = Problem(
@@ -30,8 +32,9 @@ extension Problem {
         headerFields: [.wwwAuthenticate: "X-Session"])
 
     static func unknownScreen(_ id: String, known: [String]) -> Problem {
-        Problem(slug: "unknown-screen", title: "Unknown Screen", status: .notFound,
-                detail: "there is no screen \"\(id.clippedForDetail)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
+        Problem(
+            slug: "unknown-screen", title: "Unknown Screen", status: .notFound,
+            detail: "there is no screen \"\(id.clippedForDetail)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
     }
 
     static func unknownRow(_ detail: String) -> Problem {
@@ -39,21 +42,26 @@ extension Problem {
     }
 
     static func staleRevision(_ revision: Int, oldestKept: Int, current: Int) -> Problem {
-        Problem(slug: "stale-revision", title: "Stale Revision", status: .conflict,
-                detail: "revision \(revision) can no longer be rebuilt (the oldest kept is \(oldestKept)); fetch the screen again with GET and continue from its revision",
-                extensions: ["currentRevision": .number(Double(current))])
+        Problem(
+            slug: "stale-revision", title: "Stale Revision", status: .conflict,
+            detail:
+                "revision \(revision) can no longer be rebuilt (the oldest kept is \(oldestKept)); fetch the screen again with GET and continue from its revision",
+            extensions: ["currentRevision": .number(Double(current))])
     }
 
     static func futureRevision(_ revision: Int, current: Int) -> Problem {
-        Problem(slug: "future-revision", title: "Future Revision", status: .conflict,
-                detail: "revision \(revision) is ahead of the session's revision \(current); fetch the screen again with GET",
-                extensions: ["currentRevision": .number(Double(current))])
+        Problem(
+            slug: "future-revision", title: "Future Revision", status: .conflict,
+            detail: "revision \(revision) is ahead of the session's revision \(current); fetch the screen again with GET",
+            extensions: ["currentRevision": .number(Double(current))])
     }
 
     static func unknownDefinition(_ id: String, of screen: ScreenDefinition) -> Problem {
-        Problem(slug: "unknown-definition", title: "Unknown Definition", status: .conflict,
-                detail: "the copy of screen \"\(screen.id)\" was rendered by definition \"\(id.clippedForDetail)\", which this service does not know (it was never served, or it is older than the versions kept); fetch the screen again with GET /v1/screens/\(screen.id) and continue from its revision and definition",
-                extensions: ["currentDefinition": .string(screen.definitionID)])
+        Problem(
+            slug: "unknown-definition", title: "Unknown Definition", status: .conflict,
+            detail:
+                "the copy of screen \"\(screen.id)\" was rendered by definition \"\(id.clippedForDetail)\", which this service does not know (it was never served, or it is older than the versions kept); fetch the screen again with GET /v1/screens/\(screen.id) and continue from its revision and definition",
+            extensions: ["currentDefinition": .string(screen.definitionID)])
     }
 
     static func eventNotApplicable(_ error: EventError) -> Problem {
@@ -61,18 +69,21 @@ extension Problem {
         case .unknownRow:
             return unknownRow(error.description)
         case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable:
-            return Problem(slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
-                           detail: error.description)
+            return Problem(
+                slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
+                detail: error.description)
         }
     }
 
     static func eventIDReused(_ id: String) -> Problem {
-        Problem(slug: "event-id-reused", title: "Event Id Reused", status: .unprocessableContent,
-                detail: "eventId \"\(id.clippedForDetail)\" was already used for a different event in this session; use a new id for a new event")
+        Problem(
+            slug: "event-id-reused", title: "Event Id Reused", status: .unprocessableContent,
+            detail: "eventId \"\(id.clippedForDetail)\" was already used for a different event in this session; use a new id for a new event")
     }
 
     static func storeUnavailable(_ error: StoreError) -> Problem {
-        Problem(slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
-                detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
+        Problem(
+            slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
+            detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
     }
 }

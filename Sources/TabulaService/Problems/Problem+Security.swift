@@ -29,7 +29,8 @@ extension Problem {
         case .listTooLong(let key, let count, let limit):
             Problem(
                 slug: "list-too-long", title: "List Too Long", status: .unprocessableContent,
-                detail: "this event would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length); the state is unchanged",
+                detail:
+                    "this event would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length); the state is unchanged",
                 extensions: ["limit": .number(Double(limit))])
         }
     }

@@ -1,6 +1,6 @@
-import TabulaPlatform
-public import TabulaCore
 import Synchronization
+public import TabulaCore
+import TabulaPlatform
 
 /// Sessions in memory, for tests and `--store memory`: nothing survives a restart. Each
 /// session has its own lock, so events on one session are serialized and sessions do not

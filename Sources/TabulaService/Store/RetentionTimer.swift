@@ -1,4 +1,5 @@
 import TabulaPlatform
+
 /// Runs a retention pass every interval on its own thread until stopped.
 final class RetentionTimer: @unchecked Sendable {
     private let intervalSeconds: Double

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 
 /// Current session states kept in memory in front of a database, each with the watch that
 /// vouches for it (see ``SessionWatch``): advanced with each newer state, ended when the

@@ -1,5 +1,5 @@
-public import TabulaCore
 import Synchronization
+public import TabulaCore
 
 /// A session's current revision as its store vouches for it, read without a lock: a
 /// server thread's cache of the session's screens checks it on every `GET` instead of

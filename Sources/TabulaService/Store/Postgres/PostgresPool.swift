@@ -1,5 +1,5 @@
-import TabulaPlatform
 import Logging
+import TabulaPlatform
 import TabulaPostgres
 
 /// A bounded pool: `size` worker threads, each owning one connection, run jobs from one

@@ -1,6 +1,6 @@
-import TabulaPlatform
 public import Logging
 public import TabulaCore
+import TabulaPlatform
 import TabulaPostgres
 
 /// Sessions in PostgreSQL, for several `tabula serve` processes behind a load balancer.
@@ -64,24 +64,25 @@ public final class PostgresSessionStore: SessionStore {
         token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let time = now()
-        pool.submit({ [count] connection throws(PostgresError) in
-            let bytes = initialState.valuesBytes
-            try connection.execute("BEGIN")
-            do throws(PostgresError) {
-                try connection.execute(
-                    "INSERT INTO sessions(token, revision, state, created_ms, last_used_ms) VALUES ($1, 0, $2, $3, $3)",
-                    [.text(token), .bytes(bytes), .integer(time)])
-                try connection.execute(
-                    "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
-                    [.text(token), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
-                try connection.execute("COMMIT")
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                throw error
-            }
-            count.withLock { $0 += 1 }
-            completion(.success(()))
-        }, failed: { completion(.failure($0)) })
+        pool.submit(
+            { [count] connection throws(PostgresError) in
+                let bytes = initialState.valuesBytes
+                try connection.execute("BEGIN")
+                do throws(PostgresError) {
+                    try connection.execute(
+                        "INSERT INTO sessions(token, revision, state, created_ms, last_used_ms) VALUES ($1, 0, $2, $3, $3)",
+                        [.text(token), .bytes(bytes), .integer(time)])
+                    try connection.execute(
+                        "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
+                        [.text(token), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
+                    try connection.execute("COMMIT")
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+                count.withLock { $0 += 1 }
+                completion(.success(()))
+            }, failed: { completion(.failure($0)) })
     }
 
     public func read(
@@ -89,16 +90,17 @@ public final class PostgresSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        pool.submit({ [self] connection throws(PostgresError) in
-            let time = now()
-            guard let current = try currentState(token, connection) else { return completion(.success(nil)) }
-            var past = RevisionLookup.found(current)
-            if let revision = request.revision { past = try state(token, at: revision, current: current, connection) }
-            var stored: StoredAnswer?
-            if let eventID = request.eventID { stored = try answer(token, eventID: eventID, notBefore: cutoff, connection) }
-            try touchIfStale(token, connection)
-            completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
-        }, failed: { completion(.failure($0)) })
+        pool.submit(
+            { [self] connection throws(PostgresError) in
+                let time = now()
+                guard let current = try currentState(token, connection) else { return completion(.success(nil)) }
+                var past = RevisionLookup.found(current)
+                if let revision = request.revision { past = try state(token, at: revision, current: current, connection) }
+                var stored: StoredAnswer?
+                if let eventID = request.eventID { stored = try answer(token, eventID: eventID, notBefore: cutoff, connection) }
+                try touchIfStale(token, connection)
+                completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
+            }, failed: { completion(.failure($0)) })
     }
 
     public func commit(
@@ -107,20 +109,21 @@ public final class PostgresSessionStore: SessionStore {
     ) {
         let cutoff = answerCutoff()
         let keep = settings.keepRevisions
-        pool.submit({ [self] connection throws(PostgresError) in
-            try connection.execute("BEGIN")
-            do throws(PostgresError) {
-                let result = try apply(token, commit, keep: keep, answerCutoff: cutoff, connection)
-                try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
-                completion(.success(result))
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                // Another instance's transaction got there first (a serialization failure,
-                // or a unique key it stored meanwhile): the caller reads again.
-                guard error.isConflict else { throw error }
-                completion(.success(.conflict))
-            }
-        }, failed: { completion(.failure($0)) })
+        pool.submit(
+            { [self] connection throws(PostgresError) in
+                try connection.execute("BEGIN")
+                do throws(PostgresError) {
+                    let result = try apply(token, commit, keep: keep, answerCutoff: cutoff, connection)
+                    try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
+                    completion(.success(result))
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    // Another instance's transaction got there first (a serialization failure,
+                    // or a unique key it stored meanwhile): the caller reads again.
+                    guard error.isConflict else { throw error }
+                    completion(.success(.conflict))
+                }
+            }, failed: { completion(.failure($0)) })
     }
 
     /// Writes a commit, in the caller's transaction, with a compare-and-swap on the
@@ -139,8 +142,10 @@ public final class PostgresSessionStore: SessionStore {
             if claimed.affectedRows == 1 {
                 try connection.execute(
                     "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    [.text(token), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
-                     .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time)])
+                    [
+                        .text(token), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
+                        .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time),
+                    ])
                 try connection.execute(
                     "DELETE FROM events WHERE token = $1 AND revision < $2", [.text(token), .integer(Int64(state.revision - keep))])
             }
@@ -163,8 +168,10 @@ public final class PostgresSessionStore: SessionStore {
                 SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, time_ms = excluded.time_ms
                 WHERE answers.time_ms < $7
                 """,
-                [.text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
-                 .integer(answerCutoff)])
+                [
+                    .text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
+                    .integer(answerCutoff),
+                ])
             // Another instance answered the same event id first (and its answer is live).
             if inserted.affectedRows == 0 { return .conflict }
         }
@@ -196,42 +203,44 @@ public final class PostgresSessionStore: SessionStore {
         let time = now()
         let keep = settings.keepDefinitions
         let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
-            pool.submit({ connection throws(PostgresError) in
-                try connection.execute("BEGIN")
-                do throws(PostgresError) {
-                    for definition in definitions {
-                        try connection.execute(
-                            """
-                            INSERT INTO definitions(id, screen, document, served_ms) VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (id) DO UPDATE SET served_ms = GREATEST(definitions.served_ms, excluded.served_ms)
-                            """,
-                            [.text(definition.id), .text(definition.screen), .bytes(definition.document), .integer(time)])
+            pool.submit(
+                { connection throws(PostgresError) in
+                    try connection.execute("BEGIN")
+                    do throws(PostgresError) {
+                        for definition in definitions {
+                            try connection.execute(
+                                """
+                                INSERT INTO definitions(id, screen, document, served_ms) VALUES ($1, $2, $3, $4)
+                                ON CONFLICT (id) DO UPDATE SET served_ms = GREATEST(definitions.served_ms, excluded.served_ms)
+                                """,
+                                [.text(definition.id), .text(definition.screen), .bytes(definition.document), .integer(time)])
+                        }
+                        for screen in Set(definitions.map(\.screen)).sorted() {
+                            try connection.execute(
+                                """
+                                DELETE FROM definitions WHERE screen = $1 AND id NOT IN (
+                                    SELECT id FROM definitions WHERE screen = $1 ORDER BY served_ms DESC, id LIMIT $2)
+                                """,
+                                [.text(screen), .integer(Int64(keep))])
+                        }
+                        try connection.execute("COMMIT")
+                    } catch {
+                        _ = try? connection.execute("ROLLBACK")
+                        throw error
                     }
-                    for screen in Set(definitions.map(\.screen)).sorted() {
-                        try connection.execute(
-                            """
-                            DELETE FROM definitions WHERE screen = $1 AND id NOT IN (
-                                SELECT id FROM definitions WHERE screen = $1 ORDER BY served_ms DESC, id LIMIT $2)
-                            """,
-                            [.text(screen), .integer(Int64(keep))])
-                    }
-                    try connection.execute("COMMIT")
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    throw error
-                }
-                completion(.success(()))
-            }, failed: { completion(.failure($0)) })
+                    completion(.success(()))
+                }, failed: { completion(.failure($0)) })
         }
         try (result ?? .failure(StoreError("the PostgreSQL pool closed"))).get()
     }
 
     public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {
-        pool.submit({ connection throws(PostgresError) in
-            let row = try connection.execute("SELECT screen, document FROM definitions WHERE id = $1", [.text(id)]).rows.first
-            guard let row, let screen = row[0].text else { return completion(.success(nil)) }
-            completion(.success(KeptDefinition(id: id, screen: screen, document: row[1].bytes ?? [])))
-        }, failed: { completion(.failure($0)) })
+        pool.submit(
+            { connection throws(PostgresError) in
+                let row = try connection.execute("SELECT screen, document FROM definitions WHERE id = $1", [.text(id)]).rows.first
+                guard let row, let screen = row[0].text else { return completion(.success(nil)) }
+                completion(.success(KeptDefinition(id: id, screen: screen, document: row[1].bytes ?? [])))
+            }, failed: { completion(.failure($0)) })
     }
 
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
@@ -246,11 +255,12 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        pool.submit({ [count] connection throws(PostgresError) in
-            let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
-            count.withLock { $0 = Int(sessions) }
-            completion(.success(()))
-        }, failed: { completion(.failure($0)) })
+        pool.submit(
+            { [count] connection throws(PostgresError) in
+                let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
+                count.withLock { $0 = Int(sessions) }
+                completion(.success(()))
+            }, failed: { completion(.failure($0)) })
     }
 
     public func close() {
@@ -266,23 +276,26 @@ public final class PostgresSessionStore: SessionStore {
         let time = now()
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
-        pool.submit({ [logger, count] connection throws(PostgresError) in
-            try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
-            let idle = try connection.execute(
-                "DELETE FROM sessions WHERE token IN (SELECT token FROM sessions WHERE last_used_ms < $1 LIMIT 1000) RETURNING token",
-                [.integer(sessionCutoff)]).rows.compactMap { $0.first?.text }
-            for token in idle {
-                try connection.execute("DELETE FROM events WHERE token = $1", [.text(token)])
-                try connection.execute("DELETE FROM answers WHERE token = $1", [.text(token)])
-            }
-            let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
-            count.withLock { $0 = Int(sessions) }
-            if !idle.isEmpty { logger.info("removed \(idle.count) idle sessions") }
-            completion(.success(idle.count))
-        }, failed: { [logger] error in
-            logger.warning("retention failed: \(error)")
-            completion(.failure(error))
-        })
+        pool.submit(
+            { [logger, count] connection throws(PostgresError) in
+                try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
+                let idle = try connection.execute(
+                    "DELETE FROM sessions WHERE token IN (SELECT token FROM sessions WHERE last_used_ms < $1 LIMIT 1000) RETURNING token",
+                    [.integer(sessionCutoff)]
+                ).rows.compactMap { $0.first?.text }
+                for token in idle {
+                    try connection.execute("DELETE FROM events WHERE token = $1", [.text(token)])
+                    try connection.execute("DELETE FROM answers WHERE token = $1", [.text(token)])
+                }
+                let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
+                count.withLock { $0 = Int(sessions) }
+                if !idle.isEmpty { logger.info("removed \(idle.count) idle sessions") }
+                completion(.success(idle.count))
+            },
+            failed: { [logger] error in
+                logger.warning("retention failed: \(error)")
+                completion(.failure(error))
+            })
     }
 }
 
@@ -298,8 +311,8 @@ extension PostgresSessionStore {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
         if let row = try connection.execute(
-            "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]).rows.first
-        {
+            "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]
+        ).rows.first {
             return .found(Self.restore(row[0], revision: revision))
         }
         let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
@@ -308,9 +321,11 @@ extension PostgresSessionStore {
 
     /// The answer stored for an event id, if it is younger than `cutoff`.
     func answer(_ token: String, eventID: String, notBefore cutoff: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) -> StoredAnswer? {
-        guard let row = try connection.execute(
-            "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = $1 AND event_id = $2",
-            [.text(token), .text(eventID)]).rows.first,
+        guard
+            let row = try connection.execute(
+                "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = $1 AND event_id = $2",
+                [.text(token), .text(eventID)]
+            ).rows.first,
             let status = row[1].integer, let time = row[3].integer, time >= cutoff
         else { return nil }
         return StoredAnswer(fingerprint: row[0].bytes ?? [], status: Int(status), body: row[2].bytes ?? [], time: time)

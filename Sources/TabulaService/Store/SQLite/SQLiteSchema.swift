@@ -90,7 +90,8 @@ enum SQLiteSchema {
             guard current.first?.first?.integer != Int64(size) else { return }
             try database.execute("BEGIN IMMEDIATE")
             do {
-                try database.execute("""
+                try database.execute(
+                    """
                     DELETE FROM events WHERE (token, revision) IN (
                         SELECT events.token, events.revision FROM events
                         JOIN (SELECT token, MAX(revision) AS head FROM events GROUP BY token) AS heads ON heads.token = events.token
@@ -117,7 +118,8 @@ enum SQLiteSchema {
             let version = Int(rows.first?.first?.integer ?? 0)
             guard version <= currentVersion else {
                 throw StoreError(
-                    "the database schema is version \(version), but this tabula knows versions up to \(currentVersion); run a newer tabula (or restore a backup)")
+                    "the database schema is version \(version), but this tabula knows versions up to \(currentVersion); run a newer tabula (or restore a backup)"
+                )
             }
             for (index, migration) in migrations.enumerated() where index + 1 > version {
                 try database.execute("BEGIN IMMEDIATE")

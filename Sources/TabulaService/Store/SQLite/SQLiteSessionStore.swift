@@ -1,6 +1,6 @@
-import TabulaPlatform
 public import Logging
 public import TabulaCore
+import TabulaPlatform
 import TabulaSQLite
 
 /// Sessions in a SQLite database file (`DIRECTORY/tabula.sqlite`, WAL mode,
@@ -78,7 +78,8 @@ public final class SQLiteSessionStore: SessionStore {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
-            throw StoreError("another tabula process is using the data directory \(directory); give each process its own --data-dir, or use --store postgres to share")
+            throw StoreError(
+                "another tabula process is using the data directory \(directory); give each process its own --data-dir, or use --store postgres to share")
         }
         return descriptor
     }
@@ -89,13 +90,14 @@ public final class SQLiteSessionStore: SessionStore {
         token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
     ) {
         let time = now()
-        submit(WriteJob(
-            run: { batch throws(SQLiteError) in
-                try batch.statements.createSession(token, initialState, time: time)
-                batch.setChanged(token, initialState)
-                return { completion(.success(())) }
-            },
-            failed: { completion(.failure($0)) }))
+        submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    try batch.statements.createSession(token, initialState, time: time)
+                    batch.setChanged(token, initialState)
+                    return { completion(.success(())) }
+                },
+                failed: { completion(.failure($0)) }))
     }
 
     public func read(
@@ -136,22 +138,23 @@ public final class SQLiteSessionStore: SessionStore {
         // The new state's stored form is encoded here, on the calling thread: the single
         // writer thread, whose time per event limits events a second, only checks and stores.
         let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
-        submit(WriteJob(
-            run: { batch throws(SQLiteError) in
-                guard let current = try batch.currentState(token) else { return { completion(.success(.unknownSession)) } }
-                guard current.revision == commit.expectedRevision else { return { completion(.success(.conflict)) } }
-                if let eventID = commit.event.eventID, commit.answer != nil,
-                    try batch.statements.answer(token, eventID: eventID, notBefore: cutoff) != nil
-                {
-                    return { completion(.success(.conflict)) }
-                }
-                guard try batch.statements.apply(token, commit, stateBytes: stateBytes) else {
-                    throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
-                }
-                if let state = commit.state { batch.setChanged(token, state) }
-                return { completion(.success(.committed)) }
-            },
-            failed: { completion(.failure($0)) }))
+        submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    guard let current = try batch.currentState(token) else { return { completion(.success(.unknownSession)) } }
+                    guard current.revision == commit.expectedRevision else { return { completion(.success(.conflict)) } }
+                    if let eventID = commit.event.eventID, commit.answer != nil,
+                        try batch.statements.answer(token, eventID: eventID, notBefore: cutoff) != nil
+                    {
+                        return { completion(.success(.conflict)) }
+                    }
+                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes) else {
+                        throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
+                    }
+                    if let state = commit.state { batch.setChanged(token, state) }
+                    return { completion(.success(.committed)) }
+                },
+                failed: { completion(.failure($0)) }))
     }
 
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
@@ -171,12 +174,13 @@ public final class SQLiteSessionStore: SessionStore {
         let time = now()
         let keep = settings.keepDefinitions
         let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
-            submit(WriteJob(
-                run: { batch throws(SQLiteError) in
-                    try batch.statements.keepDefinitions(definitions, time: time, keep: keep)
-                    return { completion(.success(())) }
-                },
-                failed: { completion(.failure($0)) }))
+            submit(
+                WriteJob(
+                    run: { batch throws(SQLiteError) in
+                        try batch.statements.keepDefinitions(definitions, time: time, keep: keep)
+                        return { completion(.success(())) }
+                    },
+                    failed: { completion(.failure($0)) }))
         }
         try (result ?? .failure(StoreError("the database writer stopped"))).get()
     }
@@ -231,12 +235,13 @@ public final class SQLiteSessionStore: SessionStore {
         guard touches.isDue(key, at: time) else { return }
         let token = key.token
         let stale = time - touches.interval
-        _ = writer.submit(WriteJob(
-            run: { batch throws(SQLiteError) in
-                try batch.statements.touch(token, time: time, olderThan: stale)
-                return {}
-            },
-            failed: { _ in }))
+        _ = writer.submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    try batch.statements.touch(token, time: time, olderThan: stale)
+                    return {}
+                },
+                failed: { _ in }))
     }
 
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
@@ -244,18 +249,19 @@ public final class SQLiteSessionStore: SessionStore {
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
         let logger = self.logger
-        _ = writer.submit(WriteJob(
-            run: { batch throws(SQLiteError) in
-                let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
-                for token in removed { batch.setRemoved(token) }
-                return {
-                    if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
-                    completion(.success(removed.count))
-                }
-            },
-            failed: { error in
-                logger.warning("retention failed: \(error)")
-                completion(.failure(error))
-            }))
+        _ = writer.submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
+                    for token in removed { batch.setRemoved(token) }
+                    return {
+                        if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
+                        completion(.success(removed.count))
+                    }
+                },
+                failed: { error in
+                    logger.warning("retention failed: \(error)")
+                    completion(.failure(error))
+                }))
     }
 }

@@ -1,5 +1,5 @@
-import TabulaPlatform
 import TabulaCore
+import TabulaPlatform
 import TabulaSQLite
 
 /// The prepared statements of one connection, and the session operations built on them.
@@ -41,7 +41,8 @@ final class SQLiteStatements: @unchecked Sendable {
         // Overwrites the slot's older revision; a slot holding this revision or a newer one
         // means the session moved, and a session without its row was removed: `apply` sees
         // either as no change (a log must never outlive its session).
-        insertEvent = try database.prepare("""
+        insertEvent = try database.prepare(
+            """
             INSERT INTO events(token, slot, revision, event_id, kind, payload, state, time_ms)
             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
             ON CONFLICT (token, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
@@ -52,7 +53,8 @@ final class SQLiteStatements: @unchecked Sendable {
         // in place spares `insertEvent`'s insert attempt turned into an update on conflict.
         // When nothing changes (no such row, a newer revision, no session), `apply` falls
         // back to `insertEvent`, which tells these cases apart.
-        overwriteEvent = try database.prepare("""
+        overwriteEvent = try database.prepare(
+            """
             UPDATE events SET revision = ?3, event_id = ?4, kind = ?5, payload = ?6, state = ?7, time_ms = ?8
             WHERE token = ?1 AND slot = ?2 AND revision < ?3 AND EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
             """)
@@ -70,11 +72,13 @@ final class SQLiteStatements: @unchecked Sendable {
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
         deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
         deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
-        upsertDefinition = try database.prepare("""
+        upsertDefinition = try database.prepare(
+            """
             INSERT INTO definitions(id, screen, document, served_ms) VALUES (?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET served_ms = excluded.served_ms
             """)
-        deleteOldDefinitions = try database.prepare("""
+        deleteOldDefinitions = try database.prepare(
+            """
             DELETE FROM definitions WHERE screen = ?1 AND id NOT IN (
                 SELECT id FROM definitions WHERE screen = ?1 ORDER BY served_ms DESC, id LIMIT ?2)
             """)

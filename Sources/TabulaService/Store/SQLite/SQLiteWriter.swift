@@ -1,6 +1,6 @@
-import TabulaPlatform
 import Logging
 import TabulaCore
+import TabulaPlatform
 import TabulaSQLite
 
 /// One unit of work for the writer. `run` executes inside the batch's transaction and

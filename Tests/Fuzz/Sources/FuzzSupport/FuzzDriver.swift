@@ -1,7 +1,7 @@
 import CLibFuzzer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Starts libFuzzer from a fuzz target's `@main`.

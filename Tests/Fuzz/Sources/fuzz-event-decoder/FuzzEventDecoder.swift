@@ -1,5 +1,6 @@
 import FuzzSupport
 import TabulaCore
+
 @testable import TabulaService
 
 /// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,
@@ -98,11 +99,12 @@ private func applyToCore(_ request: EventRequest, _ screen: BundledScreens.Initi
         guard let row = screen.screen.row(at: path) else { return }
         rowID = row.id
     }
-    let event: Event = switch request.kind {
-    case .selection: .select(row: rowID)
-    case .switch: .setSwitch(row: rowID, isOn: request.isOn ?? false)
-    case .deletion: .delete(row: rowID)
-    }
+    let event: Event =
+        switch request.kind {
+        case .selection: .select(row: rowID)
+        case .switch: .setSwitch(row: rowID, isOn: request.isOn ?? false)
+        case .deletion: .delete(row: rowID)
+        }
     _ = PipelineChecks.checkEvent(event, on: screen.definition, state: screen.state, screen: screen.screen)
 }
 
