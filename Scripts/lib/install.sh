@@ -34,12 +34,24 @@ require_pypi() {
             command:*) command -v "$name" >/dev/null && continue ;;
             *) echo "require_pypi: $check is neither module:NAME nor command:NAME" >&2; exit 2 ;;
         esac
+        require_pip
         echo "== installing $package (PyPI)" >&2
-        python3 -m pip install --quiet "$package" >&2 || {
-            echo "could not install $package: run  python3 -m pip install $package  and try again" >&2
+        python3 -m pip install --quiet "${pip_flags[@]}" "$package" >&2 || {
+            echo "could not install $package: run  python3 -m pip install ${pip_flags[*]} $package  and try again" >&2
             exit 2
         }
     done
+}
+
+# require_pip: makes sure python3 has pip (Debian's python3-pip when it lacks it) and sets
+# pip_flags: Debian's own python3 is marked externally managed (PEP 668), and pip installs
+# into it only when told to.
+require_pip() {
+    command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1 || require_packages python3 python3-pip
+    pip_flags=()
+    if python3 -c 'import os, sys, sysconfig; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        pip_flags=(--break-system-packages)
+    fi
 }
 
 # The build's libraries: libmicrohttpd, SQLite and libpq headers, and pkg-config to find them.

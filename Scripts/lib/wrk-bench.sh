@@ -1,6 +1,8 @@
+# shellcheck shell=bash
 # What the wrk benchmarks (Scripts/bench, Scripts/bench-core-share) share; sourced, not run.
 # Sourcing makes a scratch folder, $work, and stops every server in the array pids on exit.
-# The scripts set $session_count before they create sessions.
+# The scripts set $session_count before they create sessions, and $duration before wrk_run.
+# shellcheck disable=SC2154 # session_count and duration are the sourcing script's
 
 work=$(mktemp -d)
 pids=()
@@ -17,8 +19,8 @@ say() { echo "== $*" >&2; }
 # <name>_port and <name>_pid. The command's environment is the caller's.
 start_server() {
     local name=$1 probe=$2; shift 2
-    local attempt port pid
-    for attempt in 1 2 3 4 5; do
+    local port pid
+    for _ in 1 2 3 4 5; do
         port=$(shuf -i 20000-40000 -n 1)
         "${@//\{PORT\}/$port}" >/dev/null 2>"$work/$name.err" &
         pid=$!
