@@ -37,7 +37,7 @@ let store = MemorySessionStore()
 var configuration = ServiceConfiguration()
 configuration.accessLog = .buffered(.shared, label: logger.label)
 let service = try TabulaService(configuration: configuration, catalogue: catalogue, store: store, logger: logger)
-store.createSession(token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", initialState: catalogue.initialState) { _ in }
+store.createSession(NewSession(token: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", id: SessionID.make(), subject: nil, state: catalogue.initialState)) { _ in }
 let delivered = Locked(0)
 let responder = Responder { response in delivered.withLock { $0 &+= response.status.code } }
 let headers = RequestHeaders([("Host", "127.0.0.1:8080"), ("X-Session", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")])
@@ -77,7 +77,7 @@ _ = state
 /// event flipping Bluetooth so that every one changes state.
 func measureSwitchEvents() -> Double {
     let tokens = (0..<256).map { index in "EVENTS" + String(repeating: "A", count: 23) + String(1000 + index, radix: 10).suffix(3) }
-    for token in tokens { store.createSession(token: token, initialState: catalogue.initialState) { _ in } }
+    for token in tokens { store.createSession(NewSession(token: token, id: SessionID.make(), subject: nil, state: catalogue.initialState)) { _ in } }
     let requests = tokens.map { token in
         ["true", "false"].map { value in
             Request(

@@ -10,8 +10,12 @@ public struct ServiceConfiguration: Sendable {
     public var screenCacheEntries = 50_000
     /// Where the line per request goes.
     public var accessLog = AccessLog.logger
-    /// When set, every `/v1` route requires `Authorization: Bearer <key>`.
+    /// When set, every `/v1` route requires `Authorization: Bearer <key>` (this key or the
+    /// backend key).
     public var apiKey: APIKey?
+    /// The key of the app's backend (`Authorization: Bearer <key>`) on the backend's routes;
+    /// `nil` turns them off (403).
+    public var backendKey: APIKey?
     /// Cross-origin access; `nil` (the default) sends no CORS headers.
     public var cors: CORSPolicy?
     /// Bounds on each session's state.
@@ -39,11 +43,12 @@ public final class TabulaService: HTTPHandler {
         self.logger = logger
         let metrics = ServiceMetrics()
         self.metrics = metrics
+        let access = AccessPolicy(apiKey: configuration.apiKey, backendKey: configuration.backendKey, cors: configuration.cors)
+        self.access = access
         let api = try APIContext(
-            catalogue: catalogue, store: store, metrics: metrics, logger: logger,
+            catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
         self.api = api
-        access = AccessPolicy(apiKey: configuration.apiKey, cors: configuration.cors)
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -59,6 +64,8 @@ public final class TabulaService: HTTPHandler {
     private static func addAPIRoutes(to router: inout RouteTable, _ api: APIContext) {
         router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
         router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
+        router.add(.get, APIContext.sessionRoute) { api.getSession($0, $1) }
+        router.add(.delete, APIContext.sessionRoute) { api.deleteSession($0, $1) }
         router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
         router.add(.post, "/v1/screens/{id}/selection") { api.answerEvent(.selection, $0, $1) }

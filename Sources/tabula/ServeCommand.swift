@@ -99,6 +99,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
     var apiKey: String?
 
+    @Option(
+        help:
+            "The app's backend's key, Authorization: Bearer KEY on the backend routes; it passes for --api-key too (env TABULA_BACKEND_KEY, default: backend routes off)"
+    )
+    var backendKey: String?
+
     @Option(help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
     var corsOrigins: String?
 
@@ -129,6 +135,7 @@ struct ServeCommand: ParsableCommand {
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)
         serviceConfiguration.apiKey = settings.apiKey
+        serviceConfiguration.backendKey = settings.backendKey
         serviceConfiguration.cors = settings.cors
         serviceConfiguration.stateLimits = settings.stateLimits
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
@@ -188,6 +195,7 @@ struct ServeCommand: ParsableCommand {
         var databasePoolSize: Int
         var store: StoreSettings
         var apiKey: APIKey?
+        var backendKey: APIKey?
         var cors: CORSPolicy?
         var stateLimits: StateLimits
     }
@@ -253,7 +261,8 @@ struct ServeCommand: ParsableCommand {
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
             databasePoolSize: try positive(
                 EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size"),
-            store: storeSettings, apiKey: try resolvedAPIKey(), cors: try resolvedCORS(),
+            store: storeSettings, apiKey: try resolvedKey(apiKey, "TABULA_API_KEY", "API key"),
+            backendKey: try resolvedKey(backendKey, "TABULA_BACKEND_KEY", "backend key"), cors: try resolvedCORS(),
             stateLimits: StateLimits(
                 maxStateBytes: try positive(
                     EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
@@ -261,10 +270,10 @@ struct ServeCommand: ParsableCommand {
                     EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")))
     }
 
-    private func resolvedAPIKey() throws -> APIKey? {
-        guard let text = apiKey ?? EnvironmentSetting.value("TABULA_API_KEY") else { return nil }
+    private func resolvedKey(_ option: String?, _ environment: String, _ name: String) throws -> APIKey? {
+        guard let text = option ?? EnvironmentSetting.value(environment) else { return nil }
         guard let key = APIKey(text) else {
-            throw ValidationError("the API key must be printable ASCII without spaces (it travels as Authorization: Bearer KEY)")
+            throw ValidationError("the \(name) must be printable ASCII without spaces (it travels as Authorization: Bearer KEY)")
         }
         return key
     }

@@ -6,6 +6,8 @@ import TabulaSQLite
 import TabulaTestSupport
 import Testing
 
+@testable import TabulaService
+
 /// Three switches that every selection flips: every event changes state, and a replay of
 /// the log has something to get wrong.
 let togglesDefinition = #"""
@@ -106,9 +108,9 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
     func checkLog(_ path: String, sessions: [String], acknowledged: [Acknowledgement], catalogue: Catalogue) throws {
         let database = try SQLiteDatabase(path: path)
         let definition = try #require(catalogue.screen(id: "toggles"))
-        let events = try database.prepare("SELECT revision, event_id, payload, state FROM events WHERE token = ? ORDER BY revision")
+        let events = try database.prepare("SELECT revision, event_id, payload, state FROM events WHERE token_hash = ? ORDER BY revision")
         for session in sessions {
-            let rows = try events.rows([.text(session)])
+            let rows = try events.rows([.text(TokenDigest.of(session))])
             let revisions = rows.compactMap { $0[0].integer }.map(Int.init)
             #expect(revisions == Array(0..<rows.count), "revisions are not gapless for \(session.prefix(8))")
             var state = catalogue.initialState

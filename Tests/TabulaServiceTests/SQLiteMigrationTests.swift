@@ -66,9 +66,43 @@ import Testing
         let database = try SQLiteDatabase(path: path)
         #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == Int64(SQLiteSchema.currentVersion))
         let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
-        #expect(columns == ["token", "created_ms", "last_used_ms"])
-        let heads = try database.prepare("SELECT kind FROM events WHERE token = ? AND revision = 3").rows([.text(headOnlyInSessions)])
+        #expect(columns == ["token_hash", "created_ms", "last_used_ms", "id", "subject"])
+        let heads = try database.prepare("SELECT kind FROM events WHERE token_hash = ? AND revision = 3").rows([.text(TokenDigest.of(headOnlyInSessions))])
         #expect(heads.first?.first?.text == "migrated")
+    }
+
+    /// Schema version 5 keeps tokens only as digests and gives each session an id: the
+    /// migrated sessions answer to their tokens, and the file holds no token.
+    @Test func migratedTokensAreKeptOnlyAsDigests() throws {
+        let factory = try StoreFactory(.sqlite)
+        let path = factory.directory.path + "/tabula.sqlite"
+        let token = String(repeating: "C", count: 32)
+        let now = unixMilliseconds()
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute(Self.versionOne)
+            try database.prepare("INSERT INTO sessions VALUES (?, 1, ?, ?, ?)").run([
+                .text(token), .blob(Array(#"{"on":true}"#.utf8)), .integer(now), .integer(now),
+            ])
+            let insertEvent = try database.prepare("INSERT INTO events VALUES (?, ?, ?, 'switch', x'7b7d', ?, ?)")
+            try insertEvent.run([.text(token), .integer(0), .null, .blob(Array(#"{"on":false}"#.utf8)), .integer(now)])
+            try insertEvent.run([.text(token), .integer(1), .text("retry-1"), .blob(Array(#"{"on":true}"#.utf8)), .integer(now)])
+            try database.prepare("INSERT INTO answers VALUES (?, 'retry-1', x'00', 200, x'7b7d', ?)").run([.text(token), .integer(now)])
+        }
+        let catalogue = try flipCatalogue()
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { $0.backendKey = APIKey("backend") }
+        defer { api.store.close() }
+        #expect(try api.revision(token, screen: "flip") == 1)
+        let database = try SQLiteDatabase(path: path)
+        let ids = try database.prepare("SELECT id FROM sessions").rows().compactMap { $0.first?.text }
+        #expect(ids.count == 1 && ids.allSatisfy(SessionID.isWellFormed))
+        let record = try api.send("GET", "/v1/sessions/\(ids.first ?? "")", headers: ["Authorization: Bearer backend"])
+        #expect(record.status == 200 && record.json.objectValue?["revision"] == 1)
+        for table in ["sessions", "events", "answers"] {
+            let rows = try database.prepare("SELECT token_hash FROM \(table)").rows().compactMap { $0.first?.text }
+            #expect(!rows.isEmpty && rows.allSatisfy { $0 == TokenDigest.of(token) }, "\(table)")
+        }
+        #expect(try !Data(contentsOf: URL(fileURLWithPath: path)).contains(Data(token.utf8)))
     }
 
     /// The log is a ring of `--keep-revisions` + 1 slots; a restart with another value
@@ -109,7 +143,7 @@ import Testing
         #expect(try catchUp(api, session, since: 21) == 200)
         #expect(try catchUp(api, session, since: 20) == 409)
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
-        let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token = ?").rows([.text(session)])
+        let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token_hash = ?").rows([.text(TokenDigest.of(session))])
         #expect(rows.first?.first?.integer == 51)
     }
 }
@@ -130,9 +164,9 @@ import Testing
         for _ in 0..<events { _ = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#) }
         #expect(try api.revision(session, screen: "flip") == events)  // cached now
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
-        try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token = '\(session)'")
+        try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token_hash = '\(TokenDigest.of(session))'")
         let response = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#)
-        let log = try database.prepare("SELECT MAX(revision), COUNT(*) FROM events WHERE token = ?").rows([.text(session)]).first
+        let log = try database.prepare("SELECT MAX(revision), COUNT(*) FROM events WHERE token_hash = ?").rows([.text(TokenDigest.of(session))]).first
         return (response.status, log?.first?.integer, log?.last?.integer)
     }
 
@@ -153,10 +187,13 @@ import Testing
         let cache = SessionStateCache(maxEntries: 100)
         let state = SessionState(revision: 5)
         let before = cache.removalCount
-        cache.remove("other-session")
-        cache.put("session", state, unlessRemovedSince: before)
+        cache.remove(digest: TokenDigest.of("other-session"))
+        cache.put(SessionKey("session"), digest: TokenDigest.of("session"), state, unlessRemovedSince: before)
         #expect(cache.get(SessionKey("session")) == nil)
-        cache.put("session", state, unlessRemovedSince: cache.removalCount)
+        cache.put(SessionKey("session"), digest: TokenDigest.of("session"), state, unlessRemovedSince: cache.removalCount)
         #expect(cache.get(SessionKey("session"))?.state.revision == 5)
+        #expect(cache.get(digest: TokenDigest.of("session"))?.state.revision == 5)
+        cache.remove(digest: TokenDigest.of("session"))
+        #expect(cache.get(SessionKey("session")) == nil)
     }
 }

@@ -24,29 +24,29 @@ import Testing
         let batch = SQLiteBatch(statements: statements, cache: SessionStateCache(maxEntries: 10))
 
         batch.beginJob()
-        batch.setChanged("kept", SessionState(revision: 1))
-        batch.setRemoved("gone")
+        batch.setChanged(SessionKey("kept"), digest: "kept", SessionState(revision: 1))
+        batch.setRemoved(digest: "gone")
 
         batch.beginJob()
-        batch.setChanged("kept", SessionState(revision: 2))
-        batch.setChanged("new", SessionState(revision: 1))
-        batch.setChanged("new", SessionState(revision: 2))
-        batch.setRemoved("kept")
-        batch.setRemoved("gone")
-        batch.setChanged("gone", SessionState(revision: 7))
+        batch.setChanged(SessionKey("kept"), digest: "kept", SessionState(revision: 2))
+        batch.setChanged(SessionKey("new"), digest: "new", SessionState(revision: 1))
+        batch.setChanged(SessionKey("new"), digest: "new", SessionState(revision: 2))
+        batch.setRemoved(digest: "kept")
+        batch.setRemoved(digest: "gone")
+        batch.setChanged(SessionKey("gone"), digest: "gone", SessionState(revision: 7))
         #expect(batch.changed.keys.sorted() == ["gone", "new"])
         batch.undoJob()
 
-        #expect(batch.changed.mapValues(\.revision) == ["kept": 1])
+        #expect(batch.changed.mapValues(\.state.revision) == ["kept": 1])
         #expect(batch.removed == ["gone"])
-        #expect(try batch.currentState("kept")?.revision == 1)
-        #expect(try batch.currentState("gone") == nil)
-        #expect(try batch.currentState("new") == nil)
+        #expect(try batch.currentState(SessionKey("kept"), digest: "kept")?.revision == 1)
+        #expect(try batch.currentState(SessionKey("gone"), digest: "gone") == nil)
+        #expect(try batch.currentState(SessionKey("new"), digest: "new") == nil)
 
         // The next job starts with nothing to take back.
         batch.beginJob()
         batch.undoJob()
-        #expect(batch.changed.mapValues(\.revision) == ["kept": 1])
+        #expect(batch.changed.mapValues(\.state.revision) == ["kept": 1])
         #expect(batch.removed == ["gone"])
     }
 }

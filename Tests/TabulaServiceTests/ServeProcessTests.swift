@@ -30,7 +30,7 @@ import Testing
         let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
         let setup = try RawHTTPConnection(port: server.port)
         try setup.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
-        let token = try #require(try JSONSerialization.jsonObject(with: Data(try setup.readResponse().body)) as? [String: String])["session"]
+        let token = try #require(try JSONSerialization.jsonObject(with: Data(try setup.readResponse().body)) as? [String: Any])["session"] as? String
         let body = #"{"row": "wifi", "isOn": false}"#
         let slow = try RawHTTPConnection(port: server.port)
         // A slow upload: the event is in progress until its body is complete.

@@ -46,7 +46,7 @@ import Testing
         let store = try factory.open(catalogue)
         defer { store.close() }
         let token = "HISTORY" + String(repeating: "h", count: 25)
-        try wait { store.createSession(token: token, initialState: catalogue.initialState, completion: $0) }
+        try wait { store.createSession(NewSession(token: token, id: SessionID.make(), subject: nil, state: catalogue.initialState), completion: $0) }
         let states = Self.walk(from: catalogue.initialState, steps: 40, seed: 8)
         for (index, state) in states.enumerated().dropFirst() {
             let committed = try wait { completion in
@@ -81,7 +81,7 @@ import Testing
         let token = "UNDOKEYS" + String(repeating: "u", count: 24)
         var state = SessionState(values: ["a": .scalar(.number(1))])
         var states = [state]
-        try wait { store.createSession(token: token, initialState: state, completion: $0) }
+        try wait { store.createSession(NewSession(token: token, id: SessionID.make(), subject: nil, state: state), completion: $0) }
         let edits: [(inout SessionState) -> Void] = [
             { $0.values["b"] = .scalar(.string("added")) },
             { $0.values["a"] = nil },

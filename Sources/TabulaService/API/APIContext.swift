@@ -10,6 +10,8 @@ final class APIContext: Sendable {
     /// The definitions clients' copies may have been rendered with.
     let definitions: DefinitionArchive
     let store: any SessionStore
+    /// Who may do what; the backend's routes ask it for the backend key.
+    let access: AccessPolicy
     let cache: ScreenCache
     let metrics: ServiceMetrics
     let logger: Logger
@@ -24,9 +26,10 @@ final class APIContext: Sendable {
     let threadScreens: ThreadScreenCache
 
     init(
-        catalogue: Catalogue, store: any SessionStore, metrics: ServiceMetrics, logger: Logger, cacheEntries: Int,
-        stateLimits: StateLimits
+        catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
+        cacheEntries: Int, stateLimits: StateLimits
     ) throws(StoreError) {
+        self.access = access
         self.catalogue = catalogue
         definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)
         self.stateLimits = stateLimits

@@ -33,16 +33,7 @@ struct EventRequest: Sendable, Equatable {
         if let members = FlatJSONObject.members(of: body) {
             return try decode(members: members, kind: kind)
         }
-        let json: JSONValue
-        do {
-            json = try JSONParser(maxDepth: 16).parse(body)
-        } catch {
-            throw Problem.malformedJSON(error)
-        }
-        guard case .object(let object) = json else {
-            throw Problem.invalidBody("the body must be a JSON object, not \(json.typeName)")
-        }
-        return try decode(members: object.pairs, kind: kind)
+        return try decode(members: JSONBody.members(body), kind: kind)
     }
 
     /// Checks the members of the body's object, in written order.

@@ -1,21 +1,122 @@
+import HTTPTypes
 import TabulaCore
 import TabulaHTTP
 
-/// `POST /v1/sessions`.
+/// `POST /v1/sessions` (a client's, or a backend's with the user's data), and the backend's
+/// `GET` and `DELETE /v1/sessions/{id}`.
 extension APIContext {
+    static let sessionRoute = "/v1/sessions/{id}"
+
     func createSession(_ context: RouteContext, _ responder: Responder) {
-        let token = SessionToken.make()
-        store.createSession(token: token, initialState: catalogue.initialState) { [self] result in
+        let new: NewSession
+        do throws(Problem) {
+            let request = try NewSessionRequest.decode(context.request.body)
+            var state = catalogue.initialState
+            if request.needsBackendKey {
+                try Self.requireJSON(context.request)
+                try access.requireBackend(context.request)
+                if let json = request.state { state = try initialState(json) }
+            }
+            new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        store.createSession(new) { [self] result in
             switch result {
             case .failure(let error):
                 send(Problem.storeUnavailable(error).response(), context, responder)
             case .success:
                 var writer = JSONWriter()
                 writer.beginObject()
-                writer.key("session"); writer.string(token)
+                writer.key("id"); writer.string(new.id)
+                writer.key("revision"); writer.int(0)
+                writer.key("session"); writer.string(new.token)
                 writer.endObject()
-                send(JSONResponse.make(.created, writer.bytes), context, responder, token)
+                var fields = JSONResponse.headers()
+                fields[.location] = "/v1/sessions/\(new.id)"
+                send(Response(status: .created, headerFields: fields, body: writer.bytes), context, responder, new.token)
             }
         }
+    }
+
+    /// The state a backend gives a new session: its members checked against the catalogue's
+    /// schema (paths in problems are the body's), the others at their defaults, within the
+    /// state limits.
+    private func initialState(_ json: JSONValue) throws(Problem) -> SessionState {
+        let state: SessionState
+        do throws(StateDecodingError) {
+            state = try catalogue.schema.state(from: json)
+        } catch {
+            throw Problem.invalidState(error, under: "$.state")
+        }
+        if let violation = stateLimits.violation(of: state) { throw Problem.stateLimit(violation, cause: "this state") }
+        return state
+    }
+
+    /// `GET /v1/sessions/{id}`: the session as the backend sees it, tagged with its revision.
+    func getSession(_ context: RouteContext, _ responder: Responder) {
+        answerBackend(context, responder, { id, completion in store.sessionRecord(id: id, completion: completion) }) { record in
+            let tag = "\"\(record.state.revision)\""
+            if let tags = context.request.headers.value("If-None-Match"), ETag.matches(tags, tag) {
+                return Response(status: .notModified, headerFields: [.eTag: tag, .cacheControl: "no-store"])
+            }
+            var fields = JSONResponse.headers()
+            fields[.eTag] = tag
+            return Response(status: .ok, headerFields: fields, body: Self.encode(record))
+        }
+    }
+
+    /// `{"createdAt", "id", "lastUsedAt", "revision", "state", "subject"}`.
+    static func encode(_ record: SessionRecord) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 256)
+        writer.beginObject()
+        writer.key("createdAt"); writer.string(RFC3339.text(record.createdAt))
+        writer.key("id"); writer.string(record.id)
+        writer.key("lastUsedAt"); writer.string(RFC3339.text(record.lastUsedAt))
+        writer.key("revision"); writer.int(record.state.revision)
+        writer.key("state"); writer.rawValue(record.state.valuesBytes)
+        writer.key("subject")
+        if let subject = record.subject { writer.string(subject) } else { writer.null() }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `DELETE /v1/sessions/{id}`: 204; the token is unknown from then on.
+    func deleteSession(_ context: RouteContext, _ responder: Responder) {
+        let delete = { [store] (id: String, completion: @escaping @Sendable (Result<Void?, StoreError>) -> Void) in
+            store.deleteSession(id: id) { result in completion(result.map { $0 ? () : nil }) }
+        }
+        answerBackend(context, responder, delete) { _ in Response(status: .noContent, headerFields: [.cacheControl: "no-store"]) }
+    }
+
+    /// A backend route on one session: checks the backend key and the id, asks the store
+    /// with `call`, and answers what it found with `answer`; a session it did not find is
+    /// 404, a store it could not reach 503.
+    private func answerBackend<Found: Sendable>(
+        _ context: RouteContext, _ responder: Responder,
+        _ call: (String, @escaping @Sendable (Result<Found?, StoreError>) -> Void) -> Void,
+        answer: @escaping @Sendable (Found) -> Response
+    ) {
+        let id: String
+        do throws(Problem) {
+            try access.requireBackend(context.request)
+            id = try sessionID(context)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        call(id) { [self] result in
+            switch result {
+            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder)
+            case .success(nil): send(Problem.unknownSessionID(id).response(), context, responder)
+            case .success(let found?): send(answer(found), context, responder)
+            }
+        }
+    }
+
+    /// The `{id}` of a backend route; an id of another shape names no session (404).
+    private func sessionID(_ context: RouteContext) throws(Problem) -> String {
+        let id = context.parameters["id"] ?? ""
+        guard SessionID.isWellFormed(id) else { throw Problem.unknownSessionID(id) }
+        return id
     }
 }

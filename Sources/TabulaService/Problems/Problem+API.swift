@@ -31,6 +31,30 @@ extension Problem {
         detail: "the X-Session token is not a session of this service (or it expired); create one with POST /v1/sessions",
         headerFields: [.wwwAuthenticate: "X-Session"])
 
+    /// A backend route naming a session that does not exist (or expired, or was deleted).
+    static func unknownSessionID(_ id: String) -> Problem {
+        Problem(
+            slug: "unknown-session", title: "Unknown Session", status: .notFound,
+            detail:
+                "there is no session \"\(id.clippedForDetail)\" (it never existed, expired or was deleted); ids look like s_ and 20 characters of a-z and 2-7")
+    }
+
+    /// A state that does not fit the catalogue's schema; `root` is where the state sits in
+    /// the body (`$.state`).
+    static func invalidState(_ error: StateDecodingError, under root: String) -> Problem {
+        let path = root + error.path.dropFirst()
+        return Problem(
+            slug: "invalid-state", title: "Invalid State", status: .unprocessableContent,
+            detail: "\(path): \(error.message); nothing was stored", extensions: ["path": .string(path)])
+    }
+
+    static func subjectTooLong(bytes: Int, limit: Int) -> Problem {
+        Problem(
+            slug: "subject-too-long", title: "Subject Too Long", status: .unprocessableContent,
+            detail: "subject is \(bytes) bytes, over the limit of \(limit); send the backend's id of the user, not its data",
+            extensions: ["limit": .number(Double(limit)), "path": .string("$.subject")])
+    }
+
     static func unknownScreen(_ id: String, known: [String]) -> Problem {
         Problem(
             slug: "unknown-screen", title: "Unknown Screen", status: .notFound,

@@ -2,13 +2,24 @@ import HTTPTypes
 import TabulaCore
 
 extension Problem {
-    /// A `/v1` request without the service's API key.
-    static func unauthorized(presented: Bool) -> Problem {
+    /// The keys a route may require: what the problem tells a client to send.
+    enum Key {
+        /// `--api-key`, on every `/v1` route when configured.
+        case api
+        /// `--backend-key`, on the backend's routes.
+        case backend
+
+        var name: String { self == .api ? "API key" : "backend key" }
+        var option: String { self == .api ? "--api-key" : "--backend-key" }
+    }
+
+    /// A request without the key its route requires; `presented` when it carried another.
+    static func unauthorized(_ key: Key, presented: Bool) -> Problem {
         Problem(
             slug: "unauthorized", title: "Unauthorized", status: .unauthorized,
             detail: presented
-                ? "the bearer token is not this service's API key; send Authorization: Bearer <the key given to tabula serve --api-key>"
-                : "this service requires an API key: send Authorization: Bearer <the key given to tabula serve --api-key>",
+                ? "the bearer token is not this service's \(key.name); send Authorization: Bearer <the key given to tabula serve \(key.option)>"
+                : "this route requires the \(key.name): send Authorization: Bearer <the key given to tabula serve \(key.option)>",
             headerFields: [.wwwAuthenticate: presented ? #"Bearer realm="tabula", error="invalid_token""# : #"Bearer realm="tabula""#])
     }
 
@@ -18,20 +29,27 @@ extension Problem {
             detail: "cross-origin requests from \(origin.clippedForDetail) are not allowed; add it to --cors-origins (TABULA_CORS_ORIGINS) to allow them")
     }
 
-    /// An event that would push the session's state over a limit; nothing was stored.
-    static func stateLimit(_ violation: StateLimits.Violation) -> Problem {
+    /// A state that would be over a limit (`cause`: "this event", "this state"); nothing
+    /// was stored.
+    static func stateLimit(_ violation: StateLimits.Violation, cause: String = "this event") -> Problem {
         switch violation {
         case .stateTooLarge(let bytes, let limit):
             Problem(
                 slug: "state-too-large", title: "State Too Large", status: .unprocessableContent,
-                detail: "this event would make the session's state \(bytes) bytes, over the limit of \(limit) (--max-state-bytes); the state is unchanged",
+                detail: "\(cause) would make the session's state \(bytes) bytes, over the limit of \(limit) (--max-state-bytes); nothing was stored",
                 extensions: ["limit": .number(Double(limit))])
         case .listTooLong(let key, let count, let limit):
             Problem(
                 slug: "list-too-long", title: "List Too Long", status: .unprocessableContent,
                 detail:
-                    "this event would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length); the state is unchanged",
+                    "\(cause) would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length); nothing was stored",
                 extensions: ["limit": .number(Double(limit))])
         }
     }
+
+    /// A backend route, or a new session with data, while no backend key is configured.
+    static let backendDisabled = Problem(
+        slug: "backend-disabled", title: "Backend API Disabled", status: .forbidden,
+        detail:
+            "the backend API is off: start tabula serve with --backend-key KEY (env TABULA_BACKEND_KEY) and send Authorization: Bearer KEY")
 }

@@ -1,11 +1,13 @@
 import HTTPTypes
 import TabulaHTTP
 
-/// What the service requires of a request before any route sees it: the API key on `/v1`
-/// paths, and CORS for browsers. One rule set for the two ways a request comes in: routed,
-/// or as a unparsed GET answered from memory before routing.
+/// What the service requires of a request: before any route sees it, the API key on `/v1`
+/// paths (the backend key passes too) and CORS for browsers, one rule set for the two ways
+/// a request comes in (routed, or as a unparsed GET answered from memory before routing);
+/// and the backend key on the backend's routes, which ask ``requireBackend(_:)``.
 struct AccessPolicy: Sendable {
     let apiKey: APIKey?
+    let backendKey: APIKey?
     let cors: CORSPolicy?
 
     /// What to do with a routed request.
@@ -24,11 +26,11 @@ struct AccessPolicy: Sendable {
             }
             if cors.allows(origin) { added = cors.responseHeaders(origin: origin) }
         }
-        if let apiKey, Self.requiresKey(request.rawPath) {
+        if apiKey != nil, Self.requiresKey(request.rawPath) {
             var authorization: String?
             if case .one(let value) = request.headers.single("Authorization") { authorization = value }
-            guard var value = authorization, value.withUTF8({ apiKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
-                var response = Problem.unauthorized(presented: request.headers.single("Authorization") != .absent).response()
+            guard var value = authorization, value.withUTF8({ authorizesAPI(UnsafeRawBufferPointer($0)) }) else {
+                var response = Problem.unauthorized(.api, presented: request.headers.single("Authorization") != .absent).response()
                 if let added { response.appendHeaderFields(added) }
                 return .answer(response)
             }
@@ -41,9 +43,28 @@ struct AccessPolicy: Sendable {
     /// answered from memory. Anything else goes the routed way, through ``check(_:)``.
     func passesUnchanged(_ request: UnparsedGet) -> Bool {
         guard request.header("origin").isAbsent else { return false }
-        guard let apiKey else { return true }
+        guard apiKey != nil else { return true }
         guard case .one(let value) = request.header("authorization") else { return false }
-        return apiKey.authorizes(headerValue: value)
+        return authorizesAPI(value)
+    }
+
+    /// Whether an Authorization header's value carries the API key or the backend key.
+    /// Both are compared, whatever the first says, so that timing does not tell which
+    /// key a guess came closer to.
+    private func authorizesAPI(_ header: UnsafeRawBufferPointer) -> Bool {
+        let api = apiKey?.authorizes(headerValue: header) ?? false
+        let backend = backendKey?.authorizes(headerValue: header) ?? false
+        return api || backend
+    }
+
+    /// Passes a request to a backend route: 403 while no backend key is configured, 401
+    /// without the key.
+    func requireBackend(_ request: Request) throws(Problem) {
+        guard let backendKey else { throw Problem.backendDisabled }
+        let header = request.headers.single("Authorization")
+        guard case .one(var value) = header, value.withUTF8({ backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
+            throw Problem.unauthorized(.backend, presented: header != .absent)
+        }
     }
 
     /// Whether a path needs the API key: every `/v1` route; `/healthz`, `/metrics` and

@@ -1,5 +1,5 @@
 import Synchronization
-public import TabulaCore
+import TabulaCore
 import TabulaPlatform
 
 /// Sessions in memory, for tests and `--store memory`: nothing survives a restart. Each
@@ -11,6 +11,9 @@ import TabulaPlatform
 public final class MemorySessionStore: SessionStore {
     let settings: StoreSettings
     private let sessions = ShardedDictionary<SessionKey, MemorySession>()
+    /// Each session's key by its public id. Taken before a shard of `sessions` whenever
+    /// both are, so that a session and its id come and go together.
+    private let ids = Locked<[String: SessionKey]>([:])
     /// Kept definitions by id, each with the order in which it was last served.
     private let definitions = Locked<(byID: [String: (definition: KeptDefinition, served: Int)], served: Int)>(([:], 0))
     private let now: @Sendable () -> Milliseconds
@@ -20,17 +23,37 @@ public final class MemorySessionStore: SessionStore {
         self.now = now
     }
 
-    public func createSession(
-        token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
-    ) {
-        let session = MemorySession(state: initialState, time: now(), keepRevisions: settings.keepRevisions)
-        let key = SessionKey(token)
-        let created = sessions.withShard(of: key) { shard -> Bool in
-            guard shard[key] == nil else { return false }
-            shard[key] = session
+    public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        let session = MemorySession(new, time: now(), keepRevisions: settings.keepRevisions)
+        let key = SessionKey(new.token)
+        let created = ids.withLock { ids -> Bool in
+            guard ids[new.id] == nil else { return false }
+            let stored = sessions.withShard(of: key) { shard -> Bool in
+                guard shard[key] == nil else { return false }
+                shard[key] = session
+                return true
+            }
+            if stored { ids[new.id] = key }
+            return stored
+        }
+        completion(created ? .success(()) : .failure(StoreError("session token or id collision")))
+    }
+
+    public func sessionRecord(id: String, completion: @escaping @Sendable (Result<SessionRecord?, StoreError>) -> Void) {
+        guard let key = ids.withLock({ $0[id] }), let session = sessions[key] else { return completion(.success(nil)) }
+        let record = SessionRecord(
+            id: id, subject: session.subject, state: session.current.read { $0 }, createdAt: session.createdAt,
+            lastUsedAt: session.watch.lastUsed.load(ordering: .relaxed))
+        completion(.success(record))
+    }
+
+    public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        let removed = ids.withLock { ids -> Bool in
+            guard let key = ids.removeValue(forKey: id) else { return false }
+            sessions.withShard(of: key) { $0.removeValue(forKey: key)?.watch.end() }
             return true
         }
-        completion(created ? .success(()) : .failure(StoreError("session token collision")))
+        completion(.success(removed))
     }
 
     public func read(
@@ -115,13 +138,19 @@ public final class MemorySessionStore: SessionStore {
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         var removed = 0
-        sessions.forEachShard { shard in
-            let idle = shard.filter { $0.value.watch.lastUsed.load(ordering: .relaxed) < sessionCutoff }.map(\.key)
-            for key in idle { shard.removeValue(forKey: key)?.watch.end() }
-            for session in shard.values {
-                session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
+        ids.withLock { ids in
+            sessions.forEachShard { shard in
+                let idle = shard.filter { $0.value.watch.lastUsed.load(ordering: .relaxed) < sessionCutoff }
+                for (key, session) in idle {
+                    shard.removeValue(forKey: key)
+                    ids.removeValue(forKey: session.id)
+                    session.watch.end()
+                }
+                for session in shard.values {
+                    session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
+                }
+                removed += idle.count
             }
-            removed += idle.count
         }
         completion(.success(removed))
     }
@@ -134,15 +163,21 @@ public final class MemorySessionStore: SessionStore {
 /// One session in memory: its data behind its own lock, its current state readable
 /// without waiting for writers of other data, its revision and last use in its watch.
 final class MemorySession: Sendable {
+    let id: String
+    let subject: String?
+    let createdAt: Milliseconds
     let lock: Locked<MemorySessionData>
     /// A copy of the newest state, for reads that need nothing else.
     let current: ReadWriteLocked<SessionState>
     let watch: SessionWatch
 
-    init(state: SessionState, time: Milliseconds, keepRevisions: Int) {
-        lock = Locked(MemorySessionData(state: state, keepRevisions: keepRevisions))
-        current = ReadWriteLocked(state)
-        watch = SessionWatch(revision: state.revision, lastUsed: time)
+    init(_ new: NewSession, time: Milliseconds, keepRevisions: Int) {
+        id = new.id
+        subject = new.subject
+        createdAt = time
+        lock = Locked(MemorySessionData(state: new.state, keepRevisions: keepRevisions))
+        current = ReadWriteLocked(new.state)
+        watch = SessionWatch(revision: new.state.revision, lastUsed: time)
     }
 }
 

@@ -6,9 +6,16 @@ import TabulaPlatform
 /// state leaves the cache. Updates are monotonic in the revision, so a slow reader can
 /// never put back an older state than a writer stored. Bounded: when a shard is full, an
 /// eighth of its entries is dropped (they are all in the database).
+///
+/// Entries are found by token (``SessionKey``), as requests bring them, and also by the
+/// token's digest (``TokenDigest``), which is all the database knows of a session that
+/// retention or the backend removes.
 final class SessionStateCache: Sendable {
     private static let shardCount = 16
     private let entries = ShardedDictionary<SessionKey, WatchedState>(shards: shardCount)
+    /// The key of every entry by its token's digest. Taken after a shard of `entries` when
+    /// both are.
+    private let keysByDigest = Locked<[String: SessionKey]>([:])
     private let maxEntriesPerShard: Int
     /// Counts removals, so that a state read from the database before a session was removed
     /// is not put back after it (the session would then be served from memory).
@@ -22,8 +29,13 @@ final class SessionStateCache: Sendable {
         entries[key]
     }
 
-    func put(_ token: String, _ state: SessionState) {
-        let key = SessionKey(token)
+    /// The entry of the session whose token has this digest, if it is cached.
+    func get(digest: String) -> WatchedState? {
+        guard let key = keysByDigest.withLock({ $0[digest] }) else { return nil }
+        return entries[key]
+    }
+
+    func put(_ key: SessionKey, digest: String, _ state: SessionState) {
         entries.withShard(of: key) { entries in
             if let existing = entries[key] {
                 guard existing.state.revision <= state.revision else { return }
@@ -31,30 +43,40 @@ final class SessionStateCache: Sendable {
                 existing.watch.advance(to: state.revision)
                 return
             }
+            var evicted: [SessionKey] = []
             if entries.count >= maxEntriesPerShard {
-                for key in Array(entries.keys.prefix(maxEntriesPerShard / 8)) { entries.removeValue(forKey: key)?.watch.end() }
+                evicted = Array(entries.keys.prefix(maxEntriesPerShard / 8))
+                for key in evicted { entries.removeValue(forKey: key)?.watch.end() }
             }
             entries[key] = WatchedState(state: state, watch: SessionWatch(revision: state.revision, lastUsed: 0))
+            keysByDigest.withLock { keys in
+                if !evicted.isEmpty {
+                    let gone = Set(evicted)
+                    keys = keys.filter { !gone.contains($0.value) }
+                }
+                keys[digest] = key
+            }
         }
     }
 
-    func remove(_ token: String) {
+    /// Forgets the session whose token has this digest.
+    func remove(digest: String) {
         removals.withLock { count in
             count &+= 1
-            let key = SessionKey(token)
+            guard let key = keysByDigest.withLock({ $0.removeValue(forKey: digest) }) else { return }
             entries.withShard(of: key) { entries in entries.removeValue(forKey: key)?.watch.end() }
         }
     }
 
-    /// The removal count to pass to ``put(_:_:unlessRemovedSince:)``, taken before reading
-    /// the database.
+    /// The removal count to pass to ``put(_:digest:_:unlessRemovedSince:)``, taken before
+    /// reading the database.
     var removalCount: UInt64 { removals.withLock { $0 } }
 
     /// Puts a state read from the database, unless a session was removed since `count`.
-    func put(_ token: String, _ state: SessionState, unlessRemovedSince count: UInt64) {
+    func put(_ key: SessionKey, digest: String, _ state: SessionState, unlessRemovedSince count: UInt64) {
         removals.withLock { current in
             guard current == count else { return }
-            put(token, state)
+            put(key, digest: digest, state)
         }
     }
 }

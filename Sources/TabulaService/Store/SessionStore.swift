@@ -11,10 +11,17 @@ public import TabulaCore
 /// later, once a commit is durable (SQLite, PostgreSQL); the HTTP layer parks the request
 /// meanwhile.
 public protocol SessionStore: Sendable {
-    /// Stores a new session at revision 0; `completion` runs once it is durable.
-    func createSession(
-        token: String, initialState: SessionState,
-        completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+    /// Stores a new session at revision 0; `completion` runs once it is durable. The
+    /// durable stores keep the token's digest (``TokenDigest``), never the token.
+    func createSession(_ session: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+
+    /// The session with this public id, for the backend; `nil` when there is none. Does not
+    /// count as use of the session.
+    func sessionRecord(id: String, completion: @escaping @Sendable (Result<SessionRecord?, StoreError>) -> Void)
+
+    /// Removes the session with this public id, its log and its answers; `false` when there
+    /// was none. Its token is unknown from then on, on every instance.
+    func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void)
 
     /// Reads a session: its current state, and what `request` asks besides (a past state,
     /// the answer stored for an event id). `nil` when the session does not exist. Counts as
@@ -66,6 +73,45 @@ public protocol SessionStore: Sendable {
 
     /// Finishes queued work and releases the store; called after the server stopped.
     func close()
+}
+
+/// A session about to be created.
+public struct NewSession: Sendable {
+    /// The secret the client sends in `X-Session` (``SessionToken``).
+    public var token: String
+    /// The public id the backend names the session by (``SessionID``).
+    public var id: String
+    /// The backend's name for the session's user, if it gave one.
+    public var subject: String?
+    public var state: SessionState
+
+    public init(token: String, id: String, subject: String?, state: SessionState) {
+        self.token = token
+        self.id = id
+        self.subject = subject
+        self.state = state
+    }
+}
+
+/// A session as the backend sees it.
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var subject: String?
+    /// The current state, with its revision.
+    public var state: SessionState
+    /// Unix time in milliseconds.
+    public var createdAt: Milliseconds
+    /// The last use the store recorded, in Unix milliseconds: a client's read or event.
+    /// Stores record reads coarsely (see ``SessionStore/touch(session:watch:)``).
+    public var lastUsedAt: Milliseconds
+
+    public init(id: String, subject: String?, state: SessionState, createdAt: Milliseconds, lastUsedAt: Milliseconds) {
+        self.id = id
+        self.subject = subject
+        self.state = state
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
 }
 
 /// What to read of a session besides its current state.

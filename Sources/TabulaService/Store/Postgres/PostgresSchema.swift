@@ -3,7 +3,29 @@ import TabulaPostgres
 /// The PostgreSQL schema and its versioned migrations, applied at start under an advisory
 /// lock so that instances starting together migrate once.
 enum PostgresSchema {
-    static let migrations: [String] = [
+    /// One step of the schema: SQL (statements separated by `;`), or code where SQL cannot
+    /// say it.
+    enum Migration: ExpressibleByStringLiteral {
+        case sql(String)
+        case code(@Sendable (PostgresConnection) throws(PostgresError) -> Void)
+
+        init(stringLiteral sql: String) {
+            self = .sql(sql)
+        }
+
+        func run(_ connection: PostgresConnection) throws(PostgresError) {
+            switch self {
+            case .sql(let sql):
+                for statement in sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                    try connection.execute(String(statement))
+                }
+            case .code(let body):
+                try body(connection)
+            }
+        }
+    }
+
+    static let migrations: [Migration] = [
         """
         CREATE TABLE sessions (
             token TEXT PRIMARY KEY,
@@ -45,7 +67,28 @@ enum PostgresSchema {
         );
         CREATE INDEX definitions_by_screen ON definitions(screen, served_ms);
         """,
+        // Version 3: sessions get a public id and a subject, and tokens are kept only as
+        // their digest (`TokenDigest`), so that a copy of the database does not let anyone
+        // act as a user.
+        .code(identifySessions),
     ]
+
+    /// Schema version 3: every session gets an id (``SessionID``) and its token is replaced
+    /// by the token's digest, in the sessions, the log and the answers.
+    private static func identifySessions(_ connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("ALTER TABLE sessions ADD COLUMN id TEXT, ADD COLUMN subject TEXT")
+        let tokens = try connection.execute("SELECT token FROM sessions").rows.compactMap { $0.first?.text }
+        for token in tokens {
+            let digest = TokenDigest.of(token)
+            try connection.execute("UPDATE sessions SET token = $1, id = $2 WHERE token = $3", [.text(digest), .text(SessionID.make()), .text(token)])
+            try connection.execute("UPDATE events SET token = $1 WHERE token = $2", [.text(digest), .text(token)])
+            try connection.execute("UPDATE answers SET token = $1 WHERE token = $2", [.text(digest), .text(token)])
+        }
+        for table in ["sessions", "events", "answers"] {
+            try connection.execute("ALTER TABLE \(table) RENAME COLUMN token TO token_hash")
+        }
+        try connection.execute("CREATE UNIQUE INDEX sessions_by_id ON sessions(id)")
+    }
 
     static var currentVersion: Int { migrations.count }
     private static let lockKey: Int64 = 0x7461_6275_6C61  // "tabula"
@@ -66,9 +109,7 @@ enum PostgresSchema {
             for (index, migration) in migrations.enumerated() where index + 1 > version {
                 try connection.execute("BEGIN")
                 do {
-                    for statement in migration.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
-                        try connection.execute(String(statement))
-                    }
+                    try migration.run(connection)
                     try connection.execute("INSERT INTO tabula_schema(version) VALUES ($1)", [.integer(Int64(index + 1))])
                     try connection.execute("COMMIT")
                 } catch {
@@ -76,6 +117,10 @@ enum PostgresSchema {
                     throw error
                 }
             }
+            // Version 3 replaced tokens by their digests: the rows it rewrote stay in the
+            // tables' files as dead versions until they are rewritten, so that a copy of
+            // the files would still hold tokens. VACUUM FULL writes each table anew.
+            if version > 0 && version < 3 { try connection.execute("VACUUM FULL sessions, events, answers") }
         } catch let error as StoreError {
             throw error
         } catch {

@@ -1,5 +1,5 @@
 public import Logging
-public import TabulaCore
+import TabulaCore
 import TabulaPlatform
 import TabulaPostgres
 
@@ -60,21 +60,23 @@ public final class PostgresSessionStore: SessionStore {
 
     public var name: String { "postgres" }
 
-    public func createSession(
-        token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
-    ) {
+    public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let time = now()
+        let digest = TokenDigest.of(new.token)
         pool.submit(
             { [count] connection throws(PostgresError) in
-                let bytes = initialState.valuesBytes
+                let bytes = new.state.valuesBytes
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
                     try connection.execute(
-                        "INSERT INTO sessions(token, revision, state, created_ms, last_used_ms) VALUES ($1, 0, $2, $3, $3)",
-                        [.text(token), .bytes(bytes), .integer(time)])
+                        """
+                        INSERT INTO sessions(token_hash, id, subject, revision, state, created_ms, last_used_ms)
+                        VALUES ($1, $2, $3, 0, $4, $5, $5)
+                        """,
+                        [.text(digest), .text(new.id), new.subject.map(PostgresValue.text) ?? .null, .bytes(bytes), .integer(time)])
                     try connection.execute(
-                        "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
-                        [.text(token), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
+                        "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
+                        [.text(digest), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
                     try connection.execute("COMMIT")
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
@@ -85,20 +87,56 @@ public final class PostgresSessionStore: SessionStore {
             }, failed: { completion(.failure($0)) })
     }
 
+    public func sessionRecord(id: String, completion: @escaping @Sendable (Result<SessionRecord?, StoreError>) -> Void) {
+        pool.submit(
+            { connection throws(PostgresError) in
+                let row = try connection.execute(
+                    "SELECT subject, revision, state, created_ms, last_used_ms FROM sessions WHERE id = $1", [.text(id)]
+                ).rows.first
+                guard let row, let revision = row[1].integer else { return completion(.success(nil)) }
+                completion(
+                    .success(
+                        SessionRecord(
+                            id: id, subject: row[0].text, state: Self.restore(row[2], revision: Int(revision)), createdAt: row[3].integer ?? 0,
+                            lastUsedAt: row[4].integer ?? 0)))
+            }, failed: { completion(.failure($0)) })
+    }
+
+    public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        pool.submit(
+            { [count] connection throws(PostgresError) in
+                try connection.execute("BEGIN")
+                do throws(PostgresError) {
+                    let deleted = try connection.execute("DELETE FROM sessions WHERE id = $1 RETURNING token_hash", [.text(id)]).rows
+                    for digest in deleted.compactMap({ $0.first?.text }) {
+                        try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
+                        try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
+                    }
+                    try connection.execute("COMMIT")
+                    if !deleted.isEmpty { count.withLock { $0 -= 1 } }
+                    completion(.success(!deleted.isEmpty))
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }, failed: { completion(.failure($0)) })
+    }
+
     public func read(
         session token: String, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
+        let digest = TokenDigest.of(token)
         pool.submit(
             { [self] connection throws(PostgresError) in
                 let time = now()
-                guard let current = try currentState(token, connection) else { return completion(.success(nil)) }
+                guard let current = try currentState(digest, connection) else { return completion(.success(nil)) }
                 var past = RevisionLookup.found(current)
-                if let revision = request.revision { past = try state(token, at: revision, current: current, connection) }
+                if let revision = request.revision { past = try state(digest, at: revision, current: current, connection) }
                 var stored: StoredAnswer?
-                if let eventID = request.eventID { stored = try answer(token, eventID: eventID, notBefore: cutoff, connection) }
-                try touchIfStale(token, connection)
+                if let eventID = request.eventID { stored = try answer(digest, eventID: eventID, notBefore: cutoff, connection) }
+                try touchIfStale(digest, connection)
                 completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
             }, failed: { completion(.failure($0)) })
     }
@@ -108,12 +146,13 @@ public final class PostgresSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
+        let digest = TokenDigest.of(token)
         let keep = settings.keepRevisions
         pool.submit(
             { [self] connection throws(PostgresError) in
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
-                    let result = try apply(token, commit, keep: keep, answerCutoff: cutoff, connection)
+                    let result = try apply(digest, commit, keep: keep, answerCutoff: cutoff, connection)
                     try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
                     completion(.success(result))
                 } catch {
@@ -130,46 +169,46 @@ public final class PostgresSessionStore: SessionStore {
     /// revision. An answer stored for the same event id before `answerCutoff` has expired
     /// (retention has not removed it yet) and is replaced.
     private func apply(
-        _ token: String, _ commit: SessionCommit, keep: Int, answerCutoff: Milliseconds, _ connection: PostgresConnection
+        _ digest: String, _ commit: SessionCommit, keep: Int, answerCutoff: Milliseconds, _ connection: PostgresConnection
     ) throws(PostgresError) -> CommitResult {
         let time = commit.event.time
         let claimed: PostgresResult
         if let state = commit.state {
             let bytes = state.valuesBytes
             claimed = try connection.execute(
-                "UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token = $4 AND revision = $5",
-                [.integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(token), .integer(Int64(commit.expectedRevision))])
+                "UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token_hash = $4 AND revision = $5",
+                [.integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(digest), .integer(Int64(commit.expectedRevision))])
             if claimed.affectedRows == 1 {
                 try connection.execute(
-                    "INSERT INTO events(token, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                     [
-                        .text(token), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
+                        .text(digest), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
                         .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time),
                     ])
                 try connection.execute(
-                    "DELETE FROM events WHERE token = $1 AND revision < $2", [.text(token), .integer(Int64(state.revision - keep))])
+                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(Int64(state.revision - keep))])
             }
         } else {
             // Only an answer: the revision is checked all the same (and the row locked until
             // the transaction ends), so that the answer belongs to the state it was made at.
             claimed = try connection.execute(
-                "UPDATE sessions SET last_used_ms = GREATEST(last_used_ms, $1) WHERE token = $2 AND revision = $3",
-                [.integer(time), .text(token), .integer(Int64(commit.expectedRevision))])
+                "UPDATE sessions SET last_used_ms = GREATEST(last_used_ms, $1) WHERE token_hash = $2 AND revision = $3",
+                [.integer(time), .text(digest), .integer(Int64(commit.expectedRevision))])
         }
         guard claimed.affectedRows == 1 else {
-            let exists = try connection.execute("SELECT 1 FROM sessions WHERE token = $1", [.text(token)]).rows.isEmpty == false
+            let exists = try connection.execute("SELECT 1 FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.isEmpty == false
             return exists ? .conflict : .unknownSession
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             let inserted = try connection.execute(
                 """
-                INSERT INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES ($1, $2, $3, $4, $5, $6)
-                ON CONFLICT (token, event_id) DO UPDATE
+                INSERT INTO answers(token_hash, event_id, fingerprint, status, body, time_ms) VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (token_hash, event_id) DO UPDATE
                 SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, time_ms = excluded.time_ms
                 WHERE answers.time_ms < $7
                 """,
                 [
-                    .text(token), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
+                    .text(digest), .text(eventID), .bytes(answer.fingerprint), .integer(Int64(answer.status)), .bytes(answer.body), .integer(answer.time),
                     .integer(answerCutoff),
                 ])
             // Another instance answered the same event id first (and its answer is live).
@@ -179,24 +218,24 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     /// The session's current state.
-    private func currentState(_ token: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
-        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token = $1", [.text(token)]).rows.first,
+    private func currentState(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
+        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first,
             let revision = row[0].integer
         else { return nil }
         return Self.restore(row[1], revision: Int(revision))
     }
 
-    private func touchIfStale(_ token: String, _ connection: PostgresConnection) throws(PostgresError) {
+    private func touchIfStale(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) {
         let time = now()
-        guard touches.isDue(SessionKey(token), at: time) else { return }
-        try touch(token, at: time, connection)
+        guard touches.isDue(SessionKey(digest), at: time) else { return }
+        try touch(digest, at: time, connection)
     }
 
     /// Writes the session's last use, unless it was written less than an interval ago.
-    private func touch(_ token: String, at time: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) {
+    private func touch(_ digest: String, at time: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute(
-            "UPDATE sessions SET last_used_ms = $1 WHERE token = $2 AND last_used_ms < $3",
-            [.integer(time), .text(token), .integer(time - touches.interval)])
+            "UPDATE sessions SET last_used_ms = $1 WHERE token_hash = $2 AND last_used_ms < $3",
+            [.integer(time), .text(digest), .integer(time - touches.interval)])
     }
 
     public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
@@ -280,12 +319,12 @@ public final class PostgresSessionStore: SessionStore {
             { [logger, count] connection throws(PostgresError) in
                 try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
                 let idle = try connection.execute(
-                    "DELETE FROM sessions WHERE token IN (SELECT token FROM sessions WHERE last_used_ms < $1 LIMIT 1000) RETURNING token",
+                    "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000) RETURNING token_hash",
                     [.integer(sessionCutoff)]
                 ).rows.compactMap { $0.first?.text }
-                for token in idle {
-                    try connection.execute("DELETE FROM events WHERE token = $1", [.text(token)])
-                    try connection.execute("DELETE FROM answers WHERE token = $1", [.text(token)])
+                for digest in idle {
+                    try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
+                    try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
                 }
                 let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
                 count.withLock { $0 = Int(sessions) }
@@ -307,24 +346,24 @@ extension PostgresSessionStore {
     }
 
     /// The state at a revision, if the log still holds it.
-    func state(_ token: String, at revision: Int, current: SessionState, _ connection: PostgresConnection) throws(PostgresError) -> RevisionLookup {
+    func state(_ digest: String, at revision: Int, current: SessionState, _ connection: PostgresConnection) throws(PostgresError) -> RevisionLookup {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
         if let row = try connection.execute(
-            "SELECT state FROM events WHERE token = $1 AND revision = $2", [.text(token), .integer(Int64(revision))]
+            "SELECT state FROM events WHERE token_hash = $1 AND revision = $2", [.text(digest), .integer(Int64(revision))]
         ).rows.first {
             return .found(Self.restore(row[0], revision: revision))
         }
-        let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token = $1", [.text(token)]).rows.first?.first?.integer
+        let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.integer
         return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
     }
 
     /// The answer stored for an event id, if it is younger than `cutoff`.
-    func answer(_ token: String, eventID: String, notBefore cutoff: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) -> StoredAnswer? {
+    func answer(_ digest: String, eventID: String, notBefore cutoff: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) -> StoredAnswer? {
         guard
             let row = try connection.execute(
-                "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = $1 AND event_id = $2",
-                [.text(token), .text(eventID)]
+                "SELECT fingerprint, status, body, time_ms FROM answers WHERE token_hash = $1 AND event_id = $2",
+                [.text(digest), .text(eventID)]
             ).rows.first,
             let status = row[1].integer, let time = row[3].integer, time >= cutoff
         else { return nil }

@@ -2,8 +2,25 @@ import TabulaSQLite
 
 /// The SQLite schema and its versioned migrations, applied at start.
 enum SQLiteSchema {
+    /// One step of the schema: SQL, or code where SQL cannot say it.
+    enum Migration: ExpressibleByStringLiteral {
+        case sql(String)
+        case code(@Sendable (SQLiteDatabase) throws(SQLiteError) -> Void)
+
+        init(stringLiteral sql: String) {
+            self = .sql(sql)
+        }
+
+        func run(_ database: SQLiteDatabase) throws(SQLiteError) {
+            switch self {
+            case .sql(let sql): try database.execute(sql)
+            case .code(let body): try body(database)
+            }
+        }
+    }
+
     /// Migration N (1-based) brings the schema from version N-1 to N.
-    static let migrations: [String] = [
+    static let migrations: [Migration] = [
         """
         CREATE TABLE sessions (
             token TEXT PRIMARY KEY,
@@ -76,7 +93,44 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         CREATE INDEX definitions_by_screen ON definitions(screen, served_ms);
         """,
+        // Version 5: sessions get a public id and a subject, and tokens are kept only as
+        // their digest (`TokenDigest`), so that a copy of the database does not let anyone
+        // act as a user.
+        .code(identifySessions),
     ]
+
+    /// Schema version 5: every session gets an id (``SessionID``) and its token is replaced
+    /// by the token's digest, in the sessions, the log and the answers.
+    private static func identifySessions(_ database: SQLiteDatabase) throws(SQLiteError) {
+        try database.execute(
+            """
+            ALTER TABLE sessions ADD COLUMN id TEXT;
+            ALTER TABLE sessions ADD COLUMN subject TEXT;
+            """)
+        try replaceTokens(database)
+        try database.execute(
+            """
+            ALTER TABLE sessions RENAME COLUMN token TO token_hash;
+            ALTER TABLE events RENAME COLUMN token TO token_hash;
+            ALTER TABLE answers RENAME COLUMN token TO token_hash;
+            CREATE UNIQUE INDEX sessions_by_id ON sessions(id);
+            """)
+    }
+
+    /// Gives each session an id and replaces its token by the token's digest. Its own
+    /// function, so that its statements are finalized before the columns are renamed.
+    private static func replaceTokens(_ database: SQLiteDatabase) throws(SQLiteError) {
+        let tokens = try database.prepare("SELECT token FROM sessions").rows().compactMap { $0.first?.text }
+        let replaceInSessions = try database.prepare("UPDATE sessions SET token = ?1, id = ?2 WHERE token = ?3")
+        let replaceInEvents = try database.prepare("UPDATE events SET token = ?1 WHERE token = ?2")
+        let replaceInAnswers = try database.prepare("UPDATE answers SET token = ?1 WHERE token = ?2")
+        for token in tokens {
+            let digest = TokenDigest.of(token)
+            try replaceInSessions.run([.text(digest), .text(SessionID.make()), .text(token)])
+            try replaceInEvents.run([.text(digest), .text(token)])
+            try replaceInAnswers.run([.text(digest), .text(token)])
+        }
+    }
 
     static var currentVersion: Int { migrations.count }
 
@@ -92,9 +146,10 @@ enum SQLiteSchema {
             do {
                 try database.execute(
                     """
-                    DELETE FROM events WHERE (token, revision) IN (
-                        SELECT events.token, events.revision FROM events
-                        JOIN (SELECT token, MAX(revision) AS head FROM events GROUP BY token) AS heads ON heads.token = events.token
+                    DELETE FROM events WHERE (token_hash, revision) IN (
+                        SELECT events.token_hash, events.revision FROM events
+                        JOIN (SELECT token_hash, MAX(revision) AS head FROM events GROUP BY token_hash) AS heads
+                            ON heads.token_hash = events.token_hash
                         WHERE events.revision <= heads.head - \(size));
                     UPDATE events SET slot = -1 - revision;
                     UPDATE events SET slot = revision % \(size);
@@ -121,10 +176,15 @@ enum SQLiteSchema {
                     "the database schema is version \(version), but this tabula knows versions up to \(currentVersion); run a newer tabula (or restore a backup)"
                 )
             }
+            guard version < currentVersion else { return }
+            // A migration may replace secrets (version 5 replaces tokens by their digests):
+            // what it removes is overwritten with zeros, and the log is copied into the
+            // database file and emptied afterwards, so that neither file keeps the old bytes.
+            try database.execute("PRAGMA secure_delete=ON")
             for (index, migration) in migrations.enumerated() where index + 1 > version {
                 try database.execute("BEGIN IMMEDIATE")
                 do {
-                    try database.execute(migration)
+                    try migration.run(database)
                     try database.execute("INSERT INTO tabula_schema(version) VALUES (\(index + 1))")
                     try database.execute("COMMIT")
                 } catch {
@@ -132,6 +192,7 @@ enum SQLiteSchema {
                     throw error
                 }
             }
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA secure_delete=OFF")
         } catch let error as StoreError {
             throw error
         } catch {

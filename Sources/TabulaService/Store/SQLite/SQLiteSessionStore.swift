@@ -1,5 +1,5 @@
 public import Logging
-public import TabulaCore
+import TabulaCore
 import TabulaPlatform
 import TabulaSQLite
 
@@ -86,16 +86,43 @@ public final class SQLiteSessionStore: SessionStore {
 
     public var name: String { "sqlite" }
 
-    public func createSession(
-        token: String, initialState: SessionState, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void
-    ) {
+    public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let time = now()
+        let key = SessionKey(new.token)
+        let digest = TokenDigest.of(new.token)
         submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
-                    try batch.statements.createSession(token, initialState, time: time)
-                    batch.setChanged(token, initialState)
+                    try batch.statements.createSession(digest, new, time: time)
+                    batch.setChanged(key, digest: digest, new.state)
                     return { completion(.success(())) }
+                },
+                failed: { completion(.failure($0)) }))
+    }
+
+    public func sessionRecord(id: String, completion: @escaping @Sendable (Result<SessionRecord?, StoreError>) -> Void) {
+        do {
+            let record = try readerLock.withLock { () throws(SQLiteError) -> SessionRecord? in
+                guard let found = try reader.session(id: id) else { return nil }
+                var state = cache.get(digest: found.digest)?.state
+                if state == nil { state = try reader.currentState(found.digest) }
+                guard let state else { return nil }
+                return SessionRecord(id: id, subject: found.subject, state: state, createdAt: found.createdAt, lastUsedAt: found.lastUsedAt)
+            }
+            completion(.success(record))
+        } catch {
+            completion(.failure(StoreError("cannot read the database: \(error)")))
+        }
+    }
+
+    public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    guard let found = try batch.statements.session(id: id) else { return { completion(.success(false)) } }
+                    try batch.statements.delete(found.digest)
+                    batch.setRemoved(digest: found.digest)
+                    return { completion(.success(true)) }
                 },
                 failed: { completion(.failure($0)) }))
     }
@@ -109,18 +136,28 @@ public final class SQLiteSessionStore: SessionStore {
         let cutoff = answerCutoff()
         do {
             var current = cache.get(key)?.state
+            // Hashed only when the database is asked.
+            var digest: String?
+            func tokenDigest() -> String {
+                if let digest { return digest }
+                let made = TokenDigest.of(token)
+                digest = made
+                return made
+            }
             if current == nil {
                 let removals = cache.removalCount
-                current = try readerLock.withLock { () throws(SQLiteError) in try reader.currentState(token) }
-                if let current { cache.put(token, current, unlessRemovedSince: removals) }
+                let digest = tokenDigest()
+                current = try readerLock.withLock { () throws(SQLiteError) in try reader.currentState(digest) }
+                if let current { cache.put(key, digest: digest, current, unlessRemovedSince: removals) }
             }
             guard let current else { return completion(.success(nil)) }
             var past = RevisionLookup.found(current)
             var answer: StoredAnswer?
             if request.revision != nil || request.eventID != nil {
+                let digest = tokenDigest()
                 try readerLock.withLock { () throws(SQLiteError) in
-                    if let revision = request.revision { past = try reader.state(token, at: revision, current: current) }
-                    if let eventID = request.eventID { answer = try reader.answer(token, eventID: eventID, notBefore: cutoff) }
+                    if let revision = request.revision { past = try reader.state(digest, at: revision, current: current) }
+                    if let eventID = request.eventID { answer = try reader.answer(digest, eventID: eventID, notBefore: cutoff) }
                 }
             }
             touchIfStale(key)
@@ -135,23 +172,26 @@ public final class SQLiteSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        // The new state's stored form is encoded here, on the calling thread: the single
-        // writer thread, whose time per event limits events a second, only checks and stores.
+        let key = SessionKey(token)
+        // The digest and the new state's stored form are made here, on the calling thread:
+        // the single writer thread, whose time per event limits events a second, only checks
+        // and stores.
+        let digest = TokenDigest.of(token)
         let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
         submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
-                    guard let current = try batch.currentState(token) else { return { completion(.success(.unknownSession)) } }
+                    guard let current = try batch.currentState(key, digest: digest) else { return { completion(.success(.unknownSession)) } }
                     guard current.revision == commit.expectedRevision else { return { completion(.success(.conflict)) } }
                     if let eventID = commit.event.eventID, commit.answer != nil,
-                        try batch.statements.answer(token, eventID: eventID, notBefore: cutoff) != nil
+                        try batch.statements.answer(digest, eventID: eventID, notBefore: cutoff) != nil
                     {
                         return { completion(.success(.conflict)) }
                     }
-                    guard try batch.statements.apply(token, commit, stateBytes: stateBytes) else {
+                    guard try batch.statements.apply(digest, commit, stateBytes: stateBytes) else {
                         throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
                     }
-                    if let state = commit.state { batch.setChanged(token, state) }
+                    if let state = commit.state { batch.setChanged(key, digest: digest, state) }
                     return { completion(.success(.committed)) }
                 },
                 failed: { completion(.failure($0)) }))
@@ -233,12 +273,12 @@ public final class SQLiteSessionStore: SessionStore {
     private func touchIfStale(_ key: SessionKey) {
         let time = now()
         guard touches.isDue(key, at: time) else { return }
-        let token = key.token
+        let digest = TokenDigest.of(key.token)
         let stale = time - touches.interval
         _ = writer.submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
-                    try batch.statements.touch(token, time: time, olderThan: stale)
+                    try batch.statements.touch(digest, time: time, olderThan: stale)
                     return {}
                 },
                 failed: { _ in }))
@@ -253,7 +293,7 @@ public final class SQLiteSessionStore: SessionStore {
             WriteJob(
                 run: { batch throws(SQLiteError) in
                     let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
-                    for token in removed { batch.setRemoved(token) }
+                    for digest in removed { batch.setRemoved(digest: digest) }
                     return {
                         if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
                         completion(.success(removed.count))

@@ -10,6 +10,7 @@ final class SQLiteStatements: @unchecked Sendable {
     private let selectNewestSlot: SQLiteStatement
     private let selectSlot: SQLiteStatement
     private let insertSession: SQLiteStatement
+    private let selectSessionByID: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let overwriteEvent: SQLiteStatement
@@ -34,18 +35,20 @@ final class SQLiteStatements: @unchecked Sendable {
         self.ringSize = ringSize
         // A session's current state is its newest log entry (schema version 2). The newest
         // slot is found first, reading only the small columns, then that one row is read.
-        selectNewestSlot = try database.prepare("SELECT slot FROM events WHERE token = ? ORDER BY revision DESC LIMIT 1")
-        selectSlot = try database.prepare("SELECT revision, state, time_ms FROM events WHERE token = ? AND slot = ?")
-        insertSession = try database.prepare("INSERT INTO sessions(token, created_ms, last_used_ms) VALUES (?, ?, ?)")
-        touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token = ? AND last_used_ms < ?")
+        selectNewestSlot = try database.prepare("SELECT slot FROM events WHERE token_hash = ? ORDER BY revision DESC LIMIT 1")
+        selectSlot = try database.prepare("SELECT revision, state, time_ms FROM events WHERE token_hash = ? AND slot = ?")
+        insertSession = try database.prepare(
+            "INSERT INTO sessions(token_hash, id, subject, created_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)")
+        selectSessionByID = try database.prepare("SELECT token_hash, subject, created_ms, last_used_ms FROM sessions WHERE id = ?")
+        touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token_hash = ? AND last_used_ms < ?")
         // Overwrites the slot's older revision; a slot holding this revision or a newer one
         // means the session moved, and a session without its row was removed: `apply` sees
         // either as no change (a log must never outlive its session).
         insertEvent = try database.prepare(
             """
-            INSERT INTO events(token, slot, revision, event_id, kind, payload, state, time_ms)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
-            ON CONFLICT (token, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
+            INSERT INTO events(token_hash, slot, revision, event_id, kind, payload, state, time_ms)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE EXISTS (SELECT 1 FROM sessions WHERE token_hash = ?1)
+            ON CONFLICT (token_hash, slot) DO UPDATE SET revision = excluded.revision, event_id = excluded.event_id,
                 kind = excluded.kind, payload = excluded.payload, state = excluded.state, time_ms = excluded.time_ms
             WHERE events.revision < excluded.revision
             """)
@@ -56,22 +59,22 @@ final class SQLiteStatements: @unchecked Sendable {
         overwriteEvent = try database.prepare(
             """
             UPDATE events SET revision = ?3, event_id = ?4, kind = ?5, payload = ?6, state = ?7, time_ms = ?8
-            WHERE token = ?1 AND slot = ?2 AND revision < ?3 AND EXISTS (SELECT 1 FROM sessions WHERE token = ?1)
+            WHERE token_hash = ?1 AND slot = ?2 AND revision < ?3 AND EXISTS (SELECT 1 FROM sessions WHERE token_hash = ?1)
             """)
-        selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token = ?")
+        selectOldestRevision = try database.prepare("SELECT MIN(revision) FROM events WHERE token_hash = ?")
         selectAnswer = try database.prepare(
-            "SELECT fingerprint, status, body, time_ms FROM answers WHERE token = ? AND event_id = ?")
+            "SELECT fingerprint, status, body, time_ms FROM answers WHERE token_hash = ? AND event_id = ?")
         insertAnswer = try database.prepare(
-            "INSERT OR REPLACE INTO answers(token, event_id, fingerprint, status, body, time_ms) VALUES (?, ?, ?, ?, ?, ?)")
+            "INSERT OR REPLACE INTO answers(token_hash, event_id, fingerprint, status, body, time_ms) VALUES (?, ?, ?, ?, ?, ?)")
         countSessions = try database.prepare("SELECT COUNT(*) FROM sessions")
         savepoint = try database.prepare("SAVEPOINT job")
         release = try database.prepare("RELEASE job")
         rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
         deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
-        selectIdleSessions = try database.prepare("SELECT token FROM sessions WHERE last_used_ms < ? LIMIT ?")
-        deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token = ?")
-        deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token = ?")
-        deleteSession = try database.prepare("DELETE FROM sessions WHERE token = ?")
+        selectIdleSessions = try database.prepare("SELECT token_hash FROM sessions WHERE last_used_ms < ? LIMIT ?")
+        deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token_hash = ?")
+        deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token_hash = ?")
+        deleteSession = try database.prepare("DELETE FROM sessions WHERE token_hash = ?")
         upsertDefinition = try database.prepare(
             """
             INSERT INTO definitions(id, screen, document, served_ms) VALUES (?, ?, ?, ?)
@@ -102,7 +105,7 @@ final class SQLiteStatements: @unchecked Sendable {
     }
 
     /// Deletes answers older than `answerCutoff` and up to `limit` sessions idle since
-    /// before `sessionCutoff`, with their log and answers; returns the removed tokens.
+    /// before `sessionCutoff`, with their log and answers; returns the removed sessions' digests.
     /// Events do not rewrite `last_used_ms` (the log row carries their time), so a session
     /// whose `last_used_ms` is old but whose newest event is recent is kept, and its
     /// `last_used_ms` catches up so that it is not looked at again on every pass.
@@ -116,30 +119,28 @@ final class SQLiteStatements: @unchecked Sendable {
             let candidates = try selectIdleSessions.rows([.integer(sessionCutoff), .integer(Int64(requested))])
                 .compactMap { $0.first?.text }
             examined += candidates.count
-            for token in candidates {
-                if let lastEvent = try newestEntry(token)?[2].integer, lastEvent >= sessionCutoff {
-                    try touch(token, time: lastEvent, olderThan: lastEvent)
+            for digest in candidates {
+                if let lastEvent = try newestEntry(digest)?[2].integer, lastEvent >= sessionCutoff {
+                    try touch(digest, time: lastEvent, olderThan: lastEvent)
                     continue
                 }
-                try deleteSessionEvents.run([.text(token)])
-                try deleteSessionAnswers.run([.text(token)])
-                try deleteSession.run([.text(token)])
-                removed.append(token)
+                try delete(digest)
+                removed.append(digest)
             }
             if candidates.count < requested { break }
         }
         return removed
     }
 
-    func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
-        guard let row = try newestEntry(token), let revision = row[0].integer else { return nil }
+    func currentState(_ digest: String) throws(SQLiteError) -> SessionState? {
+        guard let row = try newestEntry(digest), let revision = row[0].integer else { return nil }
         return restore(row[1], revision: Int(revision))
     }
 
     /// The newest log entry of a session: revision, state, time.
-    private func newestEntry(_ token: String) throws(SQLiteError) -> [SQLiteValue]? {
-        guard let slot = try selectNewestSlot.rows([.text(token)]).first?.first else { return nil }
-        return try selectSlot.rows([.text(token), slot]).first
+    private func newestEntry(_ digest: String) throws(SQLiteError) -> [SQLiteValue]? {
+        guard let slot = try selectNewestSlot.rows([.text(digest)]).first?.first else { return nil }
+        return try selectSlot.rows([.text(digest), slot]).first
     }
 
     func restore(_ value: SQLiteValue, revision: Int) -> SessionState {
@@ -147,23 +148,39 @@ final class SQLiteStatements: @unchecked Sendable {
         return SessionState(storedValues: json, revision: revision)
     }
 
-    func createSession(_ token: String, _ state: SessionState, time: Milliseconds) throws(SQLiteError) {
-        let bytes = state.valuesBytes
-        try insertSession.run([.text(token), .integer(time), .integer(time)])
+    func createSession(_ digest: String, _ session: NewSession, time: Milliseconds) throws(SQLiteError) {
+        let bytes = session.state.valuesBytes
+        try insertSession.run([.text(digest), .text(session.id), session.subject.map(SQLiteValue.text) ?? .null, .integer(time), .integer(time)])
         try insertEvent.run([
-            .text(token), .integer(0), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time),
+            .text(digest), .integer(0), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time),
         ])
+    }
+
+    /// The session with this public id: its token's digest, subject, creation and last use
+    /// (the later of the recorded read and the newest log entry: events do not rewrite
+    /// `last_used_ms`).
+    func session(id: String) throws(SQLiteError) -> (digest: String, subject: String?, createdAt: Milliseconds, lastUsedAt: Milliseconds)? {
+        guard let row = try selectSessionByID.rows([.text(id)]).first, let digest = row[0].text else { return nil }
+        let lastEvent = try newestEntry(digest)?[2].integer ?? 0
+        return (digest, row[1].text, row[2].integer ?? 0, max(row[3].integer ?? 0, lastEvent))
+    }
+
+    /// Deletes a session with its log and answers.
+    func delete(_ digest: String) throws(SQLiteError) {
+        try deleteSessionEvents.run([.text(digest)])
+        try deleteSessionAnswers.run([.text(digest)])
+        try deleteSession.run([.text(digest)])
     }
 
     /// Writes a commit: its log entry with the state it produced (which makes it the
     /// session's current state, and overwrites the entry `ringSize` revisions older), and
     /// the answer. Returns `false` when the revision moved meanwhile (nothing is written then).
     /// `stateBytes` is the new state's stored form when the caller has it already.
-    func apply(_ token: String, _ commit: SessionCommit, stateBytes: [UInt8]?) throws(SQLiteError) -> Bool {
+    func apply(_ digest: String, _ commit: SessionCommit, stateBytes: [UInt8]?) throws(SQLiteError) -> Bool {
         if let state = commit.state {
             let revision = state.revision
             let entry: [SQLiteValue] = [
-                .text(token), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
+                .text(digest), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
                 .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? state.valuesBytes),
                 .integer(commit.event.time),
             ]
@@ -179,31 +196,31 @@ final class SQLiteStatements: @unchecked Sendable {
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             try insertAnswer.run([
-                .text(token), .text(eventID), .blob(answer.fingerprint), .integer(Int64(answer.status)), .blob(answer.body),
+                .text(digest), .text(eventID), .blob(answer.fingerprint), .integer(Int64(answer.status)), .blob(answer.body),
                 .integer(answer.time),
             ])
         }
         return true
     }
 
-    func touch(_ token: String, time: Milliseconds, olderThan cutoff: Milliseconds) throws(SQLiteError) {
-        try touchSession.run([.integer(time), .text(token), .integer(cutoff)])
+    func touch(_ digest: String, time: Milliseconds, olderThan cutoff: Milliseconds) throws(SQLiteError) {
+        try touchSession.run([.integer(time), .text(digest), .integer(cutoff)])
     }
 
-    func state(_ token: String, at revision: Int, current: SessionState) throws(SQLiteError) -> RevisionLookup {
+    func state(_ digest: String, at revision: Int, current: SessionState) throws(SQLiteError) -> RevisionLookup {
         if revision == current.revision { return .found(current) }
         if revision > current.revision { return .future(current: current.revision) }
-        if revision >= 0, let row = try selectSlot.rows([.text(token), .integer(Int64(revision % ringSize))]).first,
+        if revision >= 0, let row = try selectSlot.rows([.text(digest), .integer(Int64(revision % ringSize))]).first,
             row[0].integer == Int64(revision)
         {
             return .found(restore(row[1], revision: revision))
         }
-        let oldest = try selectOldestRevision.rows([.text(token)]).first?.first?.integer.map(Int.init) ?? current.revision
+        let oldest = try selectOldestRevision.rows([.text(digest)]).first?.first?.integer.map(Int.init) ?? current.revision
         return .tooOld(oldestKept: oldest)
     }
 
-    func answer(_ token: String, eventID: String, notBefore cutoff: Milliseconds) throws(SQLiteError) -> StoredAnswer? {
-        guard let row = try selectAnswer.rows([.text(token), .text(eventID)]).first,
+    func answer(_ digest: String, eventID: String, notBefore cutoff: Milliseconds) throws(SQLiteError) -> StoredAnswer? {
+        guard let row = try selectAnswer.rows([.text(digest), .text(eventID)]).first,
             let status = row[1].integer, let time = row[3].integer, time >= cutoff
         else { return nil }
         return StoredAnswer(fingerprint: row[0].blob ?? [], status: Int(status), body: row[2].blob ?? [], time: time)

@@ -12,36 +12,37 @@ struct WriteJob: Sendable {
 
 /// The writer's transaction-scoped state: its statements, and sessions changed earlier in
 /// the same batch (later jobs must see them; the cache only learns them after the commit).
+/// Sessions are named by their token's digest, as the database names them.
 final class SQLiteBatch: @unchecked Sendable {
     let statements: SQLiteStatements
     let cache: SessionStateCache
-    private(set) var changed: [String: SessionState] = [:]
+    private(set) var changed: [String: (key: SessionKey, state: SessionState)] = [:]
     private(set) var removed: Set<String> = []
     /// What the running job overwrote, so that a job rolled back to its savepoint can be
     /// undone here too. A copy of both collections per job would copy them on its first
     /// change: quadratic in the batch's size.
-    private var undo: [(token: String, state: SessionState?, wasRemoved: Bool)] = []
+    private var undo: [(digest: String, change: (key: SessionKey, state: SessionState)?, wasRemoved: Bool)] = []
 
     init(statements: SQLiteStatements, cache: SessionStateCache) {
         self.statements = statements
         self.cache = cache
     }
 
-    func currentState(_ token: String) throws(SQLiteError) -> SessionState? {
-        if let state = changed[token] { return state }
-        if removed.contains(token) { return nil }
-        if let cached = cache.get(SessionKey(token)) { return cached.state }
-        return try statements.currentState(token)
+    func currentState(_ session: SessionKey, digest: String) throws(SQLiteError) -> SessionState? {
+        if let change = changed[digest] { return change.state }
+        if removed.contains(digest) { return nil }
+        if let cached = cache.get(session) { return cached.state }
+        return try statements.currentState(digest)
     }
 
     /// Records the session's new current state, for later jobs and for the cache.
-    func setChanged(_ token: String, _ state: SessionState) {
-        undo.append((token, changed.updateValue(state, forKey: token), removed.contains(token)))
+    func setChanged(_ session: SessionKey, digest: String, _ state: SessionState) {
+        undo.append((digest, changed.updateValue((session, state), forKey: digest), removed.contains(digest)))
     }
 
     /// Records that the session is gone.
-    func setRemoved(_ token: String) {
-        undo.append((token, changed.removeValue(forKey: token), !removed.insert(token).inserted))
+    func setRemoved(digest: String) {
+        undo.append((digest, changed.removeValue(forKey: digest), !removed.insert(digest).inserted))
     }
 
     /// Starts a job: its changes are the ones `undoJob` takes back.
@@ -52,8 +53,8 @@ final class SQLiteBatch: @unchecked Sendable {
     /// Takes back the current job's changes, newest first.
     func undoJob() {
         for entry in undo.reversed() {
-            changed[entry.token] = entry.state
-            if entry.wasRemoved { removed.insert(entry.token) } else { removed.remove(entry.token) }
+            changed[entry.digest] = entry.change
+            if entry.wasRemoved { removed.insert(entry.digest) } else { removed.remove(entry.digest) }
         }
         undo.removeAll(keepingCapacity: true)
     }
@@ -159,8 +160,8 @@ final class SQLiteWriter: @unchecked Sendable {
             answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
             return
         }
-        for token in batch.removed { cache.remove(token) }
-        for (token, state) in batch.changed { cache.put(token, state) }
+        for digest in batch.removed { cache.remove(digest: digest) }
+        for (digest, change) in batch.changed { cache.put(change.key, digest: digest, change.state) }
         answer(committed + rolledBack.map { job, error in { job.failed(error) } }, releasing: jobs)
     }
 }

@@ -1,0 +1,43 @@
+import TabulaCore
+
+/// The body of `POST /v1/sessions`, which may be empty: `{"state": {...}?, "subject": STRING?}`.
+/// Both members are the backend's (they need the backend key); the state is checked against
+/// the catalogue's schema by the route, once the key is.
+struct NewSessionRequest: Sendable {
+    /// The initial state's members as sent; keys not given take their defaults.
+    var state: JSONValue?
+    /// The backend's name for the session's user.
+    var subject: String?
+
+    static let fields = ["state", "subject"]
+    static let maxSubjectBytes = 256
+
+    /// Whether the request carries anything only a backend may send.
+    var needsBackendKey: Bool { state != nil || subject != nil }
+
+    /// Decodes a body; an empty one asks for nothing. Problems are 400s that say which
+    /// member to fix, but a subject over its limit is a 422.
+    static func decode(_ body: [UInt8]) throws(Problem) -> NewSessionRequest {
+        guard body.contains(where: { !isBlank($0) }) else { return NewSessionRequest() }
+        var request = NewSessionRequest()
+        for (key, value) in try JSONBody.members(body) {
+            switch key {
+            case "state":
+                request.state = value
+            case "subject":
+                guard case .string(let subject) = value else {
+                    throw Problem.invalidBody("subject must be a string (the backend's id of the user), not \(value.typeName)")
+                }
+                guard subject.utf8.count <= maxSubjectBytes else { throw Problem.subjectTooLong(bytes: subject.utf8.count, limit: maxSubjectBytes) }
+                request.subject = subject
+            default:
+                throw Problem.invalidBody("unknown field \"\(key.clippedForDetail)\"; a new session takes \(fields.joined(separator: ", "))")
+            }
+        }
+        return request
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
