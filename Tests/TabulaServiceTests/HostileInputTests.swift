@@ -109,7 +109,7 @@ final class HostileFixture {
             throw RawHTTPError("cannot fetch the watched screen: \(response.status) \(response.bodyText)")
         }
         let token = session
-        let state = try wait { completion in store.read(session: token, SessionRead(), completion: completion) }?.current
+        let state = try wait { completion in store.read(session: .token(token), SessionRead(), completion: completion) }?.current
         return Snapshot(revision: revision, screen: response.body, state: state)
     }
 }

@@ -107,7 +107,7 @@ import Testing
             environment: [
                 "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
                 "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
-                "SCREENS": scratch.appendingPathComponent("screens").path,
+                "SCREENS": scratch.appendingPathComponent("screens").path, "TABULA_BACKEND_KEY": "walkthrough-backend-key",
             ])
         #expect(status == 0, "\(output)")
         #expect(output.split(separator: "\n").contains { $0.hasPrefix("SESSION=") && $0.count > 30 })
@@ -118,10 +118,17 @@ import Testing
         #expect(screen.sections[1].rows[1].content == .checkmark(title: "Dark", isChecked: true))
         #expect(output.contains(#""fromRevision":0,"screen":"settings","toRevision":4"#))
         #expect(output.contains(#""status":422"#))
+        // The backend's part: the patch, and the app's catch-up inserting the Lab network.
+        #expect(output.contains(#"{"fromRevision":0,"toRevision":1}"#))
+        #expect(output.contains(#""id":"network-lab""#))
         // After the deployment: the catch-up inserts Airplane Mode at the top of the copy.
-        // curl prints no newline after a body: the answer runs from its last `{"changes":`.
+        // curl prints no newline after a body: the answer is the one from `{"changes":` to
+        // the end of `"toRevision":4}` after `"fromRevision":4`.
         let line = try #require(output.split(separator: "\n").last { $0.contains(#""fromRevision":4"#) })
-        let catchUp = line[try #require(line.range(of: #"{"changes":"#, options: .backwards)).lowerBound...]
+        let from = try #require(line.range(of: #""fromRevision":4,"#))
+        let start = try #require(line[..<from.lowerBound].range(of: #"{"changes":"#, options: .backwards)).lowerBound
+        let end = try #require(line[from.upperBound...].range(of: #""toRevision":4}"#)).upperBound
+        let catchUp = line[start..<end]
         let changes = try ChangeSet(json: try #require(try JSONParser().parse(Array(catchUp.utf8)).objectValue?["changes"]))
         #expect(changes.rows.inserted.map(\.row.id) == ["airplane"] && changes.rows.inserted.first?.path == RowPath(section: 0, row: 0))
         #expect(changes.rows.moved.isEmpty && changes.rows.deleted.isEmpty)

@@ -91,7 +91,7 @@ struct AcknowledgedEvent: Sendable {
         let served = try api.send("GET", "/v1/screens/load", session: session)
         #expect(screen == render(definition, state))
         #expect(try Screen(jsonBytes: served.body) == screen)
-        let stored = try wait { completion in store.read(session: session, SessionRead(), completion: completion) }?.current
+        let stored = try wait { completion in store.read(session: .token(session), SessionRead(), completion: completion) }?.current
         #expect(stored == state)
         let since = total - 50
         let catchUp = try api.send("GET", "/v1/screens/load/changes?since=\(since)", session: session)

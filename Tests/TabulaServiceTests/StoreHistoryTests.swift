@@ -51,7 +51,7 @@ import Testing
         for (index, state) in states.enumerated().dropFirst() {
             let committed = try wait { completion in
                 store.commit(
-                    session: token,
+                    session: .token(token),
                     SessionCommit(
                         expectedRevision: state.revision - 1, state: state,
                         event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
@@ -61,7 +61,7 @@ import Testing
             let newest = index
             let oldest = max(0, newest - 7)
             let lookups = try (oldest - 1...newest + 1).map { revision in
-                try #require(try wait { completion in store.read(session: token, SessionRead(revision: revision), completion: completion) }).past
+                try #require(try wait { completion in store.read(session: .token(token), SessionRead(revision: revision), completion: completion) }).past
             }
             let expected =
                 [.tooOld(oldestKept: oldest)] + (oldest...newest).map { RevisionLookup.found(states[$0]) }
@@ -96,7 +96,7 @@ import Testing
             let next = state
             let committed = try wait { completion in
                 store.commit(
-                    session: token,
+                    session: .token(token),
                     SessionCommit(
                         expectedRevision: next.revision - 1, state: next,
                         event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil),
@@ -105,7 +105,7 @@ import Testing
             #expect(committed == .committed)
         }
         let lookups = try (0...5).map { revision in
-            try #require(try wait { completion in store.read(session: token, SessionRead(revision: revision), completion: completion) }).past
+            try #require(try wait { completion in store.read(session: .token(token), SessionRead(revision: revision), completion: completion) }).past
         }
         #expect(lookups == [.tooOld(oldestKept: 1)] + states[1...5].map { RevisionLookup.found($0) })
     }

@@ -20,8 +20,8 @@ struct EventAnswer: Sendable {
 /// known event id, or rebuild the client's copy (its definition at its revision), resolve
 /// the row in it, reduce the current state with the current definition, diff the copy
 /// against the new screen, and say what to commit. Nothing here reads or writes the store
-/// (see `EventTransaction.swift`).
-struct EventProcessor: Sendable {
+/// (see `SessionTransaction.swift`).
+struct EventProcessor: SessionDecision {
     /// The screen's current definition, which applies the event and renders the new screen.
     let definition: ScreenDefinition
     /// The definition that rendered the client's copy.
@@ -35,6 +35,8 @@ struct EventProcessor: Sendable {
 
     /// What to read of the session: the client's revision and the event id's answer.
     var read: SessionRead { SessionRead(revision: request.revision, eventID: request.eventID) }
+
+    static func refused(_ problem: Problem) -> EventOutcome { .problem(problem) }
 
     /// The event's outcome, and what to commit for it (`nil`: nothing, as for an event that
     /// changes nothing and carries no id).

@@ -79,8 +79,12 @@ struct EventRequest: Sendable, Equatable {
             request.definition = id
         }
         if let value = member("eventId") {
-            guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength else {
-                throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes")
+            // No control characters: the answers of backend writes are kept beside the
+            // answers of events, under keys that start with one (`StateWrite.answerID`).
+            guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength,
+                !id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else {
+                throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes, without control characters")
             }
             request.eventID = id
         }

@@ -45,7 +45,7 @@ extension APIContext {
         let processor = EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
             screenForDiff: { [cache] revision in cache.screenForDiff(session: session, screen: definition.id, revision: revision) })
-        runTransaction(processor, session: token) { [self] outcome in
+        runTransaction(processor, session: .token(token)) { [self] outcome in
             switch outcome {
             case .answer(let answer):
                 metrics.recordEvent(kind: kind.rawValue, outcome: answer.changed ? "changed" : "unchanged", changeCount: answer.changeCount)
@@ -69,7 +69,11 @@ extension APIContext {
 
     /// `application/json`, in any case, with optional parameters such as `; charset=utf-8`.
     static func isJSONMediaType(_ value: String) -> Bool {
-        let mediaType: StaticString = "application/json"
+        hasMediaType(value, "application/json")
+    }
+
+    /// Whether a Content-Type value is `mediaType` (in any case), with optional parameters.
+    static func hasMediaType(_ value: String, _ mediaType: StaticString) -> Bool {
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         var value = value
         return value.withUTF8 { utf8 in

@@ -1,19 +1,23 @@
 import TabulaCore
 
-/// A request body that must be a JSON object: the one place where such a body becomes its
-/// members or a 400 that says what is wrong with it.
+/// A JSON request body: the one place where one becomes a value, or the members of an
+/// object, or a 400 that says what is wrong with it.
 enum JSONBody {
     /// Bodies nest no deeper than this: a state is an object of lists of records.
     static let maxDepth = 16
 
-    /// The members of the body's object, in written order.
-    static func members(_ body: [UInt8]) throws(Problem) -> [(key: String, value: JSONValue)] {
-        let json: JSONValue
+    /// The body's JSON value, whatever it is.
+    static func value(_ body: [UInt8]) throws(Problem) -> JSONValue {
         do {
-            json = try JSONParser(maxDepth: maxDepth).parse(body)
+            return try JSONParser(maxDepth: maxDepth).parse(body)
         } catch {
             throw Problem.malformedJSON(error)
         }
+    }
+
+    /// The members of the body's object, in written order.
+    static func members(_ body: [UInt8]) throws(Problem) -> [(key: String, value: JSONValue)] {
+        let json = try value(body)
         guard case .object(let object) = json else {
             throw Problem.invalidBody("the body must be a JSON object, not \(json.typeName)")
         }

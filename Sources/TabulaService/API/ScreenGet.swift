@@ -107,7 +107,7 @@ extension APIContext {
         }
         // Only a session's screen can be unknown without waiting.
         guard let token, let session else { return send(JSONResponse.make(.internalServerError, []), context, responder) }
-        readSession(token, SessionRead(), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+        readSession(.token(token), SessionRead(), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
             send(cache.renderedScreen(session: session, definition, snapshot.current).response(ifNoneMatch: tags), context, responder, token)
         }
     }

@@ -54,7 +54,7 @@ extension APIContext {
                 return send(error.response(), context, responder)
             }
         }
-        readSession(token, SessionRead(revision: since), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+        readSession(.token(token), SessionRead(revision: since), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
             let current = snapshot.current
             switch snapshot.past {
             case .future(let revision):

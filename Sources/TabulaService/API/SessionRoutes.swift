@@ -114,7 +114,7 @@ extension APIContext {
     }
 
     /// The `{id}` of a backend route; an id of another shape names no session (404).
-    private func sessionID(_ context: RouteContext) throws(Problem) -> String {
+    func sessionID(_ context: RouteContext) throws(Problem) -> String {
         let id = context.parameters["id"] ?? ""
         guard SessionID.isWellFormed(id) else { throw Problem.unknownSessionID(id) }
         return id

@@ -1,3 +1,4 @@
+import HTTPTypes
 import TabulaCore
 
 extension Problem {
@@ -54,6 +55,59 @@ extension Problem {
             detail: "subject is \(bytes) bytes, over the limit of \(limit); send the backend's id of the user, not its data",
             extensions: ["limit": .number(Double(limit)), "path": .string("$.subject")])
     }
+
+    /// A backend write without `If-Match`.
+    static let preconditionRequired = Problem(
+        slug: "precondition-required", title: "Precondition Required", status: .preconditionRequired,
+        detail:
+            "a write of a session's state needs If-Match with the revision it was computed from, such as If-Match: \"3\" (the ETag of GET /v1/sessions/{id}), so that it cannot overwrite a change it did not see"
+    )
+
+    /// A backend write whose `If-Match` is not the session's revision; nothing was written.
+    static func preconditionFailed(current: Int) -> Problem {
+        Problem(
+            slug: "precondition-failed", title: "Precondition Failed", status: .preconditionFailed,
+            detail:
+                "the session is at revision \(current), not the one in If-Match; read it again (GET /v1/sessions/{id}), redo the change on what it holds, and send it with If-Match: \"\(current)\"",
+            extensions: ["currentRevision": .number(Double(current))])
+    }
+
+    /// A patch that cannot be applied to the session's state; nothing was written.
+    static func patchFailed(_ error: StatePatchError) -> Problem {
+        switch error {
+        case .testFailed(let index, let path):
+            Problem(
+                slug: "patch-test-failed", title: "Patch Test Failed", status: .conflict,
+                detail: "operation \(index) (test) found another value at \(path.clippedForDetail); nothing was written",
+                extensions: ["operation": .number(Double(index)), "path": .string(path)])
+        case .unappliable(let index, let path, let reason):
+            Problem(
+                slug: "patch-not-applicable", title: "Patch Not Applicable", status: .unprocessableContent,
+                detail: "operation \(index) cannot be applied at \(path.clippedForDetail): \(reason); nothing was written",
+                extensions: ["operation": .number(Double(index)), "path": .string(path)])
+        }
+    }
+
+    static func idempotencyKeyReused(_ key: String) -> Problem {
+        Problem(
+            slug: "idempotency-key-reused", title: "Idempotency Key Reused", status: .unprocessableContent,
+            detail: "Idempotency-Key \"\(key.clippedForDetail)\" was already used for a different write of this session; use a new key for a new write")
+    }
+
+    static func invalidHeader(_ name: String, _ detail: String) -> Problem {
+        Problem(slug: "invalid-header", title: "Invalid Header", status: .badRequest, detail: detail, extensions: ["header": .string(name)])
+    }
+
+    static func unsupportedPatchType(_ contentType: String?) -> Problem {
+        Problem(
+            slug: "unsupported-media-type", title: "Unsupported Media Type", status: .unsupportedMediaType,
+            detail:
+                "send the patch as application/merge-patch+json (RFC 7396) or application/json-patch+json (RFC 6902)\(contentType.map { " (got \"\($0.clippedForDetail)\")" } ?? " (Content-Type is missing)")",
+            headerFields: acceptPatch.map { [$0: "application/merge-patch+json, application/json-patch+json"] } ?? [:])
+    }
+
+    /// RFC 5789's header naming the patch formats a resource takes.
+    private static let acceptPatch = HTTPField.Name("Accept-Patch")
 
     static func unknownScreen(_ id: String, known: [String]) -> Problem {
         Problem(

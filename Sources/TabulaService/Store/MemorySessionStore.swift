@@ -57,13 +57,13 @@ public final class MemorySessionStore: SessionStore {
     }
 
     public func read(
-        session token: String, _ request: SessionRead,
+        session name: SessionName, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
-        guard let session = lookup(token) else { return completion(.success(nil)) }
+        guard let session = lookup(name) else { return completion(.success(nil)) }
         let time = now()
         let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-        session.watch.lastUsed.store(time, ordering: .relaxed)
+        if case .token = name { session.watch.lastUsed.store(time, ordering: .relaxed) }
         let snapshot = session.lock.withLock { data in
             SessionSnapshot(
                 current: data.current, past: request.revision.map(data.lookup) ?? .found(data.current),
@@ -73,10 +73,10 @@ public final class MemorySessionStore: SessionStore {
     }
 
     public func commit(
-        session token: String, _ commit: SessionCommit,
+        session name: SessionName, _ commit: SessionCommit,
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
-        guard let session = lookup(token) else { return completion(.success(.unknownSession)) }
+        guard let session = lookup(name) else { return completion(.success(.unknownSession)) }
         let time = now()
         let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let result = session.lock.withLock { data -> CommitResult in
@@ -88,7 +88,7 @@ public final class MemorySessionStore: SessionStore {
             session.watch.advance(to: newest.revision)
             return .committed
         }
-        session.watch.lastUsed.store(time, ordering: .relaxed)
+        if case .token = name { session.watch.lastUsed.store(time, ordering: .relaxed) }
         completion(.success(result))
     }
 
@@ -155,8 +155,11 @@ public final class MemorySessionStore: SessionStore {
         completion(.success(removed))
     }
 
-    private func lookup(_ token: String) -> MemorySession? {
-        sessions[SessionKey(token)]
+    private func lookup(_ name: SessionName) -> MemorySession? {
+        switch name {
+        case .token(let token): sessions[SessionKey(token)]
+        case .id(let id): ids.withLock { $0[id] }.flatMap { sessions[$0] }
+        }
     }
 }
 

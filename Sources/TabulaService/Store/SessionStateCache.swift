@@ -59,6 +59,19 @@ final class SessionStateCache: Sendable {
         }
     }
 
+    /// Puts a state committed for a session named by its digest alone (a backend's write):
+    /// where the session is cached, as ``put(_:digest:_:)`` does; where it is not, a state
+    /// a reader is about to put may be older, so the write counts as a removal.
+    func put(digest: String, _ state: SessionState) {
+        removals.withLock { count in
+            if let key = keysByDigest.withLock({ $0[digest] }) {
+                put(key, digest: digest, state)
+            } else {
+                count &+= 1
+            }
+        }
+    }
+
     /// Forgets the session whose token has this digest.
     func remove(digest: String) {
         removals.withLock { count in

@@ -4,7 +4,7 @@ public import TabulaCore
 /// an append-only event log and the answers of events sent with an `eventId`.
 ///
 /// A store offers storage operations; what an event does is the service's (see
-/// `EventTransaction`). It reads a session with ``read(session:_:completion:)`` and writes
+/// `SessionTransaction.swift`). It reads a session with ``read(session:_:completion:)`` and writes
 /// with ``commit(session:_:completion:)``, a compare-and-swap on the session's revision:
 /// when another writer got there first, it reads again and decides anew. Every operation
 /// reports through a completion handler: a store may call it before returning (memory) or
@@ -24,10 +24,10 @@ public protocol SessionStore: Sendable {
     func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void)
 
     /// Reads a session: its current state, and what `request` asks besides (a past state,
-    /// the answer stored for an event id). `nil` when the session does not exist. Counts as
-    /// use of the session.
+    /// the answer stored for an event id). `nil` when the session does not exist. A read by
+    /// token counts as use of the session; the backend's, by id, does not.
     func read(
-        session token: String, _ request: SessionRead,
+        session name: SessionName, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void)
 
     /// Writes `commit` if the session is still at its expected revision and, when it stores
@@ -35,7 +35,7 @@ public protocol SessionStore: Sendable {
     /// written and the result is ``CommitResult/conflict``. Durable before `completion` runs;
     /// group-committed where the store can (SQLite).
     func commit(
-        session token: String, _ commit: SessionCommit,
+        session name: SessionName, _ commit: SessionCommit,
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void)
 
     /// The session's current state and its watch when the store knows them without waiting
@@ -73,6 +73,13 @@ public protocol SessionStore: Sendable {
 
     /// Finishes queued work and releases the store; called after the server stopped.
     func close()
+}
+
+/// How a request names a session: a client by its secret token, the app's backend by the
+/// session's public id.
+public enum SessionName: Sendable, Equatable {
+    case token(String)
+    case id(String)
 }
 
 /// A session about to be created.

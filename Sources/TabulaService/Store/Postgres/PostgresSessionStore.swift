@@ -123,33 +123,38 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     public func read(
-        session token: String, _ request: SessionRead,
+        session name: SessionName, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let digest = TokenDigest.of(token)
+        let knownDigest = Self.digest(of: name)
         pool.submit(
             { [self] connection throws(PostgresError) in
                 let time = now()
-                guard let current = try currentState(digest, connection) else { return completion(.success(nil)) }
+                var digest = knownDigest
+                if digest == nil { digest = try self.digest(of: name, connection) }
+                guard let digest, let current = try currentState(digest, connection) else { return completion(.success(nil)) }
                 var past = RevisionLookup.found(current)
                 if let revision = request.revision { past = try state(digest, at: revision, current: current, connection) }
                 var stored: StoredAnswer?
                 if let eventID = request.eventID { stored = try answer(digest, eventID: eventID, notBefore: cutoff, connection) }
-                try touchIfStale(digest, connection)
+                if case .token = name { try touchIfStale(digest, connection) }
                 completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
             }, failed: { completion(.failure($0)) })
     }
 
     public func commit(
-        session token: String, _ commit: SessionCommit,
+        session name: SessionName, _ commit: SessionCommit,
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let digest = TokenDigest.of(token)
+        let knownDigest = Self.digest(of: name)
         let keep = settings.keepRevisions
         pool.submit(
             { [self] connection throws(PostgresError) in
+                var digest = knownDigest
+                if digest == nil { digest = try self.digest(of: name, connection) }
+                guard let digest else { return completion(.success(.unknownSession)) }
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
                     let result = try apply(digest, commit, keep: keep, answerCutoff: cutoff, connection)
@@ -163,6 +168,19 @@ public final class PostgresSessionStore: SessionStore {
                     completion(.success(.conflict))
                 }
             }, failed: { completion(.failure($0)) })
+    }
+
+    /// The digest a client's token names, made on the calling thread; `nil` for an id,
+    /// which only the database knows.
+    private static func digest(of name: SessionName) -> String? {
+        if case .token(let token) = name { return TokenDigest.of(token) }
+        return nil
+    }
+
+    /// The digest of the session an id names, if there is one.
+    private func digest(of name: SessionName, _ connection: PostgresConnection) throws(PostgresError) -> String? {
+        guard case .id(let id) = name else { return nil }
+        return try connection.execute("SELECT token_hash FROM sessions WHERE id = $1", [.text(id)]).rows.first?.first?.text
     }
 
     /// Writes a commit, in the caller's transaction, with a compare-and-swap on the

@@ -128,60 +128,92 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func read(
-        session token: String, _ request: SessionRead,
+        session name: SessionName, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
-        let key = SessionKey(token)
         let time = now()
         let cutoff = answerCutoff()
         do {
-            var current = cache.get(key)?.state
-            // Hashed only when the database is asked.
-            var digest: String?
-            func tokenDigest() -> String {
-                if let digest { return digest }
-                let made = TokenDigest.of(token)
-                digest = made
-                return made
+            let found: Found?
+            switch name {
+            case .token(let token): found = try current(token: token)
+            case .id(let id): found = try current(id: id)
             }
-            if current == nil {
-                let removals = cache.removalCount
-                let digest = tokenDigest()
-                current = try readerLock.withLock { () throws(SQLiteError) in try reader.currentState(digest) }
-                if let current { cache.put(key, digest: digest, current, unlessRemovedSince: removals) }
-            }
-            guard let current else { return completion(.success(nil)) }
+            guard let found else { return completion(.success(nil)) }
+            let current = found.state
             var past = RevisionLookup.found(current)
             var answer: StoredAnswer?
             if request.revision != nil || request.eventID != nil {
-                let digest = tokenDigest()
+                let digest = found.digest()
                 try readerLock.withLock { () throws(SQLiteError) in
                     if let revision = request.revision { past = try reader.state(digest, at: revision, current: current) }
                     if let eventID = request.eventID { answer = try reader.answer(digest, eventID: eventID, notBefore: cutoff) }
                 }
             }
-            touchIfStale(key)
+            if let key = found.key { touchIfStale(key) }
             completion(.success(SessionSnapshot(current: current, past: past, answer: answer, time: time)))
         } catch {
             completion(.failure(StoreError("cannot read the database: \(error)")))
         }
     }
 
+    /// A session's current state as a read found it, with its token's key when a client
+    /// named it, and its digest, made only when asked for.
+    private struct Found {
+        let key: SessionKey?
+        let digest: () -> String
+        let state: SessionState
+    }
+
+    /// A client's session: from the cache, or read and cached. Its token is hashed only
+    /// when the database is asked.
+    private func current(token: String) throws(SQLiteError) -> Found? {
+        let key = SessionKey(token)
+        if let cached = cache.get(key) { return Found(key: key, digest: { TokenDigest.of(token) }, state: cached.state) }
+        let removals = cache.removalCount
+        let digest = TokenDigest.of(token)
+        guard let current = try readerLock.withLock({ () throws(SQLiteError) in try reader.currentState(digest) }) else { return nil }
+        cache.put(key, digest: digest, current, unlessRemovedSince: removals)
+        return Found(key: key, digest: { digest }, state: current)
+    }
+
+    /// The backend's session: its digest from the database, its state from the cache when
+    /// a client's request put it there, else from the database (not cached then: the cache
+    /// is found by token).
+    private func current(id: String) throws(SQLiteError) -> Found? {
+        try readerLock.withLock { () throws(SQLiteError) -> Found? in
+            guard let digest = try reader.digest(id: id) else { return nil }
+            var state = cache.get(digest: digest)?.state
+            if state == nil { state = try reader.currentState(digest) }
+            guard let state else { return nil }
+            return Found(key: nil, digest: { digest }, state: state)
+        }
+    }
+
     public func commit(
-        session token: String, _ commit: SessionCommit,
+        session name: SessionName, _ commit: SessionCommit,
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let key = SessionKey(token)
         // The digest and the new state's stored form are made here, on the calling thread:
         // the single writer thread, whose time per event limits events a second, only checks
         // and stores.
-        let digest = TokenDigest.of(token)
+        let key: SessionKey?
+        let knownDigest: String?
+        let id: String?
+        switch name {
+        case .token(let token): (key, knownDigest, id) = (SessionKey(token), TokenDigest.of(token), nil)
+        case .id(let name): (key, knownDigest, id) = (nil, nil, name)
+        }
         let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
         submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
-                    guard let current = try batch.currentState(key, digest: digest) else { return { completion(.success(.unknownSession)) } }
+                    var digest = knownDigest
+                    if let id { digest = try batch.statements.digest(id: id) }
+                    guard let digest, let current = try batch.currentState(key, digest: digest) else {
+                        return { completion(.success(.unknownSession)) }
+                    }
                     guard current.revision == commit.expectedRevision else { return { completion(.success(.conflict)) } }
                     if let eventID = commit.event.eventID, commit.answer != nil,
                         try batch.statements.answer(digest, eventID: eventID, notBefore: cutoff) != nil
@@ -189,7 +221,7 @@ public final class SQLiteSessionStore: SessionStore {
                         return { completion(.success(.conflict)) }
                     }
                     guard try batch.statements.apply(digest, commit, stateBytes: stateBytes) else {
-                        throw SQLiteError(code: 19, message: "session \(SessionToken.logPrefix(token)) changed under its writer")
+                        throw SQLiteError(code: 19, message: "session \(digest.prefix(8)) (digest) changed under its writer")
                     }
                     if let state = commit.state { batch.setChanged(key, digest: digest, state) }
                     return { completion(.success(.committed)) }

@@ -11,6 +11,7 @@ final class SQLiteStatements: @unchecked Sendable {
     private let selectSlot: SQLiteStatement
     private let insertSession: SQLiteStatement
     private let selectSessionByID: SQLiteStatement
+    private let selectDigestByID: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let overwriteEvent: SQLiteStatement
@@ -40,6 +41,7 @@ final class SQLiteStatements: @unchecked Sendable {
         insertSession = try database.prepare(
             "INSERT INTO sessions(token_hash, id, subject, created_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)")
         selectSessionByID = try database.prepare("SELECT token_hash, subject, created_ms, last_used_ms FROM sessions WHERE id = ?")
+        selectDigestByID = try database.prepare("SELECT token_hash FROM sessions WHERE id = ?")
         touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token_hash = ? AND last_used_ms < ?")
         // Overwrites the slot's older revision; a slot holding this revision or a newer one
         // means the session moved, and a session without its row was removed: `apply` sees
@@ -163,6 +165,11 @@ final class SQLiteStatements: @unchecked Sendable {
         guard let row = try selectSessionByID.rows([.text(id)]).first, let digest = row[0].text else { return nil }
         let lastEvent = try newestEntry(digest)?[2].integer ?? 0
         return (digest, row[1].text, row[2].integer ?? 0, max(row[3].integer ?? 0, lastEvent))
+    }
+
+    /// The digest of the token of the session with this public id.
+    func digest(id: String) throws(SQLiteError) -> String? {
+        try selectDigestByID.rows([.text(id)]).first?.first?.text
     }
 
     /// Deletes a session with its log and answers.

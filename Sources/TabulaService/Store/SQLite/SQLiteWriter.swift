@@ -16,27 +16,28 @@ struct WriteJob: Sendable {
 final class SQLiteBatch: @unchecked Sendable {
     let statements: SQLiteStatements
     let cache: SessionStateCache
-    private(set) var changed: [String: (key: SessionKey, state: SessionState)] = [:]
+    /// New states by digest, with the token's key when the writer knew the token.
+    private(set) var changed: [String: (key: SessionKey?, state: SessionState)] = [:]
     private(set) var removed: Set<String> = []
     /// What the running job overwrote, so that a job rolled back to its savepoint can be
     /// undone here too. A copy of both collections per job would copy them on its first
     /// change: quadratic in the batch's size.
-    private var undo: [(digest: String, change: (key: SessionKey, state: SessionState)?, wasRemoved: Bool)] = []
+    private var undo: [(digest: String, change: (key: SessionKey?, state: SessionState)?, wasRemoved: Bool)] = []
 
     init(statements: SQLiteStatements, cache: SessionStateCache) {
         self.statements = statements
         self.cache = cache
     }
 
-    func currentState(_ session: SessionKey, digest: String) throws(SQLiteError) -> SessionState? {
+    func currentState(_ session: SessionKey?, digest: String) throws(SQLiteError) -> SessionState? {
         if let change = changed[digest] { return change.state }
         if removed.contains(digest) { return nil }
-        if let cached = cache.get(session) { return cached.state }
+        if let cached = session.map(cache.get) ?? cache.get(digest: digest) { return cached.state }
         return try statements.currentState(digest)
     }
 
     /// Records the session's new current state, for later jobs and for the cache.
-    func setChanged(_ session: SessionKey, digest: String, _ state: SessionState) {
+    func setChanged(_ session: SessionKey?, digest: String, _ state: SessionState) {
         undo.append((digest, changed.updateValue((session, state), forKey: digest), removed.contains(digest)))
     }
 
@@ -161,7 +162,9 @@ final class SQLiteWriter: @unchecked Sendable {
             return
         }
         for digest in batch.removed { cache.remove(digest: digest) }
-        for (digest, change) in batch.changed { cache.put(change.key, digest: digest, change.state) }
+        for (digest, change) in batch.changed {
+            if let key = change.key { cache.put(key, digest: digest, change.state) } else { cache.put(digest: digest, change.state) }
+        }
         answer(committed + rolledBack.map { job, error in { job.failed(error) } }, releasing: jobs)
     }
 }

@@ -1,0 +1,71 @@
+import TabulaCore
+
+/// What one transaction over a session decides, from a snapshot of it: an outcome, and
+/// what to commit for it (`nil`: nothing). Pure: it neither reads nor writes the store.
+/// A client's event (``EventProcessor``) and a backend's write (``StateWrite``) are both
+/// decided this way.
+protocol SessionDecision: Sendable {
+    associatedtype Outcome: Sendable
+    /// What to read of the session besides its current state.
+    var read: SessionRead { get }
+    func decide(_ snapshot: SessionSnapshot) -> (outcome: Outcome, commit: SessionCommit?)
+    /// The outcome of a transaction that failed before or after deciding.
+    static func refused(_ problem: Problem) -> Outcome
+}
+
+/// A change of a session as one transaction over the store: read the session, let a pure
+/// decision say what to commit, and commit with a compare-and-swap on the revision. When
+/// another writer got there first (a client's event, the backend, another instance), the
+/// commit writes nothing and the session is read and decided again, on the state that
+/// writer left: under any number of concurrent writers, acknowledged changes get distinct
+/// consecutive revisions.
+extension APIContext {
+    /// Reads and decides again at most this often before giving up with 503.
+    static let maxTransactionAttempts = 100
+
+    func runTransaction<Decision: SessionDecision>(
+        _ decision: Decision, session name: SessionName, attempt: Int = 1, completion: @escaping @Sendable (Decision.Outcome) -> Void
+    ) {
+        readSession(name, decision.read, onProblem: { completion(Decision.refused($0)) }) { [self] snapshot in
+            let (outcome, commit) = decision.decide(snapshot)
+            guard let commit else { return completion(outcome) }
+            store.commit(session: name, commit) { [self] result in
+                switch result {
+                case .success(.committed):
+                    completion(outcome)
+                case .success(.unknownSession):
+                    completion(Decision.refused(Self.unknown(name)))
+                case .success(.conflict) where attempt < Self.maxTransactionAttempts:
+                    runTransaction(decision, session: name, attempt: attempt + 1, completion: completion)
+                case .success(.conflict):
+                    completion(Decision.refused(.storeUnavailable(StoreError("the session kept changing under \(attempt) attempts; retry"))))
+                case .failure(let error):
+                    completion(Decision.refused(.storeUnavailable(error)))
+                }
+            }
+        }
+    }
+
+    /// Reads a session for a request: the one place where a store that cannot be reached
+    /// becomes 503 and a session that does not exist a problem (401 for a client's token,
+    /// 404 for the backend's id).
+    func readSession(
+        _ name: SessionName, _ request: SessionRead, onProblem: @escaping @Sendable (Problem) -> Void,
+        _ body: @escaping @Sendable (SessionSnapshot) -> Void
+    ) {
+        store.read(session: name, request) { result in
+            switch result {
+            case .failure(let error): onProblem(.storeUnavailable(error))
+            case .success(nil): onProblem(Self.unknown(name))
+            case .success(let snapshot?): body(snapshot)
+            }
+        }
+    }
+
+    private static func unknown(_ name: SessionName) -> Problem {
+        switch name {
+        case .token: .unknownSession
+        case .id(let id): .unknownSessionID(id)
+        }
+    }
+}

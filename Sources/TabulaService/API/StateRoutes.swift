@@ -1,0 +1,85 @@
+import HTTPTypes
+import TabulaCore
+import TabulaHTTP
+
+/// `PATCH /v1/sessions/{id}/state` (JSON Merge Patch or JSON Patch) and
+/// `PUT /v1/sessions/{id}/state` (the whole state): the backend's writes, each a revision
+/// like an event, under `If-Match` and an optional `Idempotency-Key`.
+extension APIContext {
+    static let stateRoute = "/v1/sessions/{id}/state"
+    static let maxIdempotencyKeyLength = 200
+
+    func writeState(_ context: RouteContext, _ responder: Responder) {
+        let id: String
+        let write: StateWrite
+        do throws(Problem) {
+            try access.requireBackend(context.request)
+            id = try sessionID(context)
+            write = try stateWrite(context.request)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        runTransaction(write, session: .id(id)) { [self] outcome in
+            switch outcome {
+            case .written(let body):
+                send(Self.written(status: .ok, body), context, responder)
+            case .replayed(let stored):
+                send(Self.written(status: HTTPResponse.Status(code: stored.status), stored.body), context, responder)
+            case .problem(let problem):
+                send(problem.response(), context, responder)
+            }
+        }
+    }
+
+    /// A write's answer, tagged with the revision it left (`toRevision` of the body).
+    private static func written(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
+        var fields = JSONResponse.headers()
+        if let revision = (try? JSONParser().parse(body))?.objectValue?["toRevision"]?.intValue { fields[.eTag] = "\"\(revision)\"" }
+        return Response(status: status, headerFields: fields, body: body)
+    }
+
+    /// Reads a write's request: its patch by media type, `If-Match` (required) and
+    /// `Idempotency-Key`.
+    private func stateWrite(_ request: Request) throws(Problem) -> StateWrite {
+        let contentType = request.headers.value("Content-Type")
+        let patch: StatePatch
+        let kind: String
+        if request.method == .put {
+            guard let contentType, Self.isJSONMediaType(contentType) else { throw Problem.unsupportedMediaType(contentType) }
+            (patch, kind) = (.replace(try JSONBody.value(request.body)), "state")
+        } else if let contentType, Self.hasMediaType(contentType, "application/merge-patch+json") {
+            (patch, kind) = (.merge(try JSONBody.value(request.body)), "merge-patch")
+        } else if let contentType, Self.hasMediaType(contentType, "application/json-patch+json") {
+            (patch, kind) = (.operations(try JSONPatchOperation.document(try JSONBody.value(request.body))), "json-patch")
+        } else {
+            throw Problem.unsupportedPatchType(contentType)
+        }
+        let ifMatch: String
+        switch request.headers.single("If-Match") {
+        case .absent: throw Problem.preconditionRequired
+        case .repeated: throw Problem.invalidHeader("If-Match", "send one If-Match header with the session's revision, such as If-Match: \"3\"")
+        case .one(let value): ifMatch = value
+        }
+        guard let condition = RevisionCondition(ifMatch: ifMatch) else {
+            throw Problem.invalidHeader(
+                "If-Match", "If-Match must be the session's revision as an entity tag, such as If-Match: \"3\" (the ETag of GET /v1/sessions/{id})")
+        }
+        var key: String?
+        switch request.headers.single("Idempotency-Key") {
+        case .absent: break
+        case .repeated: throw Problem.invalidHeader("Idempotency-Key", "send one Idempotency-Key header")
+        case .one(let value):
+            guard !value.isEmpty, value.utf8.count <= Self.maxIdempotencyKeyLength else {
+                throw Problem.invalidHeader("Idempotency-Key", "an Idempotency-Key is 1 to \(Self.maxIdempotencyKeyLength) bytes")
+            }
+            key = value
+        }
+        var print = JSONObject()
+        print["kind"] = .string(kind)
+        print["ifMatch"] = .string(ifMatch)
+        print["body"] = try JSONBody.value(request.body)
+        return StateWrite(
+            patch: patch, condition: condition, idempotencyKey: key, fingerprint: JSONValue.object(print).canonicalBytes,
+            schema: catalogue.schema, stateLimits: stateLimits)
+    }
+}

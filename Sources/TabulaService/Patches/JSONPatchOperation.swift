@@ -1,0 +1,91 @@
+import TabulaCore
+
+/// One operation of a JSON Patch document (RFC 6902, section 4).
+struct JSONPatchOperation: Sendable, Equatable {
+    enum Kind: String, Sendable, CaseIterable {
+        case add, remove, replace, move, copy, test
+    }
+
+    var kind: Kind
+    var path: JSONPointer
+    /// `from` of `move` and `copy`.
+    var from: JSONPointer?
+    /// `value` of `add`, `replace` and `test`.
+    var value: JSONValue?
+
+    /// Reads a JSON Patch document: an array of operation objects. Problems name the
+    /// operation's index.
+    static func document(_ json: JSONValue) throws(Problem) -> [JSONPatchOperation] {
+        guard case .array(let elements) = json else {
+            throw Problem.invalidBody("a JSON Patch is an array of operations, not \(json.typeName)")
+        }
+        var operations: [JSONPatchOperation] = []
+        for (index, element) in elements.enumerated() {
+            operations.append(try operation(element, at: "$[\(index)]"))
+        }
+        return operations
+    }
+
+    private static func operation(_ json: JSONValue, at location: String) throws(Problem) -> JSONPatchOperation {
+        guard case .object(let members) = json else {
+            throw Problem.invalidBody("\(location): an operation is an object, not \(json.typeName)")
+        }
+        guard let name = members["op"]?.stringValue, let kind = Kind(rawValue: name) else {
+            let ops = Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw Problem.invalidBody("\(location).op must be one of \(ops)")
+        }
+        func pointer(_ member: String) throws(Problem) -> JSONPointer {
+            guard let text = members[member]?.stringValue else {
+                throw Problem.invalidBody("\(location): a \(name) operation needs \"\(member)\", a JSON Pointer such as \"/networks/0\"")
+            }
+            guard let pointer = JSONPointer(text) else {
+                throw Problem.invalidBody(
+                    "\(location).\(member): \"\(text.clippedForDetail)\" is not a JSON Pointer (RFC 6901): \"\" or \"/\"-separated tokens, with ~0 for ~ and ~1 for /"
+                )
+            }
+            return pointer
+        }
+        var operation = JSONPatchOperation(kind: kind, path: try pointer("path"))
+        switch kind {
+        case .add, .replace, .test:
+            guard let value = members["value"] else { throw Problem.invalidBody("\(location): a \(name) operation needs \"value\"") }
+            operation.value = value
+        case .move, .copy:
+            operation.from = try pointer("from")
+        case .remove:
+            break
+        }
+        let allowed: Set<String> = ["op", "path", "from", "value"]
+        if let unknown = members.keys.first(where: { !allowed.contains($0) }) {
+            throw Problem.invalidBody("\(location): unknown member \"\(unknown.clippedForDetail)\"; an operation has op, path, from, value")
+        }
+        return operation
+    }
+
+    /// RFC 6902, section 4: applies the operation to `document` in place.
+    func apply(to document: inout JSONValue, index: Int) throws(StatePatchError) {
+        func failing(_ reason: String, _ pointer: JSONPointer? = nil) -> StatePatchError {
+            .unappliable(index: index, path: (pointer ?? path).text, reason: reason)
+        }
+        switch kind {
+        case .add:
+            try path.add(value ?? .null, to: &document, failing)
+        case .remove:
+            _ = try path.remove(from: &document, failing)
+        case .replace:
+            _ = try path.remove(from: &document, failing)
+            try path.add(value ?? .null, to: &document, failing)
+        case .move:
+            guard let from else { return }
+            if from.isProperPrefix(of: path) { throw failing("a value cannot move into itself, below \(from.text.clippedForDetail)", nil) }
+            let moved = try from.remove(from: &document, failing)
+            try path.add(moved, to: &document, failing)
+        case .copy:
+            guard let from else { return }
+            try path.add(try from.value(in: document, failing), to: &document, failing)
+        case .test:
+            let found = try? path.value(in: document, failing)
+            guard let found, found == value else { throw StatePatchError.testFailed(index: index, path: path.text) }
+        }
+    }
+}

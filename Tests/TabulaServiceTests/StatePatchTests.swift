@@ -1,0 +1,113 @@
+import TabulaCore
+import Testing
+
+@testable import TabulaService
+
+/// JSON Merge Patch and JSON Patch as their RFCs specify them, with the RFCs' own examples.
+@Suite struct StatePatchTests {
+    func json(_ text: String) throws -> JSONValue {
+        try JSONParser().parse(Array(text.utf8))
+    }
+
+    /// RFC 7396, Appendix A: every example (target, patch, result).
+    @Test(arguments: [
+        (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+        (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+        (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+        (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
+        (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+        (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
+        (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+        (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
+        (#"["a","b"]"#, #"["c","d"]"#, #"["c","d"]"#),
+        (#"{"a":"b"}"#, #"["c"]"#, #"["c"]"#),
+        (#"{"a":"foo"}"#, "null", "null"),
+        (#"{"a":"foo"}"#, #""bar""#, #""bar""#),
+        (#"{"e":null}"#, #"{"a":1}"#, #"{"e":null,"a":1}"#),
+        (#"[1,2]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
+        (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+    ])
+    func mergePatchFollowsRFC7396(target: String, patch: String, result: String) throws {
+        #expect(try StatePatch.merge(json(patch)).apply(to: json(target)) == json(result))
+    }
+
+    func apply(_ patch: String, to document: String) throws -> Result<JSONValue, StatePatchError> {
+        let operations = try JSONPatchOperation.document(json(patch))
+        let target = try json(document)
+        do throws(StatePatchError) {
+            return .success(try StatePatch.operations(operations).apply(to: target))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// RFC 6902, Appendix A: the examples that succeed.
+    @Test(arguments: [
+        (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux"}]"#, #"{"baz":"qux","foo":"bar"}"#),
+        (#"{"foo":["bar","baz"]}"#, #"[{"op":"add","path":"/foo/1","value":"qux"}]"#, #"{"foo":["bar","qux","baz"]}"#),
+        (#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"remove","path":"/baz"}]"#, #"{"foo":"bar"}"#),
+        (#"{"foo":["bar","qux","baz"]}"#, #"[{"op":"remove","path":"/foo/1"}]"#, #"{"foo":["bar","baz"]}"#),
+        (#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"replace","path":"/baz","value":"boo"}]"#, #"{"baz":"boo","foo":"bar"}"#),
+        (
+            #"{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}"#, #"[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]"#,
+            #"{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}"#
+        ),
+        (#"{"foo":["all","grass","cows","eat"]}"#, #"[{"op":"move","from":"/foo/1","path":"/foo/3"}]"#, #"{"foo":["all","cows","eat","grass"]}"#),
+        (
+            #"{"baz":"qux","foo":["a",2,"c"]}"#, #"[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]"#,
+            #"{"baz":"qux","foo":["a",2,"c"]}"#
+        ),
+        (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#, #"{"foo":"bar","child":{"grandchild":{}}}"#),
+        (#"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#, #"{"foo":["bar",["abc","def"]]}"#),
+        (#"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~01","value":10}]"#, #"{"/":9,"~1":10}"#),
+        (#"{"a":1}"#, #"[{"op":"copy","from":"/a","path":"/b"}]"#, #"{"a":1,"b":1}"#),
+    ])
+    func jsonPatchFollowsRFC6902(document: String, patch: String, result: String) throws {
+        #expect(try apply(patch, to: document) == .success(json(result)))
+    }
+
+    /// RFC 6902, Appendix A: the examples that fail, and where.
+    @Test func failingJSONPatchesSayWhichOperationAndWhere() throws {
+        #expect(try apply(#"[{"op":"test","path":"/baz","value":"bar"}]"#, to: #"{"baz":"qux"}"#) == .failure(.testFailed(index: 0, path: "/baz")))
+        #expect(try apply(#"[{"op":"test","path":"/~01","value":"10"}]"#, to: #"{"/":9,"~1":10}"#) == .failure(.testFailed(index: 0, path: "/~01")))
+        guard case .failure(.unappliable(0, "/baz/bat", _)) = try apply(#"[{"op":"add","path":"/baz/bat","value":"qux"}]"#, to: #"{"foo":"bar"}"#) else {
+            Issue.record("adding to a nonexistent target must fail")
+            return
+        }
+        guard
+            case .failure(.unappliable(1, "/a/b", _)) = try apply(
+                #"[{"op":"test","path":"/a","value":{}},{"op":"move","from":"/a","path":"/a/b"}]"#, to: #"{"a":{}}"#)
+        else {
+            Issue.record("a value cannot move into itself")
+            return
+        }
+        guard case .failure(.unappliable(0, "/foo/3", _)) = try apply(#"[{"op":"add","path":"/foo/3","value":1}]"#, to: #"{"foo":[1]}"#) else {
+            Issue.record("an index past the end is refused")
+            return
+        }
+        guard case .failure(.unappliable(0, "/foo/01", _)) = try apply(#"[{"op":"remove","path":"/foo/01"}]"#, to: #"{"foo":[1,2]}"#) else {
+            Issue.record("a leading zero is not an index")
+            return
+        }
+    }
+
+    @Test func malformedPatchDocumentsAreRefused() throws {
+        for patch in [
+            #"{"op":"add"}"#, #"[{"op":"add","path":"/a"}]"#, #"[{"op":"move","path":"/a"}]"#, #"[{"op":"add","path":"a","value":1}]"#,
+            #"[{"op":"nope","path":"/a"}]"#, #"[{"path":"/a"}]"#, #"[{"op":"remove","path":"/a","extra":1}]"#, #"[{"op":"add","path":"/~2","value":1}]"#,
+        ] {
+            #expect(throws: Problem.self, "\(patch)") { _ = try JSONPatchOperation.document(json(patch)) }
+        }
+    }
+
+    @Test func ifMatchReadsEntityTags() {
+        #expect(RevisionCondition(ifMatch: #""3""#) == .revisions([3]))
+        #expect(RevisionCondition(ifMatch: #" "3", "4" "#) == .revisions([3, 4]))
+        #expect(RevisionCondition(ifMatch: "*") == .any)
+        #expect(RevisionCondition(ifMatch: #"W/"3""#) == .revisions([]))
+        #expect(RevisionCondition(ifMatch: #""x""#) == .revisions([]))
+        #expect(RevisionCondition(ifMatch: "3") == nil)
+        #expect(RevisionCondition(ifMatch: #""3"x"#) == nil)
+        #expect(RevisionCondition(ifMatch: "") == nil)
+    }
+}
