@@ -65,11 +65,17 @@ import Testing
             }
         }
         func total() -> Int { outcomes.withLock { $0.values.reduce(0, +) } }
-        Thread.sleep(forTimeInterval: 1.5)
+        /// Waits until the clients made `count` requests (slow builds, such as the
+        /// ThreadSanitizer's, take longer to get there), at most 30 seconds.
+        func waitForRequests(_ count: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while total() < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        waitForRequests(200)
         let before = total()
         deployment.instances[0].signal(SIGTERM)
         #expect(deployment.instances[0].waitForExit(seconds: 10) == 0)
-        Thread.sleep(forTimeInterval: 2)
+        waitForRequests(before + 200)
         stop.withLock { $0 = true }
         clients.wait()
         let counts = outcomes.withLock { $0 }

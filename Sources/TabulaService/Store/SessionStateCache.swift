@@ -12,10 +12,18 @@ import TabulaPlatform
 /// retention or the backend removes.
 final class SessionStateCache: Sendable {
     private static let shardCount = 16
-    private let entries = ShardedDictionary<SessionKey, WatchedState>(shards: shardCount)
-    /// The key of every entry by its token's digest. Taken after a shard of `entries` when
-    /// both are.
-    private let keysByDigest = Locked<[String: SessionKey]>([:])
+
+    /// A cached state, and its token's digest (as a key: inline, no string kept).
+    private struct Entry: Sendable {
+        var watched: WatchedState
+        let digest: SessionKey
+    }
+
+    private let entries = ShardedDictionary<SessionKey, Entry>(shards: shardCount)
+    /// The key of every entry by its token's digest (a ``SessionKey`` of the digest's text:
+    /// digests are as random as tokens, so its cheap hash is as safe for them). Taken after a
+    /// shard of `entries` when both are.
+    private let keysByDigest = Locked<[SessionKey: SessionKey]>([:])
     private let maxEntriesPerShard: Int
     /// Counts removals, so that a state read from the database before a session was removed
     /// is not put back after it (the session would then be served from memory).
@@ -26,35 +34,36 @@ final class SessionStateCache: Sendable {
     }
 
     func get(_ key: SessionKey) -> WatchedState? {
-        entries[key]
+        entries[key]?.watched
     }
 
     /// The entry of the session whose token has this digest, if it is cached.
     func get(digest: String) -> WatchedState? {
-        guard let key = keysByDigest.withLock({ $0[digest] }) else { return nil }
-        return entries[key]
+        guard let key = keysByDigest.withLock({ $0[SessionKey(digest)] }) else { return nil }
+        return entries[key]?.watched
     }
 
     func put(_ key: SessionKey, digest: String, _ state: SessionState) {
         entries.withShard(of: key) { entries in
             if let existing = entries[key] {
-                guard existing.state.revision <= state.revision else { return }
-                entries[key] = WatchedState(state: state, watch: existing.watch)
-                existing.watch.advance(to: state.revision)
+                guard existing.watched.state.revision <= state.revision else { return }
+                entries[key]?.watched = WatchedState(state: state, watch: existing.watched.watch)
+                existing.watched.watch.advance(to: state.revision)
                 return
             }
             var evicted: [SessionKey] = []
             if entries.count >= maxEntriesPerShard {
-                evicted = Array(entries.keys.prefix(maxEntriesPerShard / 8))
-                for key in evicted { entries.removeValue(forKey: key)?.watch.end() }
-            }
-            entries[key] = WatchedState(state: state, watch: SessionWatch(revision: state.revision, lastUsed: 0))
-            keysByDigest.withLock { keys in
-                if !evicted.isEmpty {
-                    let gone = Set(evicted)
-                    keys = keys.filter { !gone.contains($0.value) }
+                for key in Array(entries.keys.prefix(maxEntriesPerShard / 8)) {
+                    guard let entry = entries.removeValue(forKey: key) else { continue }
+                    entry.watched.watch.end()
+                    evicted.append(entry.digest)
                 }
-                keys[digest] = key
+            }
+            let digestKey = SessionKey(digest)
+            entries[key] = Entry(watched: WatchedState(state: state, watch: SessionWatch(revision: state.revision, lastUsed: 0)), digest: digestKey)
+            keysByDigest.withLock { keys in
+                for digest in evicted { keys.removeValue(forKey: digest) }
+                keys[digestKey] = key
             }
         }
     }
@@ -64,7 +73,7 @@ final class SessionStateCache: Sendable {
     /// a reader is about to put may be older, so the write counts as a removal.
     func put(digest: String, _ state: SessionState) {
         removals.withLock { count in
-            if let key = keysByDigest.withLock({ $0[digest] }) {
+            if let key = keysByDigest.withLock({ $0[SessionKey(digest)] }) {
                 put(key, digest: digest, state)
             } else {
                 count &+= 1
@@ -76,8 +85,8 @@ final class SessionStateCache: Sendable {
     func remove(digest: String) {
         removals.withLock { count in
             count &+= 1
-            guard let key = keysByDigest.withLock({ $0.removeValue(forKey: digest) }) else { return }
-            entries.withShard(of: key) { entries in entries.removeValue(forKey: key)?.watch.end() }
+            guard let key = keysByDigest.withLock({ $0.removeValue(forKey: SessionKey(digest)) }) else { return }
+            entries.withShard(of: key) { entries in entries.removeValue(forKey: key)?.watched.watch.end() }
         }
     }
 
