@@ -13,10 +13,12 @@ import TabulaPlatform
 final class SessionStateCache: Sendable {
     private static let shardCount = 16
 
-    /// A cached state, and its token's digest (as a key: inline, no string kept).
+    /// A cached state, and its token's digest: a cached session's reads and commits find it
+    /// here instead of hashing the token again (`Scripts/bench-instructions` with
+    /// `BENCH_INSTRUCTIONS_REQUEST=switch BENCH_INSTRUCTIONS_STORE=sqlite` counts the difference).
     private struct Entry: Sendable {
         var watched: WatchedState
-        let digest: SessionKey
+        let digest: String
     }
 
     private let entries = ShardedDictionary<SessionKey, Entry>(shards: shardCount)
@@ -35,6 +37,11 @@ final class SessionStateCache: Sendable {
 
     func get(_ key: SessionKey) -> WatchedState? {
         entries[key]?.watched
+    }
+
+    /// A cached session's state and its token's digest.
+    func getWithDigest(_ key: SessionKey) -> (watched: WatchedState, digest: String)? {
+        entries[key].map { ($0.watched, $0.digest) }
     }
 
     /// The entry of the session whose token has this digest, if it is cached.
@@ -56,11 +63,11 @@ final class SessionStateCache: Sendable {
                 for key in Array(entries.keys.prefix(maxEntriesPerShard / 8)) {
                     guard let entry = entries.removeValue(forKey: key) else { continue }
                     entry.watched.watch.end()
-                    evicted.append(entry.digest)
+                    evicted.append(SessionKey(entry.digest))
                 }
             }
             let digestKey = SessionKey(digest)
-            entries[key] = Entry(watched: WatchedState(state: state, watch: SessionWatch(revision: state.revision, lastUsed: 0)), digest: digestKey)
+            entries[key] = Entry(watched: WatchedState(state: state, watch: SessionWatch(revision: state.revision, lastUsed: 0)), digest: digest)
             keysByDigest.withLock { keys in
                 for digest in evicted { keys.removeValue(forKey: digest) }
                 keys[digestKey] = key

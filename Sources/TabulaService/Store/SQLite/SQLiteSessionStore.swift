@@ -144,7 +144,7 @@ public final class SQLiteSessionStore: SessionStore {
             var past = RevisionLookup.found(current)
             var answer: StoredAnswer?
             if request.revision != nil || request.eventID != nil {
-                let digest = found.digest()
+                let digest = found.digest
                 try readerLock.withLock { () throws(SQLiteError) in
                     if let revision = request.revision { past = try reader.state(digest, at: revision, current: current) }
                     if let eventID = request.eventID { answer = try reader.answer(digest, eventID: eventID, notBefore: cutoff) }
@@ -158,23 +158,22 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     /// A session's current state as a read found it, with its token's key when a client
-    /// named it, and its digest, made only when asked for.
+    /// named it, and its digest.
     private struct Found {
         let key: SessionKey?
-        let digest: () -> String
+        let digest: String
         let state: SessionState
     }
 
-    /// A client's session: from the cache, or read and cached. Its token is hashed only
-    /// when the database is asked.
+    /// A client's session: from the cache (with the digest it keeps), or read and cached.
     private func current(token: String) throws(SQLiteError) -> Found? {
         let key = SessionKey(token)
-        if let cached = cache.get(key) { return Found(key: key, digest: { TokenDigest.of(token) }, state: cached.state) }
+        if let cached = cache.getWithDigest(key) { return Found(key: key, digest: cached.digest, state: cached.watched.state) }
         let removals = cache.removalCount
         let digest = TokenDigest.of(token)
         guard let current = try readerLock.withLock({ () throws(SQLiteError) in try reader.currentState(digest) }) else { return nil }
         cache.put(key, digest: digest, current, unlessRemovedSince: removals)
-        return Found(key: key, digest: { digest }, state: current)
+        return Found(key: key, digest: digest, state: current)
     }
 
     /// The backend's session: its digest from the database, its state from the cache when
@@ -186,7 +185,7 @@ public final class SQLiteSessionStore: SessionStore {
             var state = cache.get(digest: digest)?.state
             if state == nil { state = try reader.currentState(digest) }
             guard let state else { return nil }
-            return Found(key: nil, digest: { digest }, state: state)
+            return Found(key: nil, digest: digest, state: state)
         }
     }
 
@@ -202,7 +201,9 @@ public final class SQLiteSessionStore: SessionStore {
         let knownDigest: String?
         let id: String?
         switch name {
-        case .token(let token): (key, knownDigest, id) = (SessionKey(token), TokenDigest.of(token), nil)
+        case .token(let token):
+            let tokenKey = SessionKey(token)
+            (key, knownDigest, id) = (tokenKey, cache.getWithDigest(tokenKey)?.digest ?? TokenDigest.of(token), nil)
         case .id(let name): (key, knownDigest, id) = (nil, nil, name)
         }
         let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
