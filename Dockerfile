@@ -7,7 +7,7 @@ FROM swift:6.3.1-bookworm AS build
 # Unpinned: bookworm's security updates replace these versions, and a pin would break the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev pkg-config curl \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config curl \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # Resolve packages in their own layer, so that a source change does not fetch them again.
@@ -26,8 +26,9 @@ RUN Scripts/build-release --scratch-path .build tabula \
     && install -D -s -m 0755 .build/release/tabula /out/tabula
 
 FROM debian:bookworm-slim AS runtime
-# The binary links libmicrohttpd and SQLite dynamically (see `ldd`) and loads libpq with
-# dlopen for --store postgres; the Swift runtime is inside it. Unpinned for the same reason as above.
+# The binary links libmicrohttpd and SQLite dynamically (see `ldd`), and loads with dlopen
+# libpq for --store postgres and libcrypto (libssl3) when it first hashes a session token;
+# the Swift runtime is inside it. Unpinned for the same reason as above.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 libssl3 ca-certificates \

@@ -57,12 +57,6 @@ let package = Package(
         // libpq's header (Debian libpq-dev) and a thin wrapper: binary parameters, bounded
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
-        // OpenSSL's libcrypto (Debian libssl-dev), for SHA-256 of session tokens.
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
         // Embeds openapi.json in TabulaService (EmbeddedOpenAPI.text).
         .plugin(name: "EmbedFile", capability: .buildTool()),
@@ -70,7 +64,6 @@ let package = Package(
         .target(
             name: "TabulaService",
             dependencies: [
-                "CCrypto",
                 "TabulaCore",
                 "TabulaHTTP",
                 "TabulaPlatform",

@@ -56,4 +56,4 @@ require_pip() {
 
 # The build's libraries: libmicrohttpd, SQLite and libpq headers, and pkg-config to find them.
 # shellcheck disable=SC2034 # read by the scripts that source this file
-build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev)

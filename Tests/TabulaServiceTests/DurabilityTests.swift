@@ -110,7 +110,7 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         let definition = try #require(catalogue.screen(id: "toggles"))
         let events = try database.prepare("SELECT revision, event_id, payload, state FROM events WHERE token_hash = ? ORDER BY revision")
         for session in sessions {
-            let rows = try events.rows([.text(TokenDigest.of(session))])
+            let rows = try events.rows([.text(testDigest(session))])
             let revisions = rows.compactMap { $0[0].integer }.map(Int.init)
             #expect(revisions == Array(0..<rows.count), "revisions are not gapless for \(session.prefix(8))")
             var state = catalogue.initialState

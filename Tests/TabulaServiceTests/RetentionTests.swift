@@ -108,12 +108,12 @@ import Testing
         for _ in 0..<8 { #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401) }
         if kind == .sqlite {
             let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
-            let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token_hash = ?").rows([.text(TokenDigest.of(idle))])
+            let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token_hash = ?").rows([.text(testDigest(idle))])
             #expect(rows.first?.first?.integer == 0)
         }
         if kind == .postgres, let url = factory.databaseURL, let name = url.split(separator: "/").last {
             let count = try PostgresCluster.shared.get().query(
-                "SELECT COUNT(*) FROM events WHERE token_hash = '\(TokenDigest.of(idle))'", database: String(name))
+                "SELECT COUNT(*) FROM events WHERE token_hash = '\(testDigest(idle))'", database: String(name))
             #expect(count.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         }
     }

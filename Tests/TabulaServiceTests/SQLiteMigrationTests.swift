@@ -67,7 +67,7 @@ import Testing
         #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == Int64(SQLiteSchema.currentVersion))
         let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
         #expect(columns == ["token_hash", "created_ms", "last_used_ms", "id", "subject"])
-        let heads = try database.prepare("SELECT kind FROM events WHERE token_hash = ? AND revision = 3").rows([.text(TokenDigest.of(headOnlyInSessions))])
+        let heads = try database.prepare("SELECT kind FROM events WHERE token_hash = ? AND revision = 3").rows([.text(testDigest(headOnlyInSessions))])
         #expect(heads.first?.first?.text == "migrated")
     }
 
@@ -100,7 +100,7 @@ import Testing
         #expect(record.status == 200 && record.json.objectValue?["revision"] == 1)
         for table in ["sessions", "events", "answers"] {
             let rows = try database.prepare("SELECT token_hash FROM \(table)").rows().compactMap { $0.first?.text }
-            #expect(!rows.isEmpty && rows.allSatisfy { $0 == TokenDigest.of(token) }, "\(table)")
+            #expect(!rows.isEmpty && rows.allSatisfy { $0 == testDigest(token) }, "\(table)")
         }
         #expect(try !Data(contentsOf: URL(fileURLWithPath: path)).contains(Data(token.utf8)))
     }
@@ -143,7 +143,7 @@ import Testing
         #expect(try catchUp(api, session, since: 21) == 200)
         #expect(try catchUp(api, session, since: 20) == 409)
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
-        let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token_hash = ?").rows([.text(TokenDigest.of(session))])
+        let rows = try database.prepare("SELECT COUNT(*) FROM events WHERE token_hash = ?").rows([.text(testDigest(session))])
         #expect(rows.first?.first?.integer == 51)
     }
 }
@@ -164,9 +164,9 @@ import Testing
         for _ in 0..<events { _ = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#) }
         #expect(try api.revision(session, screen: "flip") == events)  // cached now
         let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
-        try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token_hash = '\(TokenDigest.of(session))'")
+        try database.execute("PRAGMA busy_timeout=5000; DELETE FROM sessions WHERE token_hash = '\(testDigest(session))'")
         let response = try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#)
-        let log = try database.prepare("SELECT MAX(revision), COUNT(*) FROM events WHERE token_hash = ?").rows([.text(TokenDigest.of(session))]).first
+        let log = try database.prepare("SELECT MAX(revision), COUNT(*) FROM events WHERE token_hash = ?").rows([.text(testDigest(session))]).first
         return (response.status, log?.first?.integer, log?.last?.integer)
     }
 
@@ -187,13 +187,13 @@ import Testing
         let cache = SessionStateCache(maxEntries: 100)
         let state = SessionState(revision: 5)
         let before = cache.removalCount
-        cache.remove(digest: TokenDigest.of("other-session"))
-        cache.put(SessionKey("session"), digest: TokenDigest.of("session"), state, unlessRemovedSince: before)
+        cache.remove(digest: testDigest("other-session"))
+        cache.put(SessionKey("session"), digest: testDigest("session"), state, unlessRemovedSince: before)
         #expect(cache.get(SessionKey("session")) == nil)
-        cache.put(SessionKey("session"), digest: TokenDigest.of("session"), state, unlessRemovedSince: cache.removalCount)
+        cache.put(SessionKey("session"), digest: testDigest("session"), state, unlessRemovedSince: cache.removalCount)
         #expect(cache.get(SessionKey("session"))?.state.revision == 5)
-        #expect(cache.get(digest: TokenDigest.of("session"))?.state.revision == 5)
-        cache.remove(digest: TokenDigest.of("session"))
+        #expect(cache.get(digest: testDigest("session"))?.state.revision == 5)
+        cache.remove(digest: testDigest("session"))
         #expect(cache.get(SessionKey("session")) == nil)
     }
 }

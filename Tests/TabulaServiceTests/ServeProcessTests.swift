@@ -26,6 +26,21 @@ import Testing
         #expect(try mappedLibraries(postgres).contains("libpq.so"))
     }
 
+    /// libcrypto is loaded when a durable store first hashes a token: never on the memory
+    /// store, which keeps no token.
+    @Test func libcryptoIsLoadedOnlyWhenATokenIsHashed() throws {
+        let memory = try ServerProcess(arguments: ["--store", "memory"])
+        let sqlite = try ServerProcess(arguments: ["--store", "sqlite"])
+        for server in [memory, sqlite] {
+            #expect(!(try mappedLibraries(server)).contains("libcrypto"))
+            let created = try RawHTTPConnection(port: server.port)
+            try created.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            #expect(try created.readResponse().status == 201)
+        }
+        #expect(!(try mappedLibraries(memory)).contains("libcrypto"))
+        #expect(try mappedLibraries(sqlite).contains("libcrypto.so.3"))
+    }
+
     @Test func sigtermLetsTheRequestInProgressFinishThenExitsZero() throws {
         let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
         let setup = try RawHTTPConnection(port: server.port)

@@ -30,15 +30,15 @@ import Testing
     @Test func theStateCacheAdvancesAWatchAndEndsItWhenTheStateLeaves() throws {
         let cache = SessionStateCache(maxEntries: 16 * 16)
         let token = SessionToken.make()
-        cache.put(SessionKey(token), digest: TokenDigest.of(token), SessionState(revision: 1))
+        cache.put(SessionKey(token), digest: testDigest(token), SessionState(revision: 1))
         let watch = try #require(cache.get(SessionKey(token))?.watch)
-        cache.put(SessionKey(token), digest: TokenDigest.of(token), SessionState(revision: 2))
+        cache.put(SessionKey(token), digest: testDigest(token), SessionState(revision: 2))
         #expect(cache.get(SessionKey(token))?.watch === watch)
         #expect(watch.revision == 2)
         // An older state read from the database before the write does not replace it.
-        cache.put(SessionKey(token), digest: TokenDigest.of(token), SessionState(revision: 1))
+        cache.put(SessionKey(token), digest: testDigest(token), SessionState(revision: 1))
         #expect(cache.get(SessionKey(token))?.state.revision == 2)
-        cache.remove(digest: TokenDigest.of(token))
+        cache.remove(digest: testDigest(token))
         #expect(watch.revision == SessionWatch.ended)
         #expect(cache.get(SessionKey(token)) == nil)
     }
@@ -49,7 +49,7 @@ import Testing
         let tokens = (0..<1_024).map { _ in SessionToken.make() }
         var watches: [SessionWatch] = []
         for token in tokens {
-            cache.put(SessionKey(token), digest: TokenDigest.of(token), SessionState(revision: 1))
+            cache.put(SessionKey(token), digest: testDigest(token), SessionState(revision: 1))
             if let watch = cache.get(SessionKey(token))?.watch { watches.append(watch) }
         }
         #expect(watches.count == tokens.count)
@@ -58,6 +58,6 @@ import Testing
         #expect(stillCached.count < tokens.count)
         #expect(Set(ended) == Set(tokens.indices).subtracting(stillCached))
         // A dropped state is no longer found by its digest either; a kept one is.
-        #expect(tokens.indices.filter { cache.get(digest: TokenDigest.of(tokens[$0])) != nil } == stillCached)
+        #expect(tokens.indices.filter { cache.get(digest: testDigest(tokens[$0])) != nil } == stillCached)
     }
 }

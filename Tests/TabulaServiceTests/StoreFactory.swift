@@ -3,8 +3,9 @@ import Logging
 import TabulaCore
 import TabulaHTTP
 import TabulaPlatform
-import TabulaService
 import TabulaTestSupport
+
+@testable import TabulaService
 
 /// The three stores, for tests that must hold for each.
 enum StoreKind: String, CaseIterable, Sendable {
@@ -56,4 +57,10 @@ func wait<Value: Sendable>(_ call: (@escaping @Sendable (Result<Value, StoreErro
         usleep(1000)
     }
     throw StoreError("the store did not answer within 20 seconds")
+}
+
+/// The digest the durable stores keep of a token (``TokenDigest``), for tests that look at
+/// their files; an empty string, which matches nothing, when libcrypto cannot be loaded.
+func testDigest(_ token: String) -> String {
+    (try? TokenDigest.of(token)) ?? ""
 }

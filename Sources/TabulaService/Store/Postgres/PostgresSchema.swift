@@ -79,7 +79,12 @@ enum PostgresSchema {
         try connection.execute("ALTER TABLE sessions ADD COLUMN id TEXT, ADD COLUMN subject TEXT")
         let tokens = try connection.execute("SELECT token FROM sessions").rows.compactMap { $0.first?.text }
         for token in tokens {
-            let digest = TokenDigest.of(token)
+            let digest: String
+            do throws(StoreError) {
+                digest = try TokenDigest.of(token)
+            } catch {
+                throw PostgresError(message: error.description)
+            }
             try connection.execute("UPDATE sessions SET token = $1, id = $2 WHERE token = $3", [.text(digest), .text(SessionID.make()), .text(token)])
             try connection.execute("UPDATE events SET token = $1 WHERE token = $2", [.text(digest), .text(token)])
             try connection.execute("UPDATE answers SET token = $1 WHERE token = $2", [.text(digest), .text(token)])

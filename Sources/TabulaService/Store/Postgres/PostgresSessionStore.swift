@@ -62,7 +62,12 @@ public final class PostgresSessionStore: SessionStore {
 
     public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let time = now()
-        let digest = TokenDigest.of(new.token)
+        let digest: String
+        do throws(StoreError) {
+            digest = try TokenDigest.of(new.token)
+        } catch {
+            return completion(.failure(error))
+        }
         pool.submit(
             { [count] connection throws(PostgresError) in
                 let bytes = new.state.valuesBytes
@@ -127,7 +132,12 @@ public final class PostgresSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let knownDigest = Self.digest(of: name)
+        let knownDigest: String?
+        do throws(StoreError) {
+            knownDigest = try Self.digest(of: name)
+        } catch {
+            return completion(.failure(error))
+        }
         pool.submit(
             { [self] connection throws(PostgresError) in
                 let time = now()
@@ -148,7 +158,12 @@ public final class PostgresSessionStore: SessionStore {
         completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void
     ) {
         let cutoff = answerCutoff()
-        let knownDigest = Self.digest(of: name)
+        let knownDigest: String?
+        do throws(StoreError) {
+            knownDigest = try Self.digest(of: name)
+        } catch {
+            return completion(.failure(error))
+        }
         let keep = settings.keepRevisions
         pool.submit(
             { [self] connection throws(PostgresError) in
@@ -172,8 +187,8 @@ public final class PostgresSessionStore: SessionStore {
 
     /// The digest a client's token names, made on the calling thread; `nil` for an id,
     /// which only the database knows.
-    private static func digest(of name: SessionName) -> String? {
-        if case .token(let token) = name { return TokenDigest.of(token) }
+    private static func digest(of name: SessionName) throws(StoreError) -> String? {
+        if case .token(let token) = name { return try TokenDigest.of(token) }
         return nil
     }
 

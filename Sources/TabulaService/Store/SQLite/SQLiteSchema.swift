@@ -125,7 +125,12 @@ enum SQLiteSchema {
         let replaceInEvents = try database.prepare("UPDATE events SET token = ?1 WHERE token = ?2")
         let replaceInAnswers = try database.prepare("UPDATE answers SET token = ?1 WHERE token = ?2")
         for token in tokens {
-            let digest = TokenDigest.of(token)
+            let digest: String
+            do throws(StoreError) {
+                digest = try TokenDigest.of(token)
+            } catch {
+                throw SQLiteError(code: 1, message: error.description)
+            }
             try replaceInSessions.run([.text(digest), .text(SessionID.make()), .text(token)])
             try replaceInEvents.run([.text(digest), .text(token)])
             try replaceInAnswers.run([.text(digest), .text(token)])

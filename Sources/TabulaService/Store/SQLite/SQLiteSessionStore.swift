@@ -89,7 +89,12 @@ public final class SQLiteSessionStore: SessionStore {
     public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let time = now()
         let key = SessionKey(new.token)
-        let digest = TokenDigest.of(new.token)
+        let digest: String
+        do throws(StoreError) {
+            digest = try TokenDigest.of(new.token)
+        } catch {
+            return completion(.failure(error))
+        }
         submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
@@ -152,6 +157,8 @@ public final class SQLiteSessionStore: SessionStore {
             }
             if let key = found.key { touchIfStale(key) }
             completion(.success(SessionSnapshot(current: current, past: past, answer: answer, time: time)))
+        } catch let error as StoreError {
+            completion(.failure(error))
         } catch {
             completion(.failure(StoreError("cannot read the database: \(error)")))
         }
@@ -166,11 +173,11 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     /// A client's session: from the cache (with the digest it keeps), or read and cached.
-    private func current(token: String) throws(SQLiteError) -> Found? {
+    private func current(token: String) throws -> Found? {
         let key = SessionKey(token)
         if let cached = cache.getWithDigest(key) { return Found(key: key, digest: cached.digest, state: cached.watched.state) }
         let removals = cache.removalCount
-        let digest = TokenDigest.of(token)
+        let digest = try TokenDigest.of(token)
         guard let current = try readerLock.withLock({ () throws(SQLiteError) in try reader.currentState(digest) }) else { return nil }
         cache.put(key, digest: digest, current, unlessRemovedSince: removals)
         return Found(key: key, digest: digest, state: current)
@@ -203,7 +210,15 @@ public final class SQLiteSessionStore: SessionStore {
         switch name {
         case .token(let token):
             let tokenKey = SessionKey(token)
-            (key, knownDigest, id) = (tokenKey, cache.getWithDigest(tokenKey)?.digest ?? TokenDigest.of(token), nil)
+            var digest = cache.getWithDigest(tokenKey)?.digest
+            if digest == nil {
+                do throws(StoreError) {
+                    digest = try TokenDigest.of(token)
+                } catch {
+                    return completion(.failure(error))
+                }
+            }
+            (key, knownDigest, id) = (tokenKey, digest, nil)
         case .id(let name): (key, knownDigest, id) = (nil, nil, name)
         }
         let stateBytes = commit.state.map { state in listEncodings.withThreadShard { state.valuesBytes(reusing: &$0) } }
@@ -306,7 +321,7 @@ public final class SQLiteSessionStore: SessionStore {
     private func touchIfStale(_ key: SessionKey) {
         let time = now()
         guard touches.isDue(key, at: time) else { return }
-        let digest = TokenDigest.of(key.token)
+        guard let digest = try? TokenDigest.of(key.token) else { return }
         let stale = time - touches.interval
         _ = writer.submit(
             WriteJob(
