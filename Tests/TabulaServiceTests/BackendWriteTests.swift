@@ -170,6 +170,9 @@ import Testing
         let retry = try write(api, id, #"{"bluetooth": true}"#, ifMatch: #""0""#, key: "k-1")
         #expect(retry.status == 200 && retry.body == first.body && retry.header("ETag") == #""1""#)
         #expect(try record(api, id)["revision"] == 1)
+        // The same write after re-reading the revision is still the first one.
+        let reread = try write(api, id, #"{"bluetooth": true}"#, ifMatch: #""1""#, key: "k-1")
+        #expect(reread.status == 200 && reread.body == first.body)
         let reused = try write(api, id, #"{"bluetooth": false}"#, ifMatch: #""1""#, key: "k-1")
         #expect(reused.status == 422 && reused.problemType == "idempotency-key-reused")
         // A write that changed nothing is replayed too.

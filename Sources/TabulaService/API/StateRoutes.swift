@@ -74,9 +74,10 @@ extension APIContext {
             }
             key = value
         }
+        // The write, not its If-Match: a retry after re-reading the revision is the same
+        // write, and gets the first answer.
         var print = JSONObject()
         print["kind"] = .string(kind)
-        print["ifMatch"] = .string(ifMatch)
         print["body"] = try JSONBody.value(request.body)
         return StateWrite(
             patch: patch, condition: condition, idempotencyKey: key, fingerprint: JSONValue.object(print).canonicalBytes,
