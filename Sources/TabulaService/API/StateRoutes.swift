@@ -21,20 +21,22 @@ extension APIContext {
         }
         runTransaction(write, session: .id(id)) { [self] outcome in
             switch outcome {
-            case .written(let body):
-                send(Self.written(status: .ok, body), context, responder)
+            case .written(let body, let revision):
+                send(Self.written(status: .ok, body, revision: revision), context, responder)
             case .replayed(let stored):
-                send(Self.written(status: HTTPResponse.Status(code: stored.status), stored.body), context, responder)
+                // The stored answer's body is all that is kept: its toRevision gives the tag.
+                let revision = (try? JSONParser().parse(stored.body))?.objectValue?["toRevision"]?.intValue
+                send(Self.written(status: HTTPResponse.Status(code: stored.status), stored.body, revision: revision), context, responder)
             case .problem(let problem):
                 send(problem.response(), context, responder)
             }
         }
     }
 
-    /// A write's answer, tagged with the revision it left (`toRevision` of the body).
-    private static func written(status: HTTPResponse.Status, _ body: [UInt8]) -> Response {
+    /// A write's answer, tagged with the revision it left.
+    private static func written(status: HTTPResponse.Status, _ body: [UInt8], revision: Int?) -> Response {
         var fields = JSONResponse.headers()
-        if let revision = (try? JSONParser().parse(body))?.objectValue?["toRevision"]?.intValue { fields[.eTag] = "\"\(revision)\"" }
+        if let revision { fields[.eTag] = "\"\(revision)\"" }
         return Response(status: status, headerFields: fields, body: body)
     }
 
@@ -42,18 +44,24 @@ extension APIContext {
     /// `Idempotency-Key`.
     private func stateWrite(_ request: Request) throws(Problem) -> StateWrite {
         let contentType = request.headers.value("Content-Type")
-        let patch: StatePatch
         let kind: String
         if request.method == .put {
             guard let contentType, Self.isJSONMediaType(contentType) else { throw Problem.unsupportedMediaType(contentType) }
-            (patch, kind) = (.replace(try JSONBody.value(request.body)), "state")
+            kind = "state"
         } else if let contentType, Self.hasMediaType(contentType, "application/merge-patch+json") {
-            (patch, kind) = (.merge(try JSONBody.value(request.body)), "merge-patch")
+            kind = "merge-patch"
         } else if let contentType, Self.hasMediaType(contentType, "application/json-patch+json") {
-            (patch, kind) = (.operations(try JSONPatchOperation.document(try JSONBody.value(request.body))), "json-patch")
+            kind = "json-patch"
         } else {
             throw Problem.unsupportedPatchType(contentType)
         }
+        let body = try JSONBody.value(request.body)
+        let patch: StatePatch =
+            switch kind {
+            case "state": .replace(body)
+            case "merge-patch": .merge(body)
+            default: .operations(try JSONPatchOperation.document(body))
+            }
         let ifMatch: String
         switch request.headers.single("If-Match") {
         case .absent: throw Problem.preconditionRequired
@@ -78,7 +86,7 @@ extension APIContext {
         // write, and gets the first answer.
         var print = JSONObject()
         print["kind"] = .string(kind)
-        print["body"] = try JSONBody.value(request.body)
+        print["body"] = body
         return StateWrite(
             patch: patch, condition: condition, idempotencyKey: key, fingerprint: JSONValue.object(print).canonicalBytes,
             schema: catalogue.schema, stateLimits: stateLimits)

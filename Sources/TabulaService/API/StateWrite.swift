@@ -2,8 +2,8 @@ import TabulaCore
 
 /// What a backend's write of a session's state comes to.
 enum StateWriteOutcome: Sendable {
-    /// `{"fromRevision", "toRevision"}`.
-    case written(body: [UInt8])
+    /// `{"fromRevision", "toRevision"}`, and the revision it leaves.
+    case written(body: [UInt8], toRevision: Int)
     case replayed(StoredAnswer)
     case problem(Problem)
 }
@@ -16,8 +16,10 @@ enum RevisionCondition: Sendable, Equatable {
 
     /// Reads an If-Match value; `nil` when it is not a list of entity tags or `*`.
     init?(ifMatch value: String) {
+        let members = value.split(separator: ",")
+        guard !members.isEmpty else { return nil }
         var revisions: Set<Int> = []
-        for member in value.split(separator: ",") {
+        for member in members {
             let tag = member.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
             let trimmed = tag.prefix { $0 != " " && $0 != "\t" }
             guard tag.dropFirst(trimmed.count).allSatisfy({ $0 == " " || $0 == "\t" }) else { return nil }
@@ -30,7 +32,6 @@ enum RevisionCondition: Sendable, Equatable {
             guard opaque.count >= 2, opaque.first == "\"", opaque.last == "\"" else { return nil }
             if !trimmed.hasPrefix("W/"), let revision = Int(opaque.dropFirst().dropLast()), revision >= 0 { revisions.insert(revision) }
         }
-        guard value.contains("\"") else { return nil }
         self = .revisions(revisions)
     }
 
@@ -90,14 +91,14 @@ struct StateWrite: SessionDecision {
         writer.key("toRevision"); writer.int(next.revision)
         writer.endObject()
         let body = writer.bytes
-        guard changed || idempotencyKey != nil else { return (.written(body: body), nil) }
+        guard changed || idempotencyKey != nil else { return (.written(body: body, toRevision: next.revision), nil) }
         let commit = SessionCommit(
             expectedRevision: current.revision, state: changed ? next : nil,
             event: EventRecord(
                 eventID: idempotencyKey.map(Self.answerID), kind: "patch", payload: Self.payload(changedKeys), revision: next.revision,
                 time: snapshot.time),
             answer: idempotencyKey.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: snapshot.time) })
-        return (.written(body: body), commit)
+        return (.written(body: body, toRevision: next.revision), commit)
     }
 
     /// The state after the patch, at the current revision. Keys the patch leaves as they
