@@ -93,23 +93,41 @@ public final class HTTPServer: Sendable {
         if listener >= 0 { shutdownSocket(listener, Int32(SHUT_RDWR)) }
         core.closeIdleConnections()
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
-        waitUntil(deadline) { [core] _ in core.counts.total(.inProgress) == 0 }
-        let parked = core.state.withLock { Array($0.suspended.values) }
+        // Connections answered before the shutdown began may turn idle later; each is closed
+        // as it does, so that its client's next request goes elsewhere.
+        waitUntil(deadline, closingIdleConnections: true) { [core] _ in core.counts.total(.inProgress) == 0 }
+        let parked = core.state.withLock { state in
+            state.refusesToPark = true
+            return Array(state.suspended.values)
+        }
         if !parked.isEmpty {
             core.logger.warning("shutdown grace over; answering \(parked.count) waiting requests with 503")
             for context in parked { core.deliver(core.handler.refusal(.shuttingDown, under: core.configuration), to: context) }
-            waitUntil(.now + .milliseconds(500)) { $0.suspended.isEmpty }
         }
-        core.stopped.store(true, ordering: .releasing)
-        waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .acquiring) == 0 }
+        // Every parked request has its answer now, and its connection is resumed to send it;
+        // the daemon may stop only once none is suspended any more.
+        waitUntil(.now + .seconds(5)) { $0.suspended.isEmpty }
+        core.stopped.store(true, ordering: .sequentiallyConsistent)
+        waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .sequentiallyConsistent) == 0 }
+        let stillSuspended = core.state.withLock { $0.suspended.count }
+        guard stillSuspended == 0 else {
+            // Only a request that arrived after the last wait, and whose handler answered in
+            // the same instant as the refusal, can be here. Stopping would abort the process
+            // (libmicrohttpd's rule), which is about to exit anyway.
+            core.logger.error("\(stillSuspended) connections still suspended after the shutdown; the daemon is left running")
+            return
+        }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         core.state.withLock { $0.daemon = nil }
     }
 
-    private func waitUntil(_ deadline: ContinuousClock.Instant, _ condition: (ServerCore.State) -> Bool) {
+    private func waitUntil(
+        _ deadline: ContinuousClock.Instant, closingIdleConnections: Bool = false, _ condition: (ServerCore.State) -> Bool
+    ) {
         while !core.state.withLock({ condition($0) }) && ContinuousClock.now < deadline {
             usleep(5_000)
+            if closingIdleConnections { core.closeIdleConnections() }
         }
     }
 

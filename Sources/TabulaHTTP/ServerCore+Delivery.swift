@@ -18,9 +18,9 @@ extension ServerCore {
     /// Resumes a parked connection, unless the daemon is stopping for good. No lock of ours
     /// is held across `MHD_resume_connection`, since libmicrohttpd takes its own locks there.
     func resume(_ context: RequestContext) {
-        resumesInProgress.wrappingAdd(1, ordering: .acquiringAndReleasing)
-        defer { resumesInProgress.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-        guard !stopped.load(ordering: .acquiring) else { return }
+        resumesInProgress.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { resumesInProgress.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
         MHD_resume_connection(context.connection)
     }
 }

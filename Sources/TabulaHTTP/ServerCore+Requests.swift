@@ -131,8 +131,13 @@ extension ServerCore {
         if context.delivery.deliveryState == .answeredWhileDispatching, let response = context.response {
             return queue(response, on: context)
         }
-        // Otherwise the connection is parked until the answer comes, from any thread.
-        state.withLock { $0.suspended[ObjectIdentifier(context)] = context }
+        // Otherwise the connection is parked until the answer comes, from any thread; once a
+        // shutdown has answered the parked ones, the answer is its refusal, at once.
+        let refused = state.withLock { state in
+            state.suspended[ObjectIdentifier(context)] = context
+            return state.refusesToPark
+        }
+        if refused { deliver(handler.refusal(.shuttingDown, under: configuration), to: context) }
         switch context.delivery.move(DeliveryStateMachine.handlerReturned) {
         case .queue:
             _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }

@@ -16,6 +16,11 @@ final class ServerCore: @unchecked Sendable {
     struct State {
         var daemon: OpaquePointer?
         var suspended: [ObjectIdentifier: RequestContext] = [:]
+        /// Set by a shutdown once it answered the parked requests: a request parked from
+        /// then on is answered with a refusal at once, so that every suspended connection
+        /// has its answer, and is resumed, before the daemon stops (libmicrohttpd aborts
+        /// the process when it is stopped with a connection still suspended).
+        var refusesToPark = false
     }
 
     let state = Locked(State())
@@ -24,7 +29,10 @@ final class ServerCore: @unchecked Sendable {
     /// Requests in progress and quick answers, counted on each thread's own cache lines
     /// (one shared counter cost every request a line passed between cores).
     let counts = RequestCounts()
-    /// `MHD_resume_connection` calls under way; the daemon is stopped only at zero.
+    /// `MHD_resume_connection` calls under way; the daemon is stopped only at zero. It and
+    /// ``stopped`` are each written by one side and read by the other, so both sides use
+    /// sequentially consistent order: with acquire and release alone, each could miss the
+    /// other's write.
     let resumesInProgress = Atomic<Int>(0)
     /// Open connections per client address, for the per-address limit.
     private let connectionsByAddress = Locked<[String: Int]>([:])

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import TabulaHTTP
 import TabulaPlatform
@@ -89,6 +90,59 @@ import Testing
         let response = try stuck.readResponse()
         #expect(response.status == 503)
         #expect(waitFor(done, seconds: 3))
+    }
+
+    /// Shutdowns in the middle of a load of keep-alive clients whose answers come late,
+    /// from other threads: every request gets an answer (200, or 503 once the grace is
+    /// over) and the daemon stops. libmicrohttpd aborts the process when it is stopped with
+    /// a connection still suspended, so a request parked after the last sweep, or an
+    /// answer that came after it and was never resumed, ends the test run.
+    @Test(arguments: [0.0, 0.05, 0.2])
+    func shutdownsUnderLoadAnswerEveryRequestAndStop(grace: Double) throws {
+        for round in 0..<12 {
+            // Few clients as often as many: the shutdown's windows open when the count of
+            // requests in progress touches zero while a keep-alive client turns around.
+            let clients = round % 2 == 0 ? 3 : 12
+            let (server, port) = try startServer(grace: grace)
+            let outcomes = Locked<[String: Int]>([:])
+            let running = Locked(clients)
+            for client in 0..<clients {
+                // Threads of their own: the global queue's pool grows too slowly for clients
+                // that block on their sockets.
+                Thread.detachNewThread {
+                    defer { running.withLock { $0 -= 1 } }
+                    // Staggered, so that some connect just as the shutdown begins.
+                    usleep(UInt32(client * 9_000 + round * 3_000))
+                    var connection = try? RawHTTPConnection(port: port)
+                    var request = 0
+                    while let open = connection {
+                        request += 1
+                        let outcome: String
+                        do {
+                            try open.send(getRequest("/late?ms=\((client * 7 + request * 13 + round) % (clients == 3 ? 3 : 40))"))
+                            let response = try open.readResponse()
+                            outcome = String(response.status)
+                            // Odd clients open a connection for each request, so that
+                            // some are accepted in the instant the shutdown begins.
+                            if client % 2 == 1 || response.header("Connection")?.lowercased() == "close" {
+                                connection = try? RawHTTPConnection(port: port)
+                            }
+                        } catch {
+                            outcome = "error"
+                            connection = nil
+                        }
+                        outcomes.withLock { $0[outcome, default: 0] += 1 }
+                    }
+                }
+            }
+            usleep(UInt32(60_000 + round * 5_000))
+            let done = shutdownInBackground(server)
+            #expect(waitFor(done, seconds: 10), "round \(round): the shutdown did not end")
+            while running.withLock({ $0 }) > 0 { usleep(5_000) }
+            let counts = outcomes.withLock { $0 }
+            #expect(Set(counts.keys).isSubset(of: ["200", "503", "error"]), "round \(round): \(counts)")
+            #expect(counts["200", default: 0] > 2, "round \(round): too little load to tell: \(counts)")
+        }
     }
 
     @Test func idleConnectionsDoNotDelayShutdown() throws {

@@ -74,7 +74,8 @@ import Testing
         waitForRequests(200)
         let before = total()
         deployment.instances[0].signal(SIGTERM)
-        #expect(deployment.instances[0].waitForExit(seconds: 10) == 0)
+        let status = deployment.instances[0].waitForExit(seconds: 10)
+        #expect(status == 0, "the stopped instance ended with \(status.map(String.init) ?? "nothing"); its log:\n\(deployment.instances[0].log.suffix(3000))")
         waitForRequests(before + 200)
         stop.withLock { $0 = true }
         clients.wait()
