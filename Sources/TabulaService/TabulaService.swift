@@ -68,6 +68,7 @@ public final class TabulaService: HTTPHandler {
         router.add(.delete, APIContext.sessionRoute) { api.deleteSession($0, $1) }
         router.add(.patch, APIContext.stateRoute) { api.writeState($0, $1) }
         router.add(.put, APIContext.stateRoute) { api.writeState($0, $1) }
+        router.add(.get, "/v1/feed") { api.readFeed($0, $1) }
         router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
         router.add(.post, "/v1/screens/{id}/selection") { api.answerEvent(.selection, $0, $1) }

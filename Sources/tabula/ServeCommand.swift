@@ -96,6 +96,12 @@ struct ServeCommand: ParsableCommand {
     )
     var sessionTTL: String?
 
+    @Option(
+        help:
+            "Feed entries older than this are removed; reading after one of them gets 410 (env TABULA_FEED_RETENTION, default \(DurationText.text(Defaults.store.feedRetentionSeconds)))"
+    )
+    var feedRetention: String?
+
     @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
     var apiKey: String?
 
@@ -255,6 +261,8 @@ struct ServeCommand: ParsableCommand {
         storeSettings.idempotencyTTLSeconds = try duration(
             idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: storeSettings.idempotencyTTLSeconds)
         storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: storeSettings.sessionTTLSeconds)
+        storeSettings.feedRetentionSeconds = try duration(
+            feedRetention, "TABULA_FEED_RETENTION", "feed-retention", default: storeSettings.feedRetentionSeconds)
         return Settings(
             server: server, screens: screens, logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),

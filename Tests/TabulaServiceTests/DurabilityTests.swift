@@ -27,6 +27,33 @@ func togglesScreens() throws -> (directory: URL, catalogue: Catalogue) {
     return (directory, catalogue)
 }
 
+/// Six clients select the toggles screen's rows on `sessions`, with event ids, until the
+/// server is killed (SIGKILL) a random fraction of a second in; the events acknowledged.
+func selectUntilKilled(_ server: ServerProcess, sessions: [String], iteration: Int) -> [Acknowledgement] {
+    let acks = Locked<[Acknowledgement]>([])
+    let port = server.port
+    let killer = WorkerThreadHandle.start {
+        usleep(UInt32.random(in: 150_000...450_000))
+        server.signal(SIGKILL)
+    }
+    concurrently(6) { client in
+        guard let connection = try? RawHTTPConnection(port: port, timeout: 5) else { return }
+        let session = sessions[client % sessions.count]
+        for index in 0..<10_000 {
+            let eventID = "i\(iteration)-c\(client)-\(index)"
+            guard
+                let response = try? select(
+                    connection, screen: "toggles", row: ["a", "b", "c"].randomElement() ?? "a", session: session, eventID: eventID),
+                response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue
+            else { return }
+            acks.withLock { $0.append(Acknowledgement(session: session, eventID: eventID, revision: revision)) }
+        }
+    }
+    killer.join()
+    #expect(server.waitForExit(seconds: 5) != nil)
+    return acks.withLock { $0 }
+}
+
 /// An acknowledged event: the client got 200 with this revision.
 struct Acknowledgement: Sendable {
     let session: String
@@ -66,29 +93,7 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         for iteration in 0..<10 {
             let server = try ServerProcess(arguments: arguments)
             if sessions.isEmpty { sessions = try (0..<3).map { _ in try createSession(port: server.port) } }
-            let acks = Locked<[Acknowledgement]>([])
-            let port = server.port
-            let clientSessions = sessions
-            let killer = WorkerThreadHandle.start {
-                usleep(UInt32.random(in: 150_000...450_000))
-                server.signal(SIGKILL)
-            }
-            concurrently(6) { client in
-                guard let connection = try? RawHTTPConnection(port: port, timeout: 5) else { return }
-                let session = clientSessions[client % clientSessions.count]
-                for index in 0..<10_000 {
-                    let eventID = "i\(iteration)-c\(client)-\(index)"
-                    guard
-                        let response = try? select(
-                            connection, screen: "toggles", row: ["a", "b", "c"].randomElement() ?? "a", session: session, eventID: eventID),
-                        response.status == 200, let revision = response.json.objectValue?["toRevision"]?.intValue
-                    else { return }
-                    acks.withLock { $0.append(Acknowledgement(session: session, eventID: eventID, revision: revision)) }
-                }
-            }
-            killer.join()
-            #expect(server.waitForExit(seconds: 5) != nil)
-            acknowledged += acks.withLock { $0 }
+            acknowledged += selectUntilKilled(server, sessions: sessions, iteration: iteration)
             try checkLog(data.appendingPathComponent("tabula.sqlite").path, sessions: sessions, acknowledged: acknowledged, catalogue: catalogue)
         }
         #expect(acknowledged.count > 100, "the load was too small to mean anything: \(acknowledged.count)")

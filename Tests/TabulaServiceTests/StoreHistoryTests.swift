@@ -53,7 +53,7 @@ import Testing
                 store.commit(
                     session: .token(token),
                     SessionCommit(
-                        expectedRevision: state.revision - 1, state: state,
+                        expectedRevision: state.revision - 1, change: (state, .patch(changedKeys: [])),
                         event: EventRecord(eventID: nil, kind: "switch", payload: Array("{}".utf8), revision: state.revision, time: 0),
                         answer: nil), completion: completion)
             }
@@ -98,7 +98,7 @@ import Testing
                 store.commit(
                     session: .token(token),
                     SessionCommit(
-                        expectedRevision: next.revision - 1, state: next,
+                        expectedRevision: next.revision - 1, change: (next, .patch(changedKeys: [])),
                         event: EventRecord(eventID: nil, kind: "switch", payload: [], revision: next.revision, time: 0), answer: nil),
                     completion: completion)
             }

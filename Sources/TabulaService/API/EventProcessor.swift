@@ -106,7 +106,7 @@ struct EventProcessor: SessionDecision {
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
         let commit = SessionCommit(
-            expectedRevision: current.revision, state: changed ? next : nil,
+            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current)) : nil,
             event: EventRecord(eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event), revision: next.revision, time: time),
             answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
         return .success((.answer(answer), commit))
@@ -121,6 +121,13 @@ struct EventProcessor: SessionDecision {
         let currentScreen = oldState.revision == current.revision ? oldScreen : screenForDiff(current.revision)
         guard let currentScreen else { return render(definition, next) }
         return render(definition, next, reusing: currentScreen, renderedAt: current)
+    }
+
+    /// What the feed says of an event that changed the state.
+    private func feedRecord(_ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState) -> FeedRecord {
+        var changedKeys: [String] = []
+        next.forEachChangedKey(since: current) { changedKeys.append($0) }
+        return .event(kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys)
     }
 
     /// The event as applied (row by id, so the log replays without screens at old

@@ -93,7 +93,7 @@ struct StateWrite: SessionDecision {
         let body = writer.bytes
         guard changed || idempotencyKey != nil else { return (.written(body: body, toRevision: next.revision), nil) }
         let commit = SessionCommit(
-            expectedRevision: current.revision, state: changed ? next : nil,
+            expectedRevision: current.revision, change: changed ? (next, .patch(changedKeys: changedKeys)) : nil,
             event: EventRecord(
                 eventID: idempotencyKey.map(Self.answerID), kind: "patch", payload: Self.payload(changedKeys), revision: next.revision,
                 time: snapshot.time),

@@ -159,6 +159,14 @@ extension Problem {
             detail: "eventId \"\(id.clippedForDetail)\" was already used for a different event in this session; use a new id for a new event")
     }
 
+    static func feedExpired(oldest: String) -> Problem {
+        Problem(
+            slug: "feed-expired", title: "Feed Expired", status: .gone,
+            detail:
+                "entries after this cursor were removed (older than --feed-retention); read each session again with GET /v1/sessions/{id}, then read the feed after \"oldest\", the place before the oldest entry kept",
+            extensions: ["oldest": .string(oldest)])
+    }
+
     static func storeUnavailable(_ error: StoreError) -> Problem {
         Problem(
             slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,

@@ -7,7 +7,7 @@ import TabulaPlatform
 /// wait for each other. It keeps the last `keepRevisions` states, as the current state and
 /// the undo of each revision (see ``StateUndo``), and the answers of event ids younger than
 /// the idempotency TTL. It keeps no event log: nothing could read one back (the durable
-/// stores keep theirs in their database).
+/// stores keep theirs in their database). Its feed is a ``MemoryFeed``.
 public final class MemorySessionStore: SessionStore {
     let settings: StoreSettings
     private let sessions = ShardedDictionary<SessionKey, MemorySession>()
@@ -16,15 +16,24 @@ public final class MemorySessionStore: SessionStore {
     private let ids = Locked<[String: SessionKey]>([:])
     /// Kept definitions by id, each with the order in which it was last served.
     private let definitions = Locked<(byID: [String: (definition: KeptDefinition, served: Int)], served: Int)>(([:], 0))
+    private let feed: MemoryFeed
     private let now: @Sendable () -> Milliseconds
 
-    public init(settings: StoreSettings = StoreSettings(), now: @escaping @Sendable () -> Milliseconds = unixMilliseconds) {
+    /// Feed entries kept at most, besides the retention.
+    public static let defaultFeedCapacity = 100_000
+
+    public init(
+        settings: StoreSettings = StoreSettings(), feedCapacity: Int = defaultFeedCapacity,
+        now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
+    ) {
         self.settings = settings
         self.now = now
+        feed = MemoryFeed(capacity: feedCapacity)
     }
 
     public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        let session = MemorySession(new, time: now(), keepRevisions: settings.keepRevisions)
+        let time = now()
+        let session = MemorySession(new, time: time, keepRevisions: settings.keepRevisions)
         let key = SessionKey(new.token)
         let created = ids.withLock { ids -> Bool in
             guard ids[new.id] == nil else { return false }
@@ -33,7 +42,10 @@ public final class MemorySessionStore: SessionStore {
                 shard[key] = session
                 return true
             }
-            if stored { ids[new.id] = key }
+            if stored {
+                ids[new.id] = key
+                feed.append(sessionID: new.id, subject: new.subject, revision: new.state.revision, record: .created(new.state), time: time)
+            }
             return stored
         }
         completion(created ? .success(()) : .failure(StoreError("session token or id collision")))
@@ -48,9 +60,10 @@ public final class MemorySessionStore: SessionStore {
     }
 
     public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        let time = now()
         let removed = ids.withLock { ids -> Bool in
             guard let key = ids.removeValue(forKey: id) else { return false }
-            sessions.withShard(of: key) { $0.removeValue(forKey: key)?.watch.end() }
+            sessions.withShard(of: key) { $0.removeValue(forKey: key) }.map { remove($0, time: time) }
             return true
         }
         completion(.success(removed))
@@ -80,12 +93,16 @@ public final class MemorySessionStore: SessionStore {
         let time = now()
         let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let result = session.lock.withLock { data -> CommitResult in
+            guard !data.removed else { return .unknownSession }
             guard data.current.revision == commit.expectedRevision else { return .conflict }
             if let eventID = commit.event.eventID, commit.answer != nil, data.answer(eventID, notBefore: cutoff) != nil { return .conflict }
             data.apply(commit, settings: settings, time: time)
             let newest = data.current
             session.current.write { $0 = newest }
             session.watch.advance(to: newest.revision)
+            if let change = commit.change {
+                feed.append(sessionID: session.id, subject: session.subject, revision: newest.revision, record: change.feed, time: time)
+            }
             return .committed
         }
         if case .token = name { session.watch.lastUsed.store(time, ordering: .relaxed) }
@@ -144,7 +161,7 @@ public final class MemorySessionStore: SessionStore {
                 for (key, session) in idle {
                     shard.removeValue(forKey: key)
                     ids.removeValue(forKey: session.id)
-                    session.watch.end()
+                    remove(session, time: time)
                 }
                 for session in shard.values {
                     session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
@@ -152,7 +169,22 @@ public final class MemorySessionStore: SessionStore {
                 removed += idle.count
             }
         }
+        feed.removeOlder(than: time - Milliseconds(settings.feedRetentionSeconds) * 1000)
         completion(.success(removed))
+    }
+
+    public func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void) {
+        completion(.success(feed.read(after: after, limit: limit)))
+    }
+
+    /// Ends a session taken out of the maps: a commit that looked it up before is refused
+    /// from now on, and its `deleted` entry follows its last change in the feed.
+    private func remove(_ session: MemorySession, time: Milliseconds) {
+        session.watch.end()
+        session.lock.withLock { data in
+            data.removed = true
+            feed.append(sessionID: session.id, subject: session.subject, revision: data.current.revision, record: .deleted, time: time)
+        }
     }
 
     private func lookup(_ name: SessionName) -> MemorySession? {
@@ -192,6 +224,8 @@ final class MemorySessionData: @unchecked Sendable {
     /// newest undoes `current`.
     private(set) var undos: RingBuffer<StateUndo>
     var answers: [String: StoredAnswer] = [:]
+    /// Set when the session is deleted or expires, for commits that looked it up before.
+    var removed = false
 
     init(state: SessionState, keepRevisions: Int) {
         current = state

@@ -11,16 +11,18 @@ public import TabulaCore
 /// later, once a commit is durable (SQLite, PostgreSQL); the HTTP layer parks the request
 /// meanwhile.
 public protocol SessionStore: Sendable {
-    /// Stores a new session at revision 0; `completion` runs once it is durable. The
-    /// durable stores keep the token's digest (``TokenDigest``), never the token.
+    /// Stores a new session at revision 0, with its `created` feed entry; `completion` runs
+    /// once it is durable. The durable stores keep the token's digest (``TokenDigest``),
+    /// never the token.
     func createSession(_ session: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
 
     /// The session with this public id, for the backend; `nil` when there is none. Does not
     /// count as use of the session.
     func sessionRecord(id: String, completion: @escaping @Sendable (Result<SessionRecord?, StoreError>) -> Void)
 
-    /// Removes the session with this public id, its log and its answers; `false` when there
-    /// was none. Its token is unknown from then on, on every instance.
+    /// Removes the session with this public id, its log and its answers, and writes its
+    /// `deleted` feed entry; `false` when there was none. Its token is unknown from then on,
+    /// on every instance.
     func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void)
 
     /// Reads a session: its current state, and what `request` asks besides (a past state,
@@ -30,7 +32,8 @@ public protocol SessionStore: Sendable {
         session name: SessionName, _ request: SessionRead,
         completion: @escaping @Sendable (Result<SessionSnapshot?, StoreError>) -> Void)
 
-    /// Writes `commit` if the session is still at its expected revision and, when it stores
+    /// Writes `commit` (with its feed entry, when it has one) if the session is still at its
+    /// expected revision and, when it stores
     /// an event id's answer, no live answer for that id is stored: otherwise nothing is
     /// written and the result is ``CommitResult/conflict``. Durable before `completion` runs;
     /// group-committed where the store can (SQLite).
@@ -57,6 +60,11 @@ public protocol SessionStore: Sendable {
     /// The kept definition with this id; `nil` when the store has none.
     func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void)
 
+    /// The feed's entries after `after` (from the oldest kept when `nil`), oldest first, at
+    /// most `limit`. Only entries whose changes committed are ever read, and an entry read
+    /// once keeps its place: no entry that is not read yet comes before it.
+    func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void)
+
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
 
@@ -66,9 +74,10 @@ public protocol SessionStore: Sendable {
     /// Succeeds when the store can serve requests (for `/healthz`).
     func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
 
-    /// One retention pass: removes `eventId` answers older than the idempotency TTL and
-    /// sessions idle longer than the session TTL (with their log and answers); reports how
-    /// many sessions it removed. Stores also run it every minute on their own.
+    /// One retention pass: removes `eventId` answers older than the idempotency TTL,
+    /// sessions idle longer than the session TTL (with their log and answers, and a
+    /// `deleted` feed entry each) and feed entries older than the feed retention; reports
+    /// how many sessions it removed. Stores also run it every minute on their own.
     func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void)
 
     /// Finishes queued work and releases the store; called after the server stopped.
@@ -152,23 +161,26 @@ public struct SessionSnapshot: Sendable {
     }
 }
 
-/// What a transaction writes: a new state and the event that led to it, or only the answer
-/// to replay for an event id (an event that changed nothing), on the condition that the
-/// session is still at `expectedRevision`.
+/// What a transaction writes: a new state, the event that led to it and its feed entry, or
+/// only the answer to replay for an event id (an event that changed nothing), on the
+/// condition that the session is still at `expectedRevision`.
 public struct SessionCommit: Sendable {
     public var expectedRevision: Int
-    /// The new state, whose revision is `expectedRevision + 1`; `nil` when only an answer
-    /// is stored.
-    public var state: SessionState?
+    /// The new state, whose revision is `expectedRevision + 1`, and what the feed says of
+    /// it; `nil` when only an answer is stored.
+    public var change: (state: SessionState, feed: FeedRecord)?
     public var event: EventRecord
     public var answer: StoredAnswer?
 
-    public init(expectedRevision: Int, state: SessionState?, event: EventRecord, answer: StoredAnswer?) {
+    public init(expectedRevision: Int, change: (state: SessionState, feed: FeedRecord)?, event: EventRecord, answer: StoredAnswer?) {
         self.expectedRevision = expectedRevision
-        self.state = state
+        self.change = change
         self.event = event
         self.answer = answer
     }
+
+    /// The new state, if the commit makes one.
+    public var state: SessionState? { change?.state }
 }
 
 /// What became of a commit.

@@ -11,6 +11,9 @@ public struct StoreSettings: Sendable {
     /// Versions of each screen's definition kept for clients that still show them (older
     /// ones get 409 `unknown-definition`).
     public var keepDefinitions = 16
+    /// Feed entries older than this are removed, in seconds; a reader asking after one of
+    /// them gets 410 `feed-expired`.
+    public var feedRetentionSeconds = 24 * 60 * 60
 
     public init() {}
 }

@@ -71,6 +71,25 @@ enum PostgresSchema {
         // their digest (`TokenDigest`), so that a copy of the database does not let anyone
         // act as a user.
         .code(identifySessions),
+        // Version 4: the feed of committed changes. An entry is placed by its transaction's
+        // id, then by a sequence within it (see `PostgresSessionStore.readFeed`), and
+        // `feed_pruned` holds the place of the newest entry retention removed.
+        """
+        CREATE TABLE feed (
+            xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+            seq BIGSERIAL,
+            session_id TEXT NOT NULL,
+            subject TEXT,
+            revision BIGINT NOT NULL,
+            cause TEXT NOT NULL,
+            event BYTEA,
+            changed_keys BYTEA NOT NULL,
+            time_ms BIGINT NOT NULL,
+            PRIMARY KEY (xid, seq)
+        );
+        CREATE TABLE feed_pruned (xid xid8 NOT NULL, seq BIGINT NOT NULL);
+        INSERT INTO feed_pruned VALUES ('0', 0);
+        """,
     ]
 
     /// Schema version 3: every session gets an id (``SessionID``) and its token is replaced

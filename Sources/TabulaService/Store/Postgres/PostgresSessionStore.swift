@@ -82,6 +82,8 @@ public final class PostgresSessionStore: SessionStore {
                     try connection.execute(
                         "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
                         [.text(digest), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
+                    try Self.appendToFeed(
+                        sessionID: new.id, subject: new.subject, revision: Int64(new.state.revision), .created(new.state), time: time, connection)
                     try connection.execute("COMMIT")
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
@@ -108,18 +110,16 @@ public final class PostgresSessionStore: SessionStore {
     }
 
     public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        let time = now()
         pool.submit(
             { [count] connection throws(PostgresError) in
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
-                    let deleted = try connection.execute("DELETE FROM sessions WHERE id = $1 RETURNING token_hash", [.text(id)]).rows
-                    for digest in deleted.compactMap({ $0.first?.text }) {
-                        try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
-                        try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
-                    }
+                    let deleted = try Self.removeSessions(
+                        "DELETE FROM sessions WHERE id = $1 RETURNING token_hash, id, subject, revision", [.text(id)], time: time, connection)
                     try connection.execute("COMMIT")
-                    if !deleted.isEmpty { count.withLock { $0 -= 1 } }
-                    completion(.success(!deleted.isEmpty))
+                    if deleted > 0 { count.withLock { $0 -= 1 } }
+                    completion(.success(deleted > 0))
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
@@ -206,11 +206,22 @@ public final class PostgresSessionStore: SessionStore {
     ) throws(PostgresError) -> CommitResult {
         let time = commit.event.time
         let claimed: PostgresResult
-        if let state = commit.state {
+        if let (state, feed) = commit.change {
             let bytes = state.valuesBytes
+            // The update and the feed entry in one statement: the entry takes the session's
+            // id and subject from the row it updates, and exists only if it did.
             claimed = try connection.execute(
-                "UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token_hash = $4 AND revision = $5",
-                [.integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(digest), .integer(Int64(commit.expectedRevision))])
+                """
+                WITH changed AS (
+                    UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token_hash = $4 AND revision = $5
+                    RETURNING id, subject)
+                INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms)
+                SELECT id, subject, $1, $6, $7, $8, $3 FROM changed
+                """,
+                [
+                    .integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(digest), .integer(Int64(commit.expectedRevision)),
+                    .text(feed.cause.rawValue), feed.event.map(PostgresValue.bytes) ?? .null, .bytes(feed.changedKeys),
+                ])
             if claimed.affectedRows == 1 {
                 try connection.execute(
                     "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -322,6 +333,41 @@ public final class PostgresSessionStore: SessionStore {
     /// Never called: this store hands out no watches.
     public func touch(session key: SessionKey, watch: SessionWatch) {}
 
+    /// Reads the feed. Transactions get their ids when they first write, and the feed is
+    /// ordered by them; an entry is read only once every transaction with a smaller id has
+    /// ended (its id is below the snapshot's `xmin`), so that no entry can commit later
+    /// before one already read: the feed is one order across instances, and an entry
+    /// appears as soon as the transactions begun before its own have ended. For a session,
+    /// this is revision order: a change's transaction writes after the one before it
+    /// committed. The pruned place and the entries are read in one snapshot.
+    public func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void) {
+        pool.submit(
+            { connection throws(PostgresError) in
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                do throws(PostgresError) {
+                    let row = try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first
+                    let pruned = FeedCursor(high: row?[0].text.flatMap { UInt64($0) } ?? 0, low: UInt64(max(0, row?[1].integer ?? 0)))
+                    let page = try FeedPage.read(after: after, pruned: pruned) { (from) throws(PostgresError) in
+                        // The id's text is named apart from `xid`: ORDER BY would sort by the
+                        // text otherwise, an output column's name winning over the table's.
+                        try connection.execute(
+                            """
+                            SELECT xid::text AS xid_text, seq, session_id, subject, revision, cause, event, changed_keys, time_ms FROM feed
+                            WHERE (xid, seq) > ($1::xid8, $2) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+                            ORDER BY xid, seq LIMIT $3
+                            """,
+                            [.text(String(from.high)), .integer(Int64(clamping: from.low)), .integer(Int64(limit))]
+                        ).rows.compactMap(Self.feedEntry)
+                    }
+                    try connection.execute("COMMIT")
+                    completion(.success(page))
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }, failed: { completion(.failure($0)) })
+    }
+
     public func sessionCount() -> Int {
         count.withLock { $0 }
     }
@@ -348,21 +394,28 @@ public final class PostgresSessionStore: SessionStore {
         let time = now()
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
+        let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
         pool.submit(
             { [logger, count] connection throws(PostgresError) in
                 try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
-                let idle = try connection.execute(
-                    "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000) RETURNING token_hash",
-                    [.integer(sessionCutoff)]
-                ).rows.compactMap { $0.first?.text }
-                for digest in idle {
-                    try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
-                    try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
+                try connection.execute("BEGIN")
+                let idle: Int
+                do throws(PostgresError) {
+                    idle = try Self.removeSessions(
+                        """
+                        DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000)
+                        RETURNING token_hash, id, subject, revision
+                        """, [.integer(sessionCutoff)], time: time, connection)
+                    try connection.execute("COMMIT")
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
                 }
+                try Self.removeFeedEntries(olderThan: feedCutoff, limit: 20_000, connection)
                 let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
                 count.withLock { $0 = Int(sessions) }
-                if !idle.isEmpty { logger.info("removed \(idle.count) idle sessions") }
-                completion(.success(idle.count))
+                if idle > 0 { logger.info("removed \(idle) idle sessions") }
+                completion(.success(idle))
             },
             failed: { [logger] error in
                 logger.warning("retention failed: \(error)")
@@ -372,6 +425,69 @@ public final class PostgresSessionStore: SessionStore {
 }
 
 extension PostgresSessionStore {
+    /// Writes a feed entry, in the caller's transaction.
+    static func appendToFeed(
+        sessionID: String, subject: String?, revision: Int64, _ record: FeedRecord, time: Milliseconds, _ connection: PostgresConnection
+    ) throws(PostgresError) {
+        try connection.execute(
+            "INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            [
+                .text(sessionID), subject.map(PostgresValue.text) ?? .null, .integer(revision), .text(record.cause.rawValue),
+                record.event.map(PostgresValue.bytes) ?? .null, .bytes(record.changedKeys), .integer(time),
+            ])
+    }
+
+    /// Runs `delete`, a `DELETE FROM sessions … RETURNING token_hash, id, subject, revision`,
+    /// and removes each deleted session's log and answers and writes its `deleted` feed
+    /// entry, in the caller's transaction; returns how many sessions it deleted.
+    static func removeSessions(
+        _ delete: String, _ parameters: [PostgresValue], time: Milliseconds, _ connection: PostgresConnection
+    ) throws(PostgresError) -> Int {
+        let deleted = try connection.execute(delete, parameters).rows
+        for row in deleted {
+            guard let digest = row[0].text, let id = row[1].text else { continue }
+            try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
+            try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
+            try appendToFeed(sessionID: id, subject: row[2].text, revision: row[3].integer ?? 0, .deleted, time: time, connection)
+        }
+        return deleted.count
+    }
+
+    /// Removes the oldest feed entries up to the first younger than `cutoff` (among at most
+    /// `limit`), and records the place of the newest removed. Only entries every reader
+    /// may have read are looked at (see ``readFeed(after:limit:completion:)``).
+    static func removeFeedEntries(olderThan cutoff: Milliseconds, limit: Int, _ connection: PostgresConnection) throws(PostgresError) {
+        let oldest = try connection.execute(
+            "SELECT xid::text AS xid_text, seq, time_ms FROM feed WHERE xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xid, seq LIMIT $1",
+            [.integer(Int64(limit))]
+        ).rows
+        var newestRemoved: (xid: String, seq: Int64)?
+        for row in oldest {
+            guard let xid = row[0].text, let seq = row[1].integer, let time = row[2].integer, time < cutoff else { break }
+            newestRemoved = (xid, seq)
+        }
+        guard let newestRemoved else { return }
+        let place: [PostgresValue] = [.text(newestRemoved.xid), .integer(newestRemoved.seq)]
+        try connection.execute("BEGIN")
+        do throws(PostgresError) {
+            try connection.execute("DELETE FROM feed WHERE (xid, seq) <= ($1::xid8, $2)", place)
+            try connection.execute("UPDATE feed_pruned SET xid = $1::xid8, seq = $2 WHERE (xid, seq) < ($1::xid8, $2)", place)
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    static func feedEntry(_ row: [PostgresValue]) -> FeedEntry? {
+        guard let xid = row[0].text.flatMap({ UInt64($0) }), let seq = row[1].integer, let sessionID = row[2].text,
+            let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer
+        else { return nil }
+        return FeedEntry(
+            cursor: FeedCursor(high: xid, low: UInt64(max(0, seq))), sessionID: sessionID, subject: row[3].text, revision: Int(revision),
+            record: FeedRecord(cause: cause, event: row[6].bytes, changedKeys: row[7].bytes ?? Array("[]".utf8)), time: time)
+    }
+
     /// A state as the database holds it (its values' JSON), read without a schema.
     static func restore(_ value: PostgresValue, revision: Int) -> SessionState {
         let json = (try? JSONParser().parse(value.bytes ?? [])) ?? .object(JSONObject())

@@ -97,6 +97,21 @@ enum SQLiteSchema {
         // their digest (`TokenDigest`), so that a copy of the database does not let anyone
         // act as a user.
         .code(identifySessions),
+        // Version 6: the feed of committed changes, in commit order (the one writer's), and
+        // the cursor of the newest entry retention removed.
+        """
+        CREATE TABLE feed (
+            cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            subject TEXT,
+            revision INTEGER NOT NULL,
+            cause TEXT NOT NULL,
+            event BLOB,
+            changed_keys BLOB NOT NULL,
+            time_ms INTEGER NOT NULL
+        );
+        INSERT INTO tabula_settings(name, value) VALUES ('feed_pruned', 0);
+        """,
     ]
 
     /// Schema version 5: every session gets an id (``SessionID``) and its token is replaced

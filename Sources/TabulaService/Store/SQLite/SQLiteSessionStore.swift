@@ -121,11 +121,12 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
+        let time = now()
         submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
                     guard let found = try batch.statements.session(id: id) else { return { completion(.success(false)) } }
-                    try batch.statements.delete(found.digest)
+                    try batch.statements.delete(found.digest, time: time)
                     batch.setRemoved(digest: found.digest)
                     return { completion(.success(true)) }
                 },
@@ -281,6 +282,14 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    public func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void) {
+        do {
+            completion(.success(try readerLock.withLock { () throws(SQLiteError) in try reader.readFeed(after: after, limit: limit) }))
+        } catch {
+            completion(.failure(StoreError("cannot read the database: \(error)")))
+        }
+    }
+
     public func sessionCount() -> Int {
         let rows = try? readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
         return Int(rows?.first?.first?.integer ?? 0)
@@ -336,12 +345,17 @@ public final class SQLiteSessionStore: SessionStore {
         let time = now()
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
+        let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
         let logger = self.logger
         _ = writer.submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
-                    let removed = try batch.statements.removeExpired(answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000)
+                    let removed = try batch.statements.removeExpired(
+                        answerCutoff: answerCutoff, sessionCutoff: sessionCutoff, limit: 1000, time: time)
                     for digest in removed { batch.setRemoved(digest: digest) }
+                    // Bounded, as the sessions are: the writer's other jobs wait meanwhile.
+                    // What is left is taken up by the next pass.
+                    _ = try batch.statements.removeFeedEntries(olderThan: feedCutoff, limit: 20_000)
                     return {
                         if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
                         completion(.success(removed.count))

@@ -30,6 +30,12 @@ final class SQLiteStatements: @unchecked Sendable {
     private let upsertDefinition: SQLiteStatement
     private let deleteOldDefinitions: SQLiteStatement
     private let selectDefinition: SQLiteStatement
+    private let insertFeedEntry: SQLiteStatement
+    private let selectFeed: SQLiteStatement
+    private let selectFeedPruned: SQLiteStatement
+    private let selectFirstFeedEntryAfter: SQLiteStatement
+    private let deleteFeedEntries: SQLiteStatement
+    private let updateFeedPruned: SQLiteStatement
 
     init(_ database: SQLiteDatabase, ringSize: Int) throws(SQLiteError) {
         self.database = database
@@ -88,6 +94,83 @@ final class SQLiteStatements: @unchecked Sendable {
                 SELECT id FROM definitions WHERE screen = ?1 ORDER BY served_ms DESC, id LIMIT ?2)
             """)
         selectDefinition = try database.prepare("SELECT screen, document FROM definitions WHERE id = ?")
+        // The session's id and subject come from its row, in the statement that writes the
+        // entry: no entry without its session.
+        insertFeedEntry = try database.prepare(
+            """
+            INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms)
+            SELECT id, subject, ?2, ?3, ?4, ?5, ?6 FROM sessions WHERE token_hash = ?1
+            """)
+        selectFeed = try database.prepare(
+            "SELECT cursor, session_id, subject, revision, cause, event, changed_keys, time_ms FROM feed WHERE cursor > ? ORDER BY cursor LIMIT ?")
+        selectFeedPruned = try database.prepare("SELECT value FROM tabula_settings WHERE name = 'feed_pruned'")
+        // Entries are in time order but for clocks that stepped back: retention removes the
+        // oldest ones up to the first that is young enough, so that what it removes is always
+        // everything up to a cursor.
+        selectFirstFeedEntryAfter = try database.prepare(
+            "SELECT cursor FROM (SELECT cursor, time_ms FROM feed ORDER BY cursor LIMIT ?2) WHERE time_ms >= ?1 LIMIT 1")
+        deleteFeedEntries = try database.prepare("DELETE FROM feed WHERE cursor <= ?")
+        updateFeedPruned = try database.prepare("UPDATE tabula_settings SET value = ?1 WHERE name = 'feed_pruned' AND value < ?1")
+    }
+
+    /// Writes a change's feed entry, for the session whose token has this digest.
+    func appendToFeed(_ digest: String, revision: Int, _ record: FeedRecord, time: Milliseconds) throws(SQLiteError) {
+        try insertFeedEntry.run([
+            .text(digest), .integer(Int64(revision)), .text(record.cause.rawValue), record.event.map(SQLiteValue.blob) ?? .null,
+            .blob(record.changedKeys), .integer(time),
+        ])
+    }
+
+    /// Reads the feed (see ``FeedPage/read(after:pruned:_:)``), in one read transaction:
+    /// retention could otherwise remove entries between reading what it removed and
+    /// reading what is left.
+    func readFeed(after: FeedCursor?, limit: Int) throws(SQLiteError) -> FeedPage {
+        try database.execute("BEGIN")
+        do {
+            let pruned = FeedCursor(low: UInt64(max(0, try feedPrunedCursor())))
+            let page = try FeedPage.read(after: after, pruned: pruned) { (from) throws(SQLiteError) in
+                // A cursor past what a 63-bit rowid holds is after every entry.
+                guard from.high == 0, from.low <= UInt64(Int64.max) else { return [] }
+                return try selectFeed.rows([.integer(Int64(from.low)), .integer(Int64(limit))]).compactMap(Self.feedEntry)
+            }
+            try database.execute("COMMIT")
+            return page
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func feedEntry(_ row: [SQLiteValue]) -> FeedEntry? {
+        guard let cursor = row[0].integer, let sessionID = row[1].text, let revision = row[3].integer,
+            let cause = row[4].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[7].integer
+        else { return nil }
+        return FeedEntry(
+            cursor: FeedCursor(low: UInt64(cursor)), sessionID: sessionID, subject: row[2].text, revision: Int(revision),
+            record: FeedRecord(cause: cause, event: row[5].blob, changedKeys: row[6].blob ?? Array("[]".utf8)), time: time)
+    }
+
+    /// Removes up to `limit` of the oldest feed entries, those older than `cutoff`, and
+    /// records the newest removed; returns how many it removed.
+    func removeFeedEntries(olderThan cutoff: Milliseconds, limit: Int) throws(SQLiteError) -> Int {
+        let keptFrom = try selectFirstFeedEntryAfter.rows([.integer(cutoff), .integer(Int64(limit))]).first?.first?.integer
+        let newestRemoved: Int64
+        if let keptFrom {
+            newestRemoved = keptFrom - 1
+        } else {
+            // None of the oldest `limit` is young enough: all of them go.
+            guard let last = try selectFeed.rows([.integer(try feedPrunedCursor()), .integer(Int64(limit))]).last?.first?.integer
+            else { return 0 }
+            newestRemoved = last
+        }
+        try deleteFeedEntries.run([.integer(newestRemoved)])
+        let removed = database.changes
+        if removed > 0 { try updateFeedPruned.run([.integer(newestRemoved)]) }
+        return removed
+    }
+
+    private func feedPrunedCursor() throws(SQLiteError) -> Int64 {
+        try selectFeedPruned.rows().first?.first?.integer ?? 0
     }
 
     /// Records definitions as served at `time`, then keeps the newest `keep` of each of
@@ -111,7 +194,7 @@ final class SQLiteStatements: @unchecked Sendable {
     /// Events do not rewrite `last_used_ms` (the log row carries their time), so a session
     /// whose `last_used_ms` is old but whose newest event is recent is kept, and its
     /// `last_used_ms` catches up so that it is not looked at again on every pass.
-    func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int) throws(SQLiteError) -> [String] {
+    func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int, time: Milliseconds) throws(SQLiteError) -> [String] {
         try deleteExpiredAnswers.run([.integer(answerCutoff)])
         var removed: [String] = []
         var examined = 0
@@ -126,7 +209,7 @@ final class SQLiteStatements: @unchecked Sendable {
                     try touch(digest, time: lastEvent, olderThan: lastEvent)
                     continue
                 }
-                try delete(digest)
+                try delete(digest, time: time)
                 removed.append(digest)
             }
             if candidates.count < requested { break }
@@ -156,6 +239,7 @@ final class SQLiteStatements: @unchecked Sendable {
         try insertEvent.run([
             .text(digest), .integer(0), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time),
         ])
+        try appendToFeed(digest, revision: session.state.revision, .created(session.state), time: time)
     }
 
     /// The session with this public id: its token's digest, subject, creation and last use
@@ -172,8 +256,11 @@ final class SQLiteStatements: @unchecked Sendable {
         try selectDigestByID.rows([.text(id)]).first?.first?.text
     }
 
-    /// Deletes a session with its log and answers.
-    func delete(_ digest: String) throws(SQLiteError) {
+    /// Deletes a session with its log and answers, and writes its `deleted` feed entry.
+    func delete(_ digest: String, time: Milliseconds) throws(SQLiteError) {
+        if let revision = try newestEntry(digest)?[0].integer {
+            try appendToFeed(digest, revision: Int(revision), .deleted, time: time)
+        }
         try deleteSessionEvents.run([.text(digest)])
         try deleteSessionAnswers.run([.text(digest)])
         try deleteSession.run([.text(digest)])
@@ -200,6 +287,7 @@ final class SQLiteStatements: @unchecked Sendable {
                 try insertEvent.run(entry)
                 guard database.changes == 1 else { return false }
             }
+            if let change = commit.change { try appendToFeed(digest, revision: revision, change.feed, time: commit.event.time) }
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             try insertAnswer.run([
