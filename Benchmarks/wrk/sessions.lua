@@ -33,4 +33,21 @@ function sessions.switch_requests(token)
   return requests
 end
 
+-- A request() that cycles through the sessions, sending each session's two requests in
+-- turn (a write that flips a value back and forth, so that every one changes state).
+function sessions.alternating(requests)
+  local flips = {}
+  for index = 1, #requests do flips[index] = 1 end
+  local counter = 0
+  return function()
+    counter = counter % #requests + 1
+    flips[counter] = 3 - flips[counter]
+    return requests[counter][flips[counter]]
+  end
+end
+
+function sessions.done(summary, latency, requests)
+  io.write(string.format("non-2xx: %d\n", summary.errors.status))
+end
+
 return sessions

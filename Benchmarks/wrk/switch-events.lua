@@ -4,25 +4,20 @@
 package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path
 local sessions = require("sessions")
 
-local events = {}
-local flips = {}
-local counter = 0
-
 setup = sessions.setup
+done = sessions.done
+
+-- Defined when the script loads (wrk takes a script without request() for one fixed
+-- request), and set up per thread by init().
+local next_request
+function request()
+  return next_request()
+end
 
 function init(args)
+  local events = {}
   for index, token in ipairs(sessions.mine(id)) do
     events[index] = sessions.switch_requests(token)
-    flips[index] = 1
   end
-end
-
-function request()
-  counter = counter % #events + 1
-  flips[counter] = 3 - flips[counter]
-  return events[counter][flips[counter]]
-end
-
-function done(summary, latency, requests)
-  io.write(string.format("non-2xx: %d\n", summary.errors.status))
+  next_request = sessions.alternating(events)
 end

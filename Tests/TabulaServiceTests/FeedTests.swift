@@ -7,8 +7,20 @@ import Testing
 
 @testable import TabulaService
 
-/// Reads the whole feed after `after`, `limit` entries at a time, following `next`.
-func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws -> (entries: [JSONObject], next: String) {
+/// Reads the whole feed after `after`, `limit` entries at a time, following `next`; again
+/// until it holds `atLeast` entries, for up to 10 seconds. On PostgreSQL an entry is read
+/// only once the transactions begun before it ended, and other tests' transactions on the
+/// shared cluster, on a loaded machine, can be slow to.
+func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000, atLeast: Int = 0) throws -> (entries: [JSONObject], next: String) {
+    let deadline = Date().addingTimeInterval(10)
+    while true {
+        let read = try readFeedOnce(port: port, after: after, limit: limit)
+        if read.entries.count >= atLeast || Date() > deadline { return read }
+        usleep(50_000)
+    }
+}
+
+private func readFeedOnce(port: UInt16, after: String?, limit: Int) throws -> (entries: [JSONObject], next: String) {
     var entries: [JSONObject] = []
     var cursor = after
     while true {
@@ -65,6 +77,19 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
             "PATCH", "/v1/sessions/\(id)/state", headers: [Self.authorization, #"If-Match: "1""#], json: #"{"wifi": false}"#,
             contentType: BackendWriteTests.merge)
         #expect(stale.status == 412)
+        // Every other refusal of a write adds nothing either.
+        let refusals: [(status: Int, headers: [String], body: String, type: String)] = [
+            (428, [], #"{"wifi": false}"#, BackendWriteTests.merge),
+            (409, [#"If-Match: "2""#], #"[{"op": "test", "path": "/wifi", "value": false}]"#, BackendWriteTests.jsonPatch),
+            (422, [#"If-Match: "2""#], #"[{"op": "remove", "path": "/nothing"}]"#, BackendWriteTests.jsonPatch),
+            (422, [#"If-Match: "2""#], #"{"wifi": "yes"}"#, BackendWriteTests.merge),
+            (415, [#"If-Match: "2""#], #"{"wifi": false}"#, "text/plain"),
+        ]
+        for refusal in refusals {
+            let refused = try api.send(
+                "PATCH", "/v1/sessions/\(id)/state", headers: [Self.authorization] + refusal.headers, json: refusal.body, contentType: refusal.type)
+            #expect(refused.status == refusal.status, "\(refusal.body): \(refused.bodyText)")
+        }
         let same = try api.send(
             "PATCH", "/v1/sessions/\(id)/state", headers: [Self.authorization, #"If-Match: "2""#], json: #"{"bluetooth": true}"#,
             contentType: BackendWriteTests.merge)
@@ -72,7 +97,7 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
         let other = try api.newSession()
         #expect(try api.send("DELETE", "/v1/sessions/\(id)", headers: [Self.authorization]).status == 204)
 
-        let (entries, next) = try readWholeFeed(port: api.port)
+        let (entries, next) = try readWholeFeed(port: api.port, atLeast: 5)
         #expect(entries.count == 5, "\(entries)")
         guard entries.count == 5 else { return }
         let summary = entries.map { "\($0["cause"]?.stringValue ?? "?") \($0["revision"]?.intValue ?? -1)" }
@@ -96,7 +121,7 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
             #expect(at.hasSuffix("Z") && at.count == 24, "\(at)")
         }
         // Page by page, the same entries; after the last, none, and `next` stays.
-        let paged = try readWholeFeed(port: api.port, limit: 2)
+        let paged = try readWholeFeed(port: api.port, limit: 2, atLeast: 5)
         #expect(paged.entries == entries && paged.next == next)
         let atEnd = try #require(try feed(api, "?after=\(next)").json.objectValue)
         #expect(atEnd["entries"] == .array([]) && atEnd["next"]?.stringValue == next)
@@ -137,7 +162,7 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
         defer { api.store.close() }
         _ = try api.newSession()
         _ = try api.newSession()
-        let first = try readWholeFeed(port: api.port)
+        let first = try readWholeFeed(port: api.port, atLeast: 2)
         #expect(first.entries.count == 2)
         clock.withLock { $0 += 61_000 }
         _ = try api.newSession()
@@ -147,11 +172,18 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
         #expect(expired.status == 410 && expired.problemType == "feed-expired")
         let oldest = try #require(expired.json.objectValue?["oldest"]?.stringValue)
         #expect(oldest == first.next)
-        let kept = try readWholeFeed(port: api.port)
+        let kept = try readWholeFeed(port: api.port, atLeast: 1)
         #expect(kept.entries.count == 1 && kept.entries.first?["cursor"]?.stringValue ?? "" > oldest)
         #expect(try readWholeFeed(port: api.port, after: oldest).entries == kept.entries)
         // The oldest entry's own cursor (the last removed one) still reads on.
         #expect(try feed(api, "?after=\(first.next)").status == 200)
+        // Once everything is past the retention, a new entry still comes after every
+        // cursor given before.
+        clock.withLock { $0 += 61_000 }
+        #expect(try wait { api.store.removeExpired(completion: $0) } == 0)
+        _ = try api.newSession()
+        let newest = try readWholeFeed(port: api.port, after: kept.next, atLeast: 1)
+        #expect(newest.entries.count == 1 && newest.next > kept.next)
     }
 
     /// Cursors survive a restart, and entries keep their order after it.
@@ -160,14 +192,14 @@ func readWholeFeed(port: UInt16, after: String? = nil, limit: Int = 1000) throws
         let factory = try StoreFactory(kind)
         var api = try server(factory)
         _ = try api.newSession()
-        let before = try readWholeFeed(port: api.port)
+        let before = try readWholeFeed(port: api.port, atLeast: 1)
         api.store.close()
         api = try server(factory)
         defer { api.store.close() }
         _ = try api.newSession()
-        let after = try readWholeFeed(port: api.port, after: before.next)
+        let after = try readWholeFeed(port: api.port, after: before.next, atLeast: 1)
         #expect(after.entries.count == 1 && (after.entries.first?["cursor"]?.stringValue ?? "") > before.next)
-        #expect(try readWholeFeed(port: api.port).entries.count == 2)
+        #expect(try readWholeFeed(port: api.port, atLeast: 2).entries.count == 2)
     }
 
     /// The memory store keeps a bounded number of entries: a reader that fell behind the

@@ -23,7 +23,7 @@ public struct FeedRecord: Sendable, Equatable {
 
     /// A new session: every key of its state is set.
     public static func created(_ state: SessionState) -> FeedRecord {
-        FeedRecord(cause: .created, event: nil, changedKeys: keysJSON(state.values.keys.sorted()))
+        FeedRecord(cause: .created, event: nil, changedKeys: keysJSON(Array(state.values.keys)))
     }
 
     /// A client's event that changed the state.
@@ -40,20 +40,22 @@ public struct FeedRecord: Sendable, Equatable {
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(screen)
         writer.endObject()
-        return FeedRecord(cause: .event, event: writer.bytes, changedKeys: keysJSON(changedKeys.sorted()))
+        return FeedRecord(cause: .event, event: writer.bytes, changedKeys: keysJSON(changedKeys))
     }
 
     /// A backend's write that changed the state.
     public static func patch(changedKeys: [String]) -> FeedRecord {
-        FeedRecord(cause: .patch, event: nil, changedKeys: keysJSON(changedKeys.sorted()))
+        FeedRecord(cause: .patch, event: nil, changedKeys: keysJSON(changedKeys))
     }
 
     /// A session removed, by the backend or because it expired.
     public static let deleted = FeedRecord(cause: .deleted, event: nil, changedKeys: Array("[]".utf8))
 
+    /// The keys as a JSON array, in ascending order (most events change one key: nothing to
+    /// sort then).
     private static func keysJSON(_ keys: [String]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 16 * keys.count + 2)
-        writer.array(keys) { writer, key in writer.string(key) }
+        writer.array(keys.count > 1 ? keys.sorted() : keys) { writer, key in writer.string(key) }
         return writer.bytes
     }
 }

@@ -19,8 +19,10 @@ public final class MemorySessionStore: SessionStore {
     private let feed: MemoryFeed
     private let now: @Sendable () -> Milliseconds
 
-    /// Feed entries kept at most, besides the retention.
-    public static let defaultFeedCapacity = 100_000
+    /// Feed entries kept at most, besides the retention: few enough that the oldest, which
+    /// each new entry drops, is still near in memory (a larger feed made every event dearer:
+    /// `Scripts/bench-pairs` with `MemorySessionStore(feedCapacity:)` changed).
+    public static let defaultFeedCapacity = 10_000
 
     public init(
         settings: StoreSettings = StoreSettings(), feedCapacity: Int = defaultFeedCapacity,

@@ -340,9 +340,14 @@ public final class PostgresSessionStore: SessionStore {
     /// appears as soon as the transactions begun before its own have ended. For a session,
     /// this is revision order: a change's transaction writes after the one before it
     /// committed. The pruned place and the entries are read in one snapshot.
+    ///
+    /// Entries committed but not yet readable are waited for, briefly: the transactions
+    /// begun before theirs are usually about to end, and a backend that reads the feed
+    /// right after its own write expects to find it.
     public func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void) {
         pool.submit(
             { connection throws(PostgresError) in
+                try Self.waitUntilCommittedEntriesAreReadable(connection)
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 do throws(PostgresError) {
                     let row = try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first
@@ -451,6 +456,23 @@ extension PostgresSessionStore {
             try appendToFeed(sessionID: id, subject: row[2].text, revision: row[3].integer ?? 0, .deleted, time: time, connection)
         }
         return deleted.count
+    }
+
+    /// How long a read of the feed waits for committed entries to become readable.
+    static let feedReadWait = Duration.milliseconds(200)
+
+    /// Returns once every entry committed now is readable (no transaction with a smaller id
+    /// is still open), or after ``feedReadWait``.
+    static func waitUntilCommittedEntriesAreReadable(_ connection: PostgresConnection) throws(PostgresError) {
+        let deadline = ContinuousClock.now + feedReadWait
+        while ContinuousClock.now < deadline {
+            // True while a committed entry is above the horizon; NULL for an empty feed.
+            let waiting = try connection.execute(
+                "SELECT (SELECT MAX(xid) FROM feed) >= pg_snapshot_xmin(pg_current_snapshot())"
+            ).rows.first?.first
+            guard waiting?.integer == 1 else { return }
+            usleep(2_000)
+        }
     }
 
     /// Removes the oldest feed entries up to the first younger than `cutoff` (among at most

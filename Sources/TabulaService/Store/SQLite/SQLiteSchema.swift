@@ -98,10 +98,12 @@ enum SQLiteSchema {
         // act as a user.
         .code(identifySessions),
         // Version 6: the feed of committed changes, in commit order (the one writer's), and
-        // the cursor of the newest entry retention removed.
+        // the cursor of the newest entry retention removed. Cursors are rowids, which SQLite
+        // takes past the largest in the table; retention always keeps the newest entry, so
+        // that they keep increasing without AUTOINCREMENT's write of a second table.
         """
         CREATE TABLE feed (
-            cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+            cursor INTEGER PRIMARY KEY,
             session_id TEXT NOT NULL,
             subject TEXT,
             revision INTEGER NOT NULL,

@@ -35,6 +35,7 @@ final class SQLiteStatements: @unchecked Sendable {
     private let selectFeedPruned: SQLiteStatement
     private let selectFirstFeedEntryAfter: SQLiteStatement
     private let deleteFeedEntries: SQLiteStatement
+    private let selectNewestFeedEntry: SQLiteStatement
     private let updateFeedPruned: SQLiteStatement
 
     init(_ database: SQLiteDatabase, ringSize: Int) throws(SQLiteError) {
@@ -110,6 +111,7 @@ final class SQLiteStatements: @unchecked Sendable {
         selectFirstFeedEntryAfter = try database.prepare(
             "SELECT cursor FROM (SELECT cursor, time_ms FROM feed ORDER BY cursor LIMIT ?2) WHERE time_ms >= ?1 LIMIT 1")
         deleteFeedEntries = try database.prepare("DELETE FROM feed WHERE cursor <= ?")
+        selectNewestFeedEntry = try database.prepare("SELECT MAX(cursor) FROM feed")
         updateFeedPruned = try database.prepare("UPDATE tabula_settings SET value = ?1 WHERE name = 'feed_pruned' AND value < ?1")
     }
 
@@ -150,18 +152,17 @@ final class SQLiteStatements: @unchecked Sendable {
             record: FeedRecord(cause: cause, event: row[5].blob, changedKeys: row[6].blob ?? Array("[]".utf8)), time: time)
     }
 
-    /// Removes up to `limit` of the oldest feed entries, those older than `cutoff`, and
-    /// records the newest removed; returns how many it removed.
+    /// Removes up to `limit` of the oldest feed entries, those older than `cutoff` but never
+    /// the newest (see the schema's version 6), and records the newest removed; returns how
+    /// many it removed.
     func removeFeedEntries(olderThan cutoff: Milliseconds, limit: Int) throws(SQLiteError) -> Int {
-        let keptFrom = try selectFirstFeedEntryAfter.rows([.integer(cutoff), .integer(Int64(limit))]).first?.first?.integer
-        let newestRemoved: Int64
-        if let keptFrom {
-            newestRemoved = keptFrom - 1
-        } else {
+        guard let newest = try selectNewestFeedEntry.rows().first?.first?.integer else { return 0 }
+        var newestRemoved = newest - 1
+        if let keptFrom = try selectFirstFeedEntryAfter.rows([.integer(cutoff), .integer(Int64(limit))]).first?.first?.integer {
+            newestRemoved = min(newestRemoved, keptFrom - 1)
+        } else if let last = try selectFeed.rows([.integer(try feedPrunedCursor()), .integer(Int64(limit))]).last?.first?.integer {
             // None of the oldest `limit` is young enough: all of them go.
-            guard let last = try selectFeed.rows([.integer(try feedPrunedCursor()), .integer(Int64(limit))]).last?.first?.integer
-            else { return 0 }
-            newestRemoved = last
+            newestRemoved = min(newestRemoved, last)
         }
         try deleteFeedEntries.run([.integer(newestRemoved)])
         let removed = database.changes

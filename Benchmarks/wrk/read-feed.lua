@@ -1,0 +1,17 @@
+-- wrk script: the app's backend reads the feed, a page of TABULA_FEED_LIMIT entries
+-- (default 1000) from the oldest kept, again and again. The backend key comes from
+-- TABULA_BACKEND_KEY.
+local limit = os.getenv("TABULA_FEED_LIMIT") or "1000"
+local read
+
+function init(args)
+  read = wrk.format("GET", "/v1/feed?limit=" .. limit, { ["Authorization"] = "Bearer " .. os.getenv("TABULA_BACKEND_KEY") })
+end
+
+function request()
+  return read
+end
+
+function done(summary, latency, requests)
+  io.write(string.format("non-2xx: %d\n", summary.errors.status))
+end
