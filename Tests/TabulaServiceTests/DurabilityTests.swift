@@ -28,12 +28,15 @@ func togglesScreens() throws -> (directory: URL, catalogue: Catalogue) {
 }
 
 /// Six clients select the toggles screen's rows on `sessions`, with event ids, until the
-/// server is killed (SIGKILL) a random fraction of a second in; the events acknowledged.
-func selectUntilKilled(_ server: ServerProcess, sessions: [String], iteration: Int) -> [Acknowledgement] {
+/// server is killed (SIGKILL) a random time (`killAfter`, microseconds) in; the events
+/// acknowledged.
+func selectUntilKilled(
+    _ server: ServerProcess, sessions: [String], iteration: Int, killAfter: ClosedRange<UInt32> = 150_000...450_000
+) -> [Acknowledgement] {
     let acks = Locked<[Acknowledgement]>([])
     let port = server.port
     let killer = WorkerThreadHandle.start {
-        usleep(UInt32.random(in: 150_000...450_000))
+        usleep(UInt32.random(in: killAfter))
         server.signal(SIGKILL)
     }
     concurrently(6) { client in

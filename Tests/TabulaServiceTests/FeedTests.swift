@@ -2,6 +2,7 @@ import Foundation
 import TabulaCore
 import TabulaHTTP
 import TabulaPlatform
+import TabulaPostgres
 import TabulaTestSupport
 import Testing
 
@@ -147,7 +148,51 @@ private func readFeedOnce(port: UInt16, after: String?, limit: Int) throws -> (e
             #expect(response.status == 400 && response.problemType == "invalid-query", "\(query): \(response.status)")
         }
         #expect(try feed(api, "?limit=1000").status == 200)
-        #expect(try feed(api, "?after=" + String(repeating: "f", count: 32)).status == 200)
+    }
+
+    /// A cursor this feed did not give (from another store, or from before a restore or a
+    /// restart of the memory store) is past its newest entry: 410, so that the backend reads
+    /// its sessions again instead of silently missing what sorts before its cursor.
+    @Test(arguments: StoreKind.allCases)
+    func aCursorPastTheNewestEntryIsExpired(_ kind: StoreKind) throws {
+        let api = try server(try StoreFactory(kind))
+        defer { api.store.close() }
+        let empty = try feed(api, "?after=" + String(repeating: "0", count: 31) + "1")
+        #expect(empty.status == 410 && empty.problemType == "feed-expired")
+        _ = try api.newSession()
+        let read = try readWholeFeed(port: api.port, atLeast: 1)
+        #expect(try feed(api, "?after=\(read.next)").status == 200)
+        // The other stores count in the cursor's low half only: any high half is past them.
+        let pastHigh = kind == .postgres ? [] : [String(repeating: "0", count: 15) + "1" + String(repeating: "0", count: 16)]
+        for past in [String(repeating: "f", count: 32)] + pastHigh {
+            let response = try feed(api, "?after=\(past)")
+            #expect(response.status == 410 && response.problemType == "feed-expired", "\(past)")
+            #expect(response.json.objectValue?["oldest"]?.stringValue == String(repeating: "0", count: 32))
+        }
+    }
+
+    /// A PostgreSQL database whose transaction ids are behind its feed (restored from a dump,
+    /// or a standby that lost transactions) gets an empty feed at start: what was read before
+    /// is expired, and new entries are read in order.
+    @Test func postgresResetsAFeedAheadOfItsTransactionIDs() throws {
+        let factory = try StoreFactory(.postgres)
+        var api = try server(factory)
+        _ = try api.newSession()
+        let before = try readWholeFeed(port: api.port, atLeast: 1)
+        api.store.close()
+        // As after a restore: an entry whose transaction id the database has not reached.
+        let connection = try PostgresConnection(url: try #require(factory.databaseURL))
+        try connection.execute(
+            """
+            INSERT INTO feed(xid, session_id, revision, cause, changed_keys, time_ms)
+            VALUES ('900000000000', 's_aaaaaaaaaaaaaaaaaaaa', 0, 'created', '\\x5b5d', 0)
+            """)
+        api = try server(factory)
+        defer { api.store.close() }
+        #expect(try feed(api, "?after=\(before.next)").status == 410)
+        _ = try api.newSession()
+        let after = try readWholeFeed(port: api.port, atLeast: 1)
+        #expect(after.entries.count == 1 && after.entries.first?["cause"]?.stringValue == "created")
     }
 
     /// Entries older than the retention are removed; reading after one of them is 410 with

@@ -132,19 +132,24 @@ public enum FeedPage: Sendable, Equatable {
     /// next: the last entry's, or, when there was none, the one asked for (or, when none
     /// was, the position before the oldest entry kept).
     case entries([FeedEntry], next: FeedCursor)
-    /// Entries after the cursor asked for were removed by retention: the reader missed
-    /// them. `oldest` is the position before the oldest entry kept.
+    /// Entries after the cursor asked for were removed by retention (the reader missed
+    /// them), or the cursor is not one this feed gave. `oldest` is the position before the
+    /// oldest entry kept.
     case expired(oldest: FeedCursor)
 }
 
 extension FeedPage {
-    /// A read of a feed whose entries up to `pruned` were removed: expired when `after` is
-    /// before it, otherwise the entries `entries` finds after `after` (or after `pruned`).
-    /// Every store reads its feed this way.
+    /// A read of a feed whose entries up to `pruned` were removed and whose newest entry is
+    /// at `newest` (`pruned` when it holds none): the entries `entries` finds after `after`
+    /// (or after `pruned`). An `after` before `pruned` missed removed entries; one past
+    /// `newest` was not given by this feed as it is (its store was restored or replaced, or
+    /// its cursor came from another one), and entries written from now on could sort before
+    /// it: both are expired, so that the reader reads its sessions again rather than miss
+    /// anything. Every store reads its feed this way.
     static func read<Failure: Error>(
-        after: FeedCursor?, pruned: FeedCursor, _ entries: (FeedCursor) throws(Failure) -> [FeedEntry]
+        after: FeedCursor?, pruned: FeedCursor, newest: FeedCursor, _ entries: (FeedCursor) throws(Failure) -> [FeedEntry]
     ) throws(Failure) -> FeedPage {
-        if let after, after < pruned { return .expired(oldest: pruned) }
+        if let after, after < pruned || after > max(newest, pruned) { return .expired(oldest: pruned) }
         let from = after ?? pruned
         let found = try entries(from)
         return .entries(found, next: found.last?.cursor ?? from)

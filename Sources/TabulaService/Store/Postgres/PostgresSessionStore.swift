@@ -34,6 +34,7 @@ public final class PostgresSessionStore: SessionStore {
         do {
             let connection = try PostgresConnection(url: url)
             try PostgresSchema.migrate(connection)
+            try Self.resetFeedIfTransactionIDsWentBack(connection, logger)
             let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
             count.withLock { $0 = Int(sessions) }
         } catch let error as StoreError {
@@ -352,7 +353,10 @@ public final class PostgresSessionStore: SessionStore {
                 do throws(PostgresError) {
                     let row = try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first
                     let pruned = FeedCursor(high: row?[0].text.flatMap { UInt64($0) } ?? 0, low: UInt64(max(0, row?[1].integer ?? 0)))
-                    let page = try FeedPage.read(after: after, pruned: pruned) { (from) throws(PostgresError) in
+                    let newestRow = try connection.execute("SELECT xid::text AS xid_text, seq FROM feed ORDER BY xid DESC, seq DESC LIMIT 1").rows.first
+                    let newest = FeedCursor(
+                        high: newestRow?[0].text.flatMap { UInt64($0) } ?? 0, low: UInt64(max(0, newestRow?[1].integer ?? 0)))
+                    let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(PostgresError) in
                         // The id's text is named apart from `xid`: ORDER BY would sort by the
                         // text otherwise, an output column's name winning over the table's.
                         try connection.execute(
@@ -403,12 +407,15 @@ public final class PostgresSessionStore: SessionStore {
         pool.submit(
             { [logger, count] connection throws(PostgresError) in
                 try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
+                // The outer condition repeats the inner one: a session that an event commits
+                // on while the statement waits for its row is checked again, and kept.
                 try connection.execute("BEGIN")
                 let idle: Int
                 do throws(PostgresError) {
                     idle = try Self.removeSessions(
                         """
-                        DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000)
+                        DELETE FROM sessions
+                        WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000) AND last_used_ms < $1
                         RETURNING token_hash, id, subject, revision
                         """, [.integer(sessionCutoff)], time: time, connection)
                     try connection.execute("COMMIT")
@@ -458,19 +465,43 @@ extension PostgresSessionStore {
         return deleted.count
     }
 
+    /// The feed is ordered by transaction id, which only grows in one database's history. A
+    /// database restored from a dump, or a standby promoted after losing transactions, hands
+    /// out ids below entries already written: new entries would sort before them, and
+    /// readers past those would miss them. The feed is emptied then; readers' cursors are
+    /// past everything it holds, which reads as expired (410), so that backends read their
+    /// sessions again.
+    static func resetFeedIfTransactionIDsWentBack(_ connection: PostgresConnection, _ logger: Logger) throws(PostgresError) {
+        let newestAhead = "SELECT (SELECT xid FROM feed ORDER BY xid DESC, seq DESC LIMIT 1) >= pg_current_xact_id()"
+        guard try connection.execute(newestAhead).rows.first?.first?.integer == 1 else { return }
+        try connection.execute("BEGIN")
+        do throws(PostgresError) {
+            try connection.execute("DELETE FROM feed")
+            try connection.execute("UPDATE feed_pruned SET xid = '0', seq = 0")
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+        logger.warning(
+            "the database's transaction ids are behind its feed (it was restored, or a standby took over): the feed starts again, and backends reading it get 410 feed-expired and read their sessions again"
+        )
+    }
+
     /// How long a read of the feed waits for committed entries to become readable.
     static let feedReadWait = Duration.milliseconds(200)
 
-    /// Returns once every entry committed now is readable (no transaction with a smaller id
-    /// is still open), or after ``feedReadWait``.
+    /// Returns once every entry committed when it was called is readable (no transaction
+    /// with a smaller id is still open), or after ``feedReadWait``. The newest entry is read
+    /// once: entries committed meanwhile are not waited for, so that a busy feed does not
+    /// keep a connection of the pool waiting.
     static func waitUntilCommittedEntriesAreReadable(_ connection: PostgresConnection) throws(PostgresError) {
+        guard let newest = try connection.execute("SELECT xid::text AS xid_text FROM feed ORDER BY xid DESC, seq DESC LIMIT 1").rows.first?.first
+        else { return }
         let deadline = ContinuousClock.now + feedReadWait
         while ContinuousClock.now < deadline {
-            // True while a committed entry is above the horizon; NULL for an empty feed.
-            let waiting = try connection.execute(
-                "SELECT (SELECT MAX(xid) FROM feed) >= pg_snapshot_xmin(pg_current_snapshot())"
-            ).rows.first?.first
-            guard waiting?.integer == 1 else { return }
+            let readable = try connection.execute("SELECT $1::xid8 < pg_snapshot_xmin(pg_current_snapshot())", [newest]).rows.first?.first
+            if readable?.integer == 1 { return }
             usleep(2_000)
         }
     }

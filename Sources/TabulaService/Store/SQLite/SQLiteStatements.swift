@@ -109,7 +109,7 @@ final class SQLiteStatements: @unchecked Sendable {
         // oldest ones up to the first that is young enough, so that what it removes is always
         // everything up to a cursor.
         selectFirstFeedEntryAfter = try database.prepare(
-            "SELECT cursor FROM (SELECT cursor, time_ms FROM feed ORDER BY cursor LIMIT ?2) WHERE time_ms >= ?1 LIMIT 1")
+            "SELECT cursor FROM (SELECT cursor, time_ms FROM feed ORDER BY cursor LIMIT ?2) WHERE time_ms >= ?1 ORDER BY cursor LIMIT 1")
         deleteFeedEntries = try database.prepare("DELETE FROM feed WHERE cursor <= ?")
         selectNewestFeedEntry = try database.prepare("SELECT MAX(cursor) FROM feed")
         updateFeedPruned = try database.prepare("UPDATE tabula_settings SET value = ?1 WHERE name = 'feed_pruned' AND value < ?1")
@@ -123,14 +123,15 @@ final class SQLiteStatements: @unchecked Sendable {
         ])
     }
 
-    /// Reads the feed (see ``FeedPage/read(after:pruned:_:)``), in one read transaction:
+    /// Reads the feed (see ``FeedPage/read(after:pruned:newest:_:)``), in one read transaction:
     /// retention could otherwise remove entries between reading what it removed and
     /// reading what is left.
     func readFeed(after: FeedCursor?, limit: Int) throws(SQLiteError) -> FeedPage {
         try database.execute("BEGIN")
         do {
             let pruned = FeedCursor(low: UInt64(max(0, try feedPrunedCursor())))
-            let page = try FeedPage.read(after: after, pruned: pruned) { (from) throws(SQLiteError) in
+            let newest = FeedCursor(low: UInt64(max(0, try selectNewestFeedEntry.rows().first?.first?.integer ?? 0)))
+            let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(SQLiteError) in
                 // A cursor past what a 63-bit rowid holds is after every entry.
                 guard from.high == 0, from.low <= UInt64(Int64.max) else { return [] }
                 return try selectFeed.rows([.integer(Int64(from.low)), .integer(Int64(limit))]).compactMap(Self.feedEntry)
