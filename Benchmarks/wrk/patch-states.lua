@@ -6,14 +6,8 @@ package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. pack
 local sessions = require("sessions")
 
 setup = sessions.setup
+request = sessions.request
 done = sessions.done
-
--- Defined when the script loads (wrk takes a script without request() for one fixed
--- request), and set up per thread by init().
-local next_request
-function request()
-  return next_request()
-end
 
 function init(args)
   local key = os.getenv("TABULA_BACKEND_KEY")
@@ -28,5 +22,5 @@ function init(args)
       }, '{"bluetooth":' .. value .. '}')
     end
   end
-  next_request = sessions.alternating(patches)
+  sessions.alternate(patches)
 end

@@ -1,6 +1,8 @@
 -- wrk script: the app's backend reads the feed, a page of TABULA_FEED_LIMIT entries
 -- (default 1000) from the oldest kept, again and again. The backend key comes from
 -- TABULA_BACKEND_KEY.
+package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path
+local sessions = require("sessions")
 local limit = os.getenv("TABULA_FEED_LIMIT") or "1000"
 local read
 
@@ -12,6 +14,4 @@ function request()
   return read
 end
 
-function done(summary, latency, requests)
-  io.write(string.format("non-2xx: %d\n", summary.errors.status))
-end
+done = sessions.done

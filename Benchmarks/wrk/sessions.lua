@@ -33,17 +33,23 @@ function sessions.switch_requests(token)
   return requests
 end
 
--- A request() that cycles through the sessions, sending each session's two requests in
--- turn (a write that flips a value back and forth, so that every one changes state).
-function sessions.alternating(requests)
-  local flips = {}
+-- Each session's two requests (a write that flips a value back and forth, so that every
+-- one changes state), set by a script's init(); sessions.request sends them in turn, one
+-- session after the other. Scripts take it as their request() when they load: wrk sends
+-- one fixed request for a script that has none then.
+local pairs_of_requests = {}
+local flips = {}
+local counter = 0
+
+function sessions.alternate(requests)
+  pairs_of_requests = requests
   for index = 1, #requests do flips[index] = 1 end
-  local counter = 0
-  return function()
-    counter = counter % #requests + 1
-    flips[counter] = 3 - flips[counter]
-    return requests[counter][flips[counter]]
-  end
+end
+
+function sessions.request()
+  counter = counter % #pairs_of_requests + 1
+  flips[counter] = 3 - flips[counter]
+  return pairs_of_requests[counter][flips[counter]]
 end
 
 function sessions.done(summary, latency, requests)

@@ -5,19 +5,13 @@ package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. pack
 local sessions = require("sessions")
 
 setup = sessions.setup
+request = sessions.request
 done = sessions.done
-
--- Defined when the script loads (wrk takes a script without request() for one fixed
--- request), and set up per thread by init().
-local next_request
-function request()
-  return next_request()
-end
 
 function init(args)
   local events = {}
   for index, token in ipairs(sessions.mine(id)) do
     events[index] = sessions.switch_requests(token)
   end
-  next_request = sessions.alternating(events)
+  sessions.alternate(events)
 end

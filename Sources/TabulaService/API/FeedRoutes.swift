@@ -51,9 +51,7 @@ extension APIContext {
         case .absent:
             return defaultFeedLimit
         case .present(let text?):
-            guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let limit = Int(text),
-                (1...maxFeedLimit).contains(limit)
-            else { throw problem }
+            guard let limit = wholeNumber(text), (1...maxFeedLimit).contains(limit) else { throw problem }
             return limit
         case .present(nil), .malformed:
             throw problem

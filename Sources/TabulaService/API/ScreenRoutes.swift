@@ -85,6 +85,12 @@ extension APIContext {
         }
     }
 
+    /// A query value of decimal digits only (no sign, no spaces), if it fits an `Int`.
+    static func wholeNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
+    }
+
     /// `since`: required, a whole number of at least 0.
     static func since(_ request: Request) throws(Problem) -> Int {
         switch request.queryValue("since") {
@@ -93,7 +99,7 @@ extension APIContext {
         case .malformed, .present(nil):
             throw Problem.invalidQuery("since must be a whole number of at least 0")
         case .present(let text?):
-            guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Int(text) else {
+            guard let value = wholeNumber(text) else {
                 throw Problem.invalidQuery("since must be a whole number of at least 0, not \"\(text.prefix(40))\"")
             }
             return value

@@ -36,12 +36,10 @@ final class MemoryFeed: Sendable {
     func read(after: FeedCursor?, limit: Int) -> FeedPage {
         state.withLock { state in
             FeedPage.read(after: after, pruned: state.pruned, newest: FeedCursor(low: state.lastCursor)) { from in
-                // Cursors are consecutive from the head on: the first entry after `from` is
-                // found by arithmetic.
-                let kept = state.entries.count - state.head
-                let firstCursor = state.lastCursor - UInt64(kept) + 1
-                let skip = from.high > 0 ? kept : Int(min(UInt64(kept), from.low >= firstCursor ? from.low - firstCursor + 1 : 0))
-                let start = state.head + skip
+                // Cursors are consecutive from the head on, and `from` is at most the newest:
+                // the first entry after it is found by arithmetic.
+                let firstCursor = state.lastCursor - UInt64(state.entries.count - state.head) + 1
+                let start = state.head + (from.low >= firstCursor ? Int(from.low - firstCursor) + 1 : 0)
                 return Array(state.entries[start..<min(state.entries.count, start + max(0, limit))])
             }
         }

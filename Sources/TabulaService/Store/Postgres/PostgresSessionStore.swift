@@ -351,11 +351,8 @@ public final class PostgresSessionStore: SessionStore {
                 try Self.waitUntilCommittedEntriesAreReadable(connection)
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 do throws(PostgresError) {
-                    let row = try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first
-                    let pruned = FeedCursor(high: row?[0].text.flatMap { UInt64($0) } ?? 0, low: UInt64(max(0, row?[1].integer ?? 0)))
-                    let newestRow = try connection.execute("SELECT xid::text AS xid_text, seq FROM feed ORDER BY xid DESC, seq DESC LIMIT 1").rows.first
-                    let newest = FeedCursor(
-                        high: newestRow?[0].text.flatMap { UInt64($0) } ?? 0, low: UInt64(max(0, newestRow?[1].integer ?? 0)))
+                    let pruned = Self.cursor(try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first) ?? .start
+                    let newest = Self.cursor(try connection.execute(Self.newestFeedEntry).rows.first) ?? .start
                     let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(PostgresError) in
                         // The id's text is named apart from `xid`: ORDER BY would sort by the
                         // text otherwise, an output column's name winning over the table's.
@@ -496,8 +493,7 @@ extension PostgresSessionStore {
     /// once: entries committed meanwhile are not waited for, so that a busy feed does not
     /// keep a connection of the pool waiting.
     static func waitUntilCommittedEntriesAreReadable(_ connection: PostgresConnection) throws(PostgresError) {
-        guard let newest = try connection.execute("SELECT xid::text AS xid_text FROM feed ORDER BY xid DESC, seq DESC LIMIT 1").rows.first?.first
-        else { return }
+        guard let newest = try connection.execute(newestFeedEntry).rows.first?.first else { return }
         let deadline = ContinuousClock.now + feedReadWait
         while ContinuousClock.now < deadline {
             let readable = try connection.execute("SELECT $1::xid8 < pg_snapshot_xmin(pg_current_snapshot())", [newest]).rows.first?.first
@@ -532,12 +528,22 @@ extension PostgresSessionStore {
         }
     }
 
+    /// The place of the feed's newest entry: its transaction id's text and its sequence. The
+    /// text is named apart from `xid`, which ORDER BY would otherwise take for it.
+    static let newestFeedEntry = "SELECT xid::text AS xid_text, seq FROM feed ORDER BY xid DESC, seq DESC LIMIT 1"
+
+    /// A cursor from a row that starts with a transaction id's text and a sequence.
+    static func cursor(_ row: [PostgresValue]?) -> FeedCursor? {
+        guard let row, row.count >= 2, let xid = row[0].text.flatMap({ UInt64($0) }), let seq = row[1].integer else { return nil }
+        return FeedCursor(high: xid, low: UInt64(max(0, seq)))
+    }
+
     static func feedEntry(_ row: [PostgresValue]) -> FeedEntry? {
-        guard let xid = row[0].text.flatMap({ UInt64($0) }), let seq = row[1].integer, let sessionID = row[2].text,
+        guard let cursor = cursor(row), let sessionID = row[2].text,
             let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer
         else { return nil }
         return FeedEntry(
-            cursor: FeedCursor(high: xid, low: UInt64(max(0, seq))), sessionID: sessionID, subject: row[3].text, revision: Int(revision),
+            cursor: cursor, sessionID: sessionID, subject: row[3].text, revision: Int(revision),
             record: FeedRecord(cause: cause, event: row[6].bytes, changedKeys: row[7].bytes ?? Array("[]".utf8)), time: time)
     }
 

@@ -132,9 +132,7 @@ final class SQLiteStatements: @unchecked Sendable {
             let pruned = FeedCursor(low: UInt64(max(0, try feedPrunedCursor())))
             let newest = FeedCursor(low: UInt64(max(0, try selectNewestFeedEntry.rows().first?.first?.integer ?? 0)))
             let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(SQLiteError) in
-                // A cursor past what a 63-bit rowid holds is after every entry.
-                guard from.high == 0, from.low <= UInt64(Int64.max) else { return [] }
-                return try selectFeed.rows([.integer(Int64(from.low)), .integer(Int64(limit))]).compactMap(Self.feedEntry)
+                try selectFeed.rows([.integer(Int64(clamping: from.low)), .integer(Int64(limit))]).compactMap(Self.feedEntry)
             }
             try database.execute("COMMIT")
             return page
