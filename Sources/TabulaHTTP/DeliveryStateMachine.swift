@@ -97,15 +97,25 @@ enum DeliveryStateMachine {
     }
 }
 
+/// A state kept in an `Atomic<Int>` by its raw value and moved by compare-and-swap (see
+/// ``Swift/Atomic/move(_:)``); `fallback` reads a raw value no case has, which only a bug
+/// could store.
+protocol AtomicState: RawRepresentable where RawValue == Int {
+    static var fallback: Self { get }
+}
+
+extension DeliveryState: AtomicState {
+    static var fallback: DeliveryState { .answered }
+}
+
 extension Atomic where Value == Int {
-    /// Makes a move of the delivery state held here: reads the state, asks `move` where it
-    /// goes, and stores that with a compare-and-swap, again if another thread moved it
-    /// meanwhile. Returns what the mover does next.
-    func move<Then>(_ move: (DeliveryState) -> (next: DeliveryState?, then: Then)) -> Then {
+    /// Makes a move of the state held here: reads the state, asks `move` where it goes, and
+    /// stores that with a compare-and-swap, again if another thread moved it meanwhile.
+    /// Returns what the mover does next.
+    func move<State: AtomicState, Then>(_ move: (State) -> (next: State?, then: Then)) -> Then {
         var current = load(ordering: .acquiring)
         while true {
-            // Only this file stores the state, and only its cases' raw values.
-            let (next, then) = move(DeliveryState(rawValue: current) ?? .answered)
+            let (next, then) = move(State(rawValue: current) ?? .fallback)
             guard let next else { return then }
             let (exchanged, found) = compareExchange(expected: current, desired: next.rawValue, ordering: .acquiringAndReleasing)
             if exchanged { return then }
@@ -115,6 +125,6 @@ extension Atomic where Value == Int {
 
     /// The delivery state held here.
     var deliveryState: DeliveryState {
-        DeliveryState(rawValue: load(ordering: .acquiring)) ?? .answered
+        DeliveryState(rawValue: load(ordering: .acquiring)) ?? .fallback
     }
 }

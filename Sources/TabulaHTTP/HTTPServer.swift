@@ -37,7 +37,8 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(description: "cannot listen on \"\(configuration.host)\": give an IPv4 or IPv6 address such as 127.0.0.1 or 0.0.0.0")
         }
         var address = initialAddress
-        raiseFileLimit(for: configuration.maxConnections)
+        let connectionLimit = configuration.maxConnections + configuration.maxStreams
+        raiseFileLimit(for: connectionLimit)
         var flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let daemon = withUnsafePointer(to: &address) { storage in
@@ -50,7 +51,7 @@ public final class HTTPServer: Sendable {
                     context: retained.toOpaque(),
                     thread_pool_size: UInt32(max(1, configuration.threads)),
                     connection_timeout_seconds: UInt32(max(1, configuration.connectionTimeoutSeconds)),
-                    connection_limit: UInt32(max(1, configuration.maxConnections)),
+                    connection_limit: UInt32(max(1, connectionLimit)),
                     connection_memory_limit: max(4096, configuration.connectionMemoryLimit),
                     listen_backlog: UInt32(max(1, configuration.listenBacklog)))
                 return tabula_start_daemon(&settings)
@@ -79,7 +80,8 @@ public final class HTTPServer: Sendable {
     public var requestsInProgress: Int { core.counts.total(.inProgress) }
 
     /// Stops gracefully: stops accepting (new connections are refused), closes the open
-    /// connections that wait for a request, lets requests in progress finish for up to the
+    /// connections that wait for a request, ends every stream (at once: clients reconnect
+    /// elsewhere), lets requests in progress finish for up to the
     /// configured grace, answers still-parked ones with a refusal, then stops. Every answer
     /// sent meanwhile closes its connection (`Connection: close`), so a client sends its
     /// next request elsewhere.
@@ -92,6 +94,11 @@ public final class HTTPServer: Sendable {
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { shutdownSocket(listener, Int32(SHUT_RDWR)) }
         core.closeIdleConnections()
+        let streams = core.state.withLock { state in
+            state.endsStreams = true
+            return Array(state.streams.values)
+        }
+        for stream in streams { stream.end() }
         let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
         // Connections answered before the shutdown began may turn idle later; each is closed
         // as it does, so that its client's next request goes elsewhere.
@@ -105,14 +112,16 @@ public final class HTTPServer: Sendable {
             for context in parked { core.deliver(core.handler.refusal(.shuttingDown, under: core.configuration), to: context) }
         }
         // Every parked request has its answer now, and its connection is resumed to send it;
-        // the daemon may stop only once none is suspended any more.
-        waitUntil(.now + .seconds(5)) { $0.suspended.isEmpty }
+        // every stream is ending and never waits again. The daemon may stop only once no
+        // connection is suspended any more.
+        waitUntil(.now + .seconds(5)) { $0.suspendedConnections == 0 }
         core.stopped.store(true, ordering: .sequentiallyConsistent)
         waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .sequentiallyConsistent) == 0 }
-        let stillSuspended = core.state.withLock { $0.suspended.count }
+        let stillSuspended = core.state.withLock { $0.suspendedConnections }
         guard stillSuspended == 0 else {
             // Only a request that arrived after the last wait, and whose handler answered in
-            // the same instant as the refusal, can be here. Stopping would abort the process
+            // the same instant as the refusal, or a stream whose connection's thread did not
+            // run for seconds, can be here. Stopping would abort the process
             // (libmicrohttpd's rule), which is about to exit anyway.
             core.logger.error("\(stillSuspended) connections still suspended after the shutdown; the daemon is left running")
             return

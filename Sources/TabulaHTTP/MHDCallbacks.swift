@@ -113,6 +113,18 @@ enum MHDCallbacks {
         return nil
     }
 
+    /// A streamed response's content reader (see ``ServerStream/read(into:capacity:)``).
+    static let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
+        guard let cls, let buffer else { return ServerStream.endOfStream }
+        return Unmanaged<ServerStream>.fromOpaque(cls)._withUnsafeGuaranteedRef { $0.read(into: buffer, capacity: capacity) }
+    }
+
+    /// A streamed response was destroyed: the reference ``MHDResponseFactory`` passed.
+    static let streamReleased: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        Unmanaged<ServerStream>.fromOpaque(cls).release()
+    }
+
     static let logger: MHD_LogCallback = { cls, format, arguments in
         guard let cls, let format, let arguments else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()

@@ -32,6 +32,35 @@ enum MHDResponseFactory {
                 buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let response else { return nil }
+        addHeaderFields(headerFields, to: response)
+        if closesConnection {
+            _ = MHD_add_response_header(response, "Connection", "close")
+        }
+        return response
+    }
+
+    /// A response whose body `stream` produces, in chunks (HTTP/1.1) or until the
+    /// connection closes (HTTP/1.0). libmicrohttpd holds a reference to the stream until
+    /// it destroys the response.
+    static func make(headerFields: HTTPFields, stream: ServerStream) -> OpaquePointer? {
+        let retained = Unmanaged.passRetained(stream)
+        guard
+            let response = MHD_create_response_from_callback(
+                UInt64.max, streamBlockSize, MHDCallbacks.streamReader, retained.toOpaque(), MHDCallbacks.streamReleased)
+        else {
+            retained.release()
+            return nil
+        }
+        addHeaderFields(headerFields, to: response)
+        return response
+    }
+
+    /// The buffer libmicrohttpd keeps per streamed response for HTTP/1.0 clients (with
+    /// chunked encoding it fills the connection's own write buffer instead). Events are
+    /// small, and each open stream holds one.
+    private static let streamBlockSize = 1024
+
+    private static func addHeaderFields(_ headerFields: HTTPFields, to response: OpaquePointer) {
         for field in headerFields {
             // withCString lends a native string's own bytes; passing a String where a C
             // string is expected would copy it into a new array, one allocation per argument.
@@ -39,9 +68,5 @@ enum MHDResponseFactory {
                 field.value.withCString { value in _ = MHD_add_response_header(response, name, value) }
             }
         }
-        if closesConnection {
-            _ = MHD_add_response_header(response, "Connection", "close")
-        }
-        return response
     }
 }

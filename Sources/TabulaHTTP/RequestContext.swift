@@ -29,6 +29,8 @@ final class RequestContext: RequestSlotEntry, @unchecked Sendable {
     var route = "-"
     var logContext: String?
     var rejection: String?
+    /// The stream the request answers with, once queued.
+    var stream: ServerStream?
 
     /// The hand-over of the response between the handler (any thread) and the connection's
     /// thread, without a lock: a ``DeliveryState``, moved by ``DeliveryStateMachine``.

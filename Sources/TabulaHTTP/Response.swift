@@ -6,6 +6,7 @@ public struct Response: Sendable {
     enum Storage: Sendable {
         case dynamic(status: HTTPResponse.Status, headerFields: HTTPFields, body: [UInt8])
         case prepared(PreparedResponse)
+        case stream(status: HTTPResponse.Status, headerFields: HTTPFields, ServerStream)
     }
 
     private(set) var storage: Storage
@@ -29,16 +30,21 @@ public struct Response: Sendable {
         storage = .prepared(prepared)
     }
 
+    /// A response whose body `stream` produces until it ends (see ``ServerStream``).
+    public init(status: HTTPResponse.Status, headerFields: HTTPFields, stream: ServerStream) {
+        storage = .stream(status: status, headerFields: headerFields, stream)
+    }
+
     public var status: HTTPResponse.Status {
         switch storage {
-        case .dynamic(let status, _, _): status
+        case .dynamic(let status, _, _), .stream(let status, _, _): status
         case .prepared(let prepared): prepared.status
         }
     }
 
     public var headerFields: HTTPFields {
         switch storage {
-        case .dynamic(_, let fields, _): fields
+        case .dynamic(_, let fields, _), .stream(_, let fields, _): fields
         case .prepared(let prepared): prepared.headerFields
         }
     }
@@ -49,13 +55,25 @@ public struct Response: Sendable {
         guard !extra.isEmpty else { return }
         var fields = headerFields
         fields.append(contentsOf: extra)
-        storage = .dynamic(status: status, headerFields: fields, body: body)
+        if case .stream(_, _, let stream) = storage {
+            storage = .stream(status: status, headerFields: fields, stream)
+        } else {
+            storage = .dynamic(status: status, headerFields: fields, body: body)
+        }
     }
 
+    /// The body; empty for a stream.
     public var body: [UInt8] {
         switch storage {
         case .dynamic(_, _, let body): body
         case .prepared(let prepared): prepared.body
+        case .stream: []
         }
+    }
+
+    /// The stream of a streamed response.
+    public var stream: ServerStream? {
+        if case .stream(_, _, let stream) = storage { return stream }
+        return nil
     }
 }

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var connectionTimeoutSeconds = 30
     /// Open connections in all; connections beyond it are closed at once.
     public var maxConnections = 2048
+    /// Streamed responses (Server-Sent Events) the server holds open besides
+    /// ``maxConnections``: the connection limit and the open-file limit make room for both.
+    public var maxStreams = 0
     /// Open connections from one client address (0: no limit). Behind a load balancer all
     /// connections come from its address: raise this or set it to 0 there.
     public var maxConnectionsPerIP = 512

@@ -10,17 +10,17 @@ extension ServerCore {
         guard context.claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         context.response = response
         switch context.delivery.move(DeliveryStateMachine.answerArrived) {
-        case .resume: resume(context)
+        case .resume: resume(context.connection)
         case .none, .alreadyAnswered: return
         }
     }
 
-    /// Resumes a parked connection, unless the daemon is stopping for good. No lock of ours
+    /// Resumes a parked connection or a waiting stream, unless the daemon is stopping for good. No lock of ours
     /// is held across `MHD_resume_connection`, since libmicrohttpd takes its own locks there.
-    func resume(_ context: RequestContext) {
+    func resume(_ connection: OpaquePointer) {
         resumesInProgress.wrappingAdd(1, ordering: .sequentiallyConsistent)
         defer { resumesInProgress.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
         guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
-        MHD_resume_connection(context.connection)
+        MHD_resume_connection(connection)
     }
 }

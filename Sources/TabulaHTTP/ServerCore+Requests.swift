@@ -149,7 +149,7 @@ extension ServerCore {
             MHD_suspend_connection(context.connection)
             switch context.delivery.move(DeliveryStateMachine.suspended) {
             case .wait: break
-            case .resume: resume(context)
+            case .resume: resume(context.connection)
             case .impossible: return .NO
             }
             return .YES
@@ -171,7 +171,25 @@ extension ServerCore {
         context.route = response.route
         context.logContext = response.logContext
         context.rejection = response.rejection
+        if let stream = response.stream { return start(stream, response, on: context) }
         return send(response, closingConnection: closes, on: context.connection)
+    }
+
+    /// Queues a streamed response. A stream no longer counts as a request in progress: a
+    /// shutdown ends streams at once instead of waiting for them.
+    private func start(_ stream: ServerStream, _ response: Response, on context: RequestContext) -> MHD_Result {
+        stream.connection = context.connection
+        stream.core = self
+        context.stream = stream
+        counts.add(-1, to: .inProgress)
+        let ends = state.withLock { state in
+            state.streams[ObjectIdentifier(stream)] = stream
+            return state.endsStreams
+        }
+        if ends { stream.ending.store(true, ordering: .releasing) }
+        guard let handle = MHDResponseFactory.make(headerFields: response.headerFields, stream: stream) else { return .NO }
+        defer { MHD_destroy_response(handle) }
+        return MHD_queue_response(context.connection, UInt32(response.status.code), handle)
     }
 
     /// Queues a response: a prepared one as it is, unless the connection is to close after
@@ -192,7 +210,12 @@ extension ServerCore {
 
     /// libmicrohttpd's completion callback: the request is over, answered or not.
     func complete(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
-        counts.add(-1, to: .inProgress)
+        if let stream = context.stream {
+            _ = state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
+            stream.closed()
+        } else {
+            counts.add(-1, to: .inProgress)
+        }
         context.activity?.end()
         if context.delivery.deliveryState.isParked {
             _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(context)) }

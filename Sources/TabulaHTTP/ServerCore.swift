@@ -21,6 +21,16 @@ final class ServerCore: @unchecked Sendable {
         /// has its answer, and is resumed, before the daemon stops (libmicrohttpd aborts
         /// the process when it is stopped with a connection still suspended).
         var refusesToPark = false
+        /// Every streamed response in progress (``ServerStream``), so that a shutdown can
+        /// end them and stop the daemon only once none is suspended.
+        var streams: [ObjectIdentifier: ServerStream] = [:]
+        /// Set by a shutdown: streams end now, and a stream that starts later ends at once.
+        var endsStreams = false
+
+        /// Parked requests and suspended streams.
+        var suspendedConnections: Int {
+            suspended.count + streams.values.count(where: \.isSuspended)
+        }
     }
 
     let state = Locked(State())

@@ -19,6 +19,13 @@ struct TestHandler: HTTPHandler {
             let milliseconds = request.rawQuery.first { $0.name == "ms" }?.value.flatMap { Int($0) } ?? 50
             let thread = LateAnswer(responder: responder, milliseconds: milliseconds)
             thread.start()
+        case (.get, "/stream"):
+            let name = request.rawQuery.first { $0.name == "name" }?.value ?? ""
+            let source = TestStreamSource()
+            let stream = ServerStream(source: source)
+            source.stream.withLock { $0 = stream }
+            TestStreamSource.opened.withLock { $0[name] = source }
+            responder.send(Response(status: .ok, headerFields: [.contentType: "text/event-stream"], stream: stream))
         case (.post, "/echo"):
             responder.send(Response(status: .ok, body: Array("\(request.body.count)".utf8)))
         case (_, let path):
@@ -29,6 +36,48 @@ struct TestHandler: HTTPHandler {
 
     func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Response(status: reason.status, headerFields: [.contentType: "text/plain"], body: Array(reason.rawValue.utf8))
+    }
+}
+
+/// A stream's chunks, pushed by a test from any thread.
+final class TestStreamSource: StreamSource, Sendable {
+    /// The stream opened last under each `?name=`.
+    static let opened = Locked<[String: TestStreamSource]>([:])
+
+    let stream = Locked<ServerStream?>(nil)
+    private let queue = Locked<(chunks: [[UInt8]], finished: Bool)>(([], false))
+    let closed = Locked(false)
+
+    func push(_ text: String) {
+        queue.withLock { $0.chunks.append(Array(text.utf8)) }
+        stream.withLock { $0 }?.wake()
+    }
+
+    func finish() {
+        queue.withLock { $0.finished = true }
+        stream.withLock { $0 }?.wake()
+    }
+
+    func nextChunk() -> StreamChunk {
+        queue.withLock { queue in
+            if !queue.chunks.isEmpty { return .bytes(queue.chunks.removeFirst()) }
+            return queue.finished ? .end : .wait
+        }
+    }
+
+    func streamClosed() {
+        closed.withLock { $0 = true }
+        stream.withLock { $0 = nil }
+    }
+
+    /// The stream opened under `name`, once it is.
+    static func waitFor(_ name: String, seconds: Double = 5) -> TestStreamSource? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if let source = opened.withLock({ $0[name] }) { return source }
+            usleep(2_000)
+        }
+        return nil
     }
 }
 

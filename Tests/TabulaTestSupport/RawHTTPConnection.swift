@@ -112,6 +112,28 @@ public final class RawHTTPConnection {
 
     /// Reads one response (Content-Length, chunked, or until close).
     public func readResponse(forHEAD: Bool = false) throws -> RawHTTPResponse {
+        var response = try readResponseHead()
+        let status = response.status
+        if forHEAD || status == 204 || status == 304 || (100..<200).contains(status) { return response }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            while buffered.count < length {
+                guard try fill() else { throw RawHTTPError("connection closed inside the body") }
+            }
+            response.body = Array(buffered[0..<length])
+            buffered.removeFirst(length)
+        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            response.body = try readChunkedBody()
+        } else {
+            while try fill() {}
+            response.body = buffered
+            buffered = []
+        }
+        return response
+    }
+
+    /// Reads a response's status line and header fields, and leaves its body to be read
+    /// (for a stream, chunk by chunk with ``readChunk()``).
+    public func readResponseHead() throws -> RawHTTPResponse {
         var headerEnd: Int?
         while headerEnd == nil {
             headerEnd = Self.find([13, 10, 13, 10], in: buffered)
@@ -130,46 +152,36 @@ public final class RawHTTPConnection {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces())
         }
-        var response = RawHTTPResponse(status: status, headers: headers, body: [])
-        if forHEAD || status == 204 || status == 304 || (100..<200).contains(status) { return response }
-        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            while buffered.count < length {
-                guard try fill() else { throw RawHTTPError("connection closed inside the body") }
-            }
-            response.body = Array(buffered[0..<length])
-            buffered.removeFirst(length)
-        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            response.body = try readChunkedBody()
-        } else {
-            while try fill() {}
-            response.body = buffered
-            buffered = []
+        return RawHTTPResponse(status: status, headers: headers, body: [])
+    }
+
+    /// Reads the next chunk of a chunked body; `nil` at its last (empty) chunk.
+    public func readChunk() throws -> [UInt8]? {
+        var lineEnd = Self.find([13, 10], in: buffered)
+        while lineEnd == nil {
+            guard try fill() else { throw RawHTTPError("closed inside a chunk") }
+            lineEnd = Self.find([13, 10], in: buffered)
         }
-        return response
+        guard let end = lineEnd, let size = Int(String(decoding: buffered[0..<end], as: UTF8.self), radix: 16) else {
+            throw RawHTTPError("bad chunk size")
+        }
+        buffered.removeFirst(end + 2)
+        while buffered.count < size + 2 {
+            guard try fill() else { throw RawHTTPError("closed inside a chunk") }
+        }
+        if size == 0 {
+            buffered.removeFirst(2)
+            return nil
+        }
+        let chunk = Array(buffered[0..<size])
+        buffered.removeFirst(size + 2)
+        return chunk
     }
 
     private func readChunkedBody() throws -> [UInt8] {
         var body: [UInt8] = []
-        while true {
-            var lineEnd = Self.find([13, 10], in: buffered)
-            while lineEnd == nil {
-                guard try fill() else { throw RawHTTPError("closed inside a chunk") }
-                lineEnd = Self.find([13, 10], in: buffered)
-            }
-            guard let end = lineEnd, let size = Int(String(decoding: buffered[0..<end], as: UTF8.self), radix: 16) else {
-                throw RawHTTPError("bad chunk size")
-            }
-            buffered.removeFirst(end + 2)
-            while buffered.count < size + 2 {
-                guard try fill() else { throw RawHTTPError("closed inside a chunk") }
-            }
-            if size == 0 {
-                buffered.removeFirst(2)
-                return body
-            }
-            body.append(contentsOf: buffered[0..<size])
-            buffered.removeFirst(size + 2)
-        }
+        while let chunk = try readChunk() { body.append(contentsOf: chunk) }
+        return body
     }
 
     /// Whether the peer closes the connection within `seconds` (reading and discarding).

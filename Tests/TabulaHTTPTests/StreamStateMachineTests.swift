@@ -1,0 +1,75 @@
+import Testing
+
+@testable import TabulaHTTP
+
+/// Every move of a stream's state from every state.
+@Suite struct StreamStateMachineTests {
+    typealias Machine = StreamStateMachine
+
+    @Test(arguments: StreamState.allCases)
+    func findingNothingToSend(from state: StreamState) {
+        let (next, then) = Machine.nothingToSend(state)
+        switch state {
+        case .running: #expect(next == .suspending && then == .suspend)
+        case .woken: #expect(next == .running && then == .lookAgain)
+        case .suspending, .wokenWhileSuspending, .suspended, .closed: #expect(next == nil && then == .end)
+        }
+    }
+
+    @Test(arguments: StreamState.allCases)
+    func theConnectionSuspended(from state: StreamState) {
+        let (next, then) = Machine.suspended(state)
+        switch state {
+        case .suspending: #expect(next == .suspended && then == .wait)
+        case .wokenWhileSuspending: #expect(next == .running && then == .resume)
+        case .running, .woken, .suspended, .closed: #expect(next == nil && then == .impossible)
+        }
+    }
+
+    @Test(arguments: StreamState.allCases)
+    func aWake(from state: StreamState) {
+        let (next, then) = Machine.wake(state)
+        switch state {
+        case .running: #expect(next == .woken && then == .none)
+        case .suspending: #expect(next == .wokenWhileSuspending && then == .none)
+        case .suspended: #expect(next == .running && then == .resume)
+        case .woken, .wokenWhileSuspending, .closed: #expect(next == nil && then == .none)
+        }
+    }
+
+    /// Whatever the order of a wake and the connection's thread suspending, the connection
+    /// is resumed exactly once, and only after it was suspended.
+    @Test func aWakeAtEachStepOfSuspendingResumesOnce() {
+        for wakeAt in 0...2 {
+            var state = StreamState.running
+            var resumes = 0
+            var suspended = false
+            func wake() {
+                let (next, then) = Machine.wake(state)
+                if let next { state = next }
+                if then == .resume {
+                    #expect(suspended)
+                    resumes += 1
+                }
+            }
+            if wakeAt == 0 { wake() }
+            var (next, look) = Machine.nothingToSend(state)
+            if let next { state = next }
+            if look == .lookAgain {
+                (next, look) = Machine.nothingToSend(state)
+                if let next { state = next }
+                // Nothing to send still: this time it suspends, and the test wakes later.
+                wake()
+            }
+            #expect(look == .suspend)
+            if wakeAt == 1 { wake() }
+            suspended = true
+            let (after, then) = Machine.suspended(state)
+            if let after { state = after }
+            if then == .resume { resumes += 1 }
+            if wakeAt == 2 { wake() }
+            #expect(resumes == 1, "wake at step \(wakeAt)")
+            #expect(state == .running)
+        }
+    }
+}

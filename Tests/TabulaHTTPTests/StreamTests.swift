@@ -1,0 +1,77 @@
+import Foundation
+import TabulaHTTP
+import TabulaPlatform
+import TabulaTestSupport
+import Testing
+
+/// Streamed responses on a real server: chunks pushed from other threads while the
+/// connection waits suspended, the end of a stream, a client that leaves, and a shutdown.
+@Suite struct StreamTests {
+    @Test func chunksPushedFromAnotherThreadArriveInOrderAndTheStreamEnds() throws {
+        try withServer { _, port, _ in
+            let client = try RawHTTPConnection(port: port)
+            try client.send(getRequest("/stream?name=order"))
+            let head = try client.readResponseHead()
+            #expect(head.status == 200 && head.header("Transfer-Encoding") == "chunked")
+            let source = try #require(TestStreamSource.waitFor("order"))
+            let count = 3000
+            let pusher = Thread {
+                for index in 0..<count {
+                    source.push("\(index)\n")
+                    // Now and then let the connection run dry, so that it suspends and is
+                    // woken again, racing the next push.
+                    if index % 7 == 0 { usleep(UInt32(index % 3) * 200) }
+                }
+                source.finish()
+            }
+            pusher.start()
+            var received: [UInt8] = []
+            while let chunk = try client.readChunk() { received.append(contentsOf: chunk) }
+            let lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+            #expect(lines == (0..<count).map(String.init))
+            // The response ended cleanly: the connection takes the next request.
+            try client.send(getRequest("/hello"))
+            #expect(try client.readResponse().bodyText == "hello")
+        }
+    }
+
+    @Test func aClientThatLeavesClosesItsStream() throws {
+        try withServer { _, port, _ in
+            var client: RawHTTPConnection? = try RawHTTPConnection(port: port)
+            try client?.send(getRequest("/stream?name=leaver"))
+            _ = try client?.readResponseHead()
+            let source = try #require(TestStreamSource.waitFor("leaver"))
+            client = nil
+            // A suspended connection notices its peer only when it sends again.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !source.closed.withLock({ $0 }) && ContinuousClock.now < deadline {
+                source.push(": ping\n\n")
+                usleep(20_000)
+            }
+            #expect(source.closed.withLock { $0 })
+        }
+    }
+
+    @Test func aShutdownEndsEveryStreamAtOnce() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.threads = 2
+        configuration.shutdownGraceSeconds = 20
+        let server = HTTPServer(configuration: configuration, handler: TestHandler(), observer: RecordingObserver(), logger: .init(label: "test"))
+        try server.start()
+        let clients = try (0..<5).map { index in
+            let client = try RawHTTPConnection(port: server.port)
+            try client.send(getRequest("/stream?name=shutdown\(index)"))
+            #expect(try client.readResponseHead().status == 200)
+            return client
+        }
+        for index in 0..<5 { _ = try #require(TestStreamSource.waitFor("shutdown\(index)")) }
+        let started = ContinuousClock.now
+        server.shutdown()
+        #expect(ContinuousClock.now - started < .seconds(5), "streams held the shutdown for its grace")
+        for client in clients {
+            // The body ends (its last chunk), or the connection closes.
+            #expect((try? client.readChunk()) == nil)
+        }
+    }
+}
