@@ -103,6 +103,9 @@ public final class HTTPServer: Sendable {
         // Connections answered before the shutdown began may turn idle later; each is closed
         // as it does, so that its client's next request goes elsewhere.
         waitUntil(deadline, closingIdleConnections: true) { [core] _ in core.counts.total(.inProgress) == 0 }
+        // Ended streams send their last chunk on their connections' threads; a client that
+        // reads nothing is not waited for long.
+        waitUntil(.now + .seconds(1), closingIdleConnections: true) { $0.streams.isEmpty }
         let parked = core.state.withLock { state in
             state.refusesToPark = true
             return Array(state.suspended.values)

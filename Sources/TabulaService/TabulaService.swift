@@ -20,6 +20,8 @@ public struct ServiceConfiguration: Sendable {
     public var cors: CORSPolicy?
     /// Bounds on each session's state.
     public var stateLimits = StateLimits()
+    /// Heartbeats and limits of screen streams.
+    public var streams = StreamSettings()
 
     public init() {}
 }
@@ -47,7 +49,8 @@ public final class TabulaService: HTTPHandler {
         self.access = access
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
-            cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits)
+            cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
+            streams: configuration.streams)
         self.api = api
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
@@ -71,6 +74,7 @@ public final class TabulaService: HTTPHandler {
         router.add(.get, "/v1/feed") { api.readFeed($0, $1) }
         router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
+        router.add(.get, APIContext.screenStreamRoute) { api.openScreenStream($0, $1) }
         router.add(.post, "/v1/screens/{id}/selection") { api.answerEvent(.selection, $0, $1) }
         router.add(.post, "/v1/screens/{id}/switch") { api.answerEvent(.switch, $0, $1) }
         router.add(.post, "/v1/screens/{id}/deletion") { api.answerEvent(.deletion, $0, $1) }
@@ -83,6 +87,11 @@ public final class TabulaService: HTTPHandler {
 
     /// Every route as (method, pattern).
     public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }
+
+    /// Stops the threads that bring streams forward; call after the server stopped.
+    public func close() {
+        api.streams.close()
+    }
 
     /// Lets `/metrics` report the server's open connections.
     public func attach(_ server: HTTPServer) {

@@ -121,6 +121,23 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default \(Defaults.stateLimits.maxListLength))")
     var maxListLength: Int?
 
+    @Option(
+        help:
+            "How often an idle stream gets a heartbeat, which keeps proxies open and finds clients that left: seconds or 15s, 1m (env TABULA_STREAM_HEARTBEAT, default \(DurationText.text(Defaults.streams.heartbeatSeconds)))"
+    )
+    var streamHeartbeat: String?
+
+    @Option(
+        help:
+            "Open screen streams in all, held besides --max-connections; more get 429 (env TABULA_MAX_STREAMS, default \(Defaults.streams.maxStreams))"
+    )
+    var maxStreams: Int?
+
+    @Option(
+        help: "Open screen streams of one session; more get 429 (env TABULA_MAX_STREAMS_PER_SESSION, default \(Defaults.streams.maxStreamsPerSession))"
+    )
+    var maxStreamsPerSession: Int?
+
     func run() throws {
         let settings = try resolvedSettings()
         let level = settings.logLevel
@@ -144,6 +161,7 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.backendKey = settings.backendKey
         serviceConfiguration.cors = settings.cors
         serviceConfiguration.stateLimits = settings.stateLimits
+        serviceConfiguration.streams = settings.streams
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
@@ -175,6 +193,7 @@ struct ServeCommand: ParsableCommand {
         sigwait(&signals, &received)
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
         server.shutdown()
+        service.close()
         store.close()
         logger.notice("stopped")
     }
@@ -185,6 +204,7 @@ struct ServeCommand: ParsableCommand {
         static let server = ServerConfiguration()
         static let store = StoreSettings()
         static let stateLimits = StateLimits()
+        static let streams = StreamSettings()
         static let screens = "Fixtures/screens"
         static let dataDirectory = "./data"
         static let storeKind = "sqlite"
@@ -204,6 +224,7 @@ struct ServeCommand: ParsableCommand {
         var backendKey: APIKey?
         var cors: CORSPolicy?
         var stateLimits: StateLimits
+        var streams: StreamSettings
     }
 
     func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
@@ -263,6 +284,14 @@ struct ServeCommand: ParsableCommand {
         storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: storeSettings.sessionTTLSeconds)
         storeSettings.feedRetentionSeconds = try duration(
             feedRetention, "TABULA_FEED_RETENTION", "feed-retention", default: storeSettings.feedRetentionSeconds)
+        var streams = StreamSettings()
+        streams.heartbeatSeconds = try duration(
+            streamHeartbeat, "TABULA_STREAM_HEARTBEAT", "stream-heartbeat", default: streams.heartbeatSeconds)
+        streams.maxStreams = try positive(EnvironmentSetting.resolve(maxStreams, "TABULA_MAX_STREAMS", default: streams.maxStreams), "max-streams")
+        streams.maxStreamsPerSession = try positive(
+            EnvironmentSetting.resolve(maxStreamsPerSession, "TABULA_MAX_STREAMS_PER_SESSION", default: streams.maxStreamsPerSession),
+            "max-streams-per-session")
+        server.maxStreams = streams.maxStreams
         return Settings(
             server: server, screens: screens, logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
@@ -275,7 +304,8 @@ struct ServeCommand: ParsableCommand {
                 maxStateBytes: try positive(
                     EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
                 maxListLength: try positive(
-                    EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")))
+                    EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")),
+            streams: streams)
     }
 
     private func resolvedKey(_ option: String?, _ environment: String, _ name: String) throws -> APIKey? {

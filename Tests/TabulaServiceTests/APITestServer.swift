@@ -33,7 +33,10 @@ final class APITestServer {
         service.attach(server)
     }
 
-    deinit { server.shutdown() }
+    deinit {
+        server.shutdown()
+        service.close()
+    }
 
     static func fixtures() throws -> Catalogue {
         let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")

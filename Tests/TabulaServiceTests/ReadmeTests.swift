@@ -82,6 +82,17 @@ import Testing
           wait "$TABULA_PID" || true
           start_tabula "$@"
         }
+        # The README's `curl -N` stream, run in the background as its second terminal would:
+        # the next command starts once the stream has sent its first event.
+        stream_in_background() {
+          "$@" >"$TABULA_STREAM_OUT" 2>&1 &
+          for _ in $(seq 200); do
+            if grep -q '^event: screen' "$TABULA_STREAM_OUT"; then return 0; fi
+            sleep 0.05
+          done
+          echo "the stream sent no screen: $(cat "$TABULA_STREAM_OUT")" >&2
+          return 1
+        }
         trap 'kill -TERM "$TABULA_PID" 2>/dev/null; wait' EXIT
         start_tabula
 
@@ -89,6 +100,8 @@ import Testing
 
     /// The walkthrough's commented restart, `#   Scripts/serve ARGUMENTS`.
     static let restartLine = "\n#   Scripts/serve "
+    /// The walkthrough's stream, which runs until stopped.
+    static let streamLine = "\ncurl -sS -N "
 
     @Test func walkthroughRunsAgainstALiveServer() throws {
         let scratch = try makeTemporaryDirectory()
@@ -97,9 +110,12 @@ import Testing
         let walkthrough = shellBlocks.filter { $0.contains("curl -") }.joined(separator: "\n")
         let restarts = walkthrough.components(separatedBy: Self.restartLine).count - 1
         #expect(restarts == 1, "the walkthrough's deployment restarts the server once")
+        #expect(walkthrough.components(separatedBy: Self.streamLine).count - 1 == 1, "the walkthrough follows one stream")
+        let streamOutput = scratch.appendingPathComponent("stream")
         let script =
             Self.serverFunctions
             + walkthrough.replacingOccurrences(of: Self.restartLine, with: "\nrestart_tabula ")
+            .replacingOccurrences(of: Self.streamLine, with: "\nstream_in_background curl -sS -N ")
             + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
             + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
         let (status, output) = try run(
@@ -108,8 +124,16 @@ import Testing
                 "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
                 "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
                 "SCREENS": scratch.appendingPathComponent("screens").path, "TABULA_BACKEND_KEY": "walkthrough-backend-key",
+                "TABULA_STREAM_OUT": streamOutput.path,
             ])
         #expect(status == 0, "\(output)")
+        // The stream showed the screen, then the switch's change set, as the README says.
+        let streamed = try String(contentsOf: streamOutput, encoding: .utf8)
+        let blocks = streamed.components(separatedBy: "\n\n").map { EventStreamClient.parse(Array($0.utf8)) }
+        let events = blocks.compactMap(\.event)
+        #expect(events.prefix(2) == ["screen", "changes"], "\(streamed)")
+        let change = try #require(blocks.first { $0.event == "changes" }?.data)
+        #expect(change.contains(#""fromRevision":1,"screen":"settings","toRevision":2"#) && change.contains(#""isOn":true"#), "\(change)")
         #expect(output.split(separator: "\n").contains { $0.hasPrefix("SESSION=") && $0.count > 30 })
         let screenLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("SCREEN=") })
         let screen = try Screen(jsonBytes: Array(screenLine.dropFirst(7).utf8))

@@ -68,6 +68,27 @@ import Testing
         #expect(server.log.contains("stopped"))
     }
 
+    /// Streams end at once on SIGTERM (their clients reconnect elsewhere): a long grace
+    /// does not hold the exit for them.
+    @Test func sigtermEndsOpenStreamsAtOnce() throws {
+        let server = try ServerProcess(arguments: ["--store", "memory", "--shutdown-grace", "30"])
+        let created = try RawHTTPConnection(port: server.port)
+        try created.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        let token = try #require(created.readResponse().json.objectValue?["session"]?.stringValue)
+        let streams = try (0..<3).map { _ in
+            try EventStreamClient(port: server.port, path: "/v1/screens/settings/stream", headers: ["X-Session: \(token)"])
+        }
+        for stream in streams {
+            #expect(stream.head.status == 200)
+            #expect(try stream.nextEvent()?.event == "screen")
+        }
+        let signalled = Date()
+        server.signal(SIGTERM)
+        for stream in streams { #expect(try stream.nextEvent() == nil, "the stream ends") }
+        #expect(server.waitForExit(seconds: 10) == 0)
+        #expect(Date().timeIntervalSince(signalled) < 5, "streams held the shutdown")
+    }
+
     @Test func sigintStopsAnIdleServerAtOnce() throws {
         let server = try ServerProcess()
         let started = Date()

@@ -45,10 +45,11 @@ public final class EventStreamClient {
         }
     }
 
-    /// The next event that is not a heartbeat; `nil` once the stream ended.
+    /// The next named event (not a heartbeat, nor the opening `retry:`); `nil` once the
+    /// stream ended.
     public func nextEvent() throws -> ServerSentEvent? {
         while let event = try next() {
-            if !event.isHeartbeat { return event }
+            if event.event != nil { return event }
         }
         return nil
     }
@@ -64,7 +65,8 @@ public final class EventStreamClient {
         return nil
     }
 
-    static func parse(_ block: [UInt8]) -> ServerSentEvent {
+    /// One event block (without its blank line), parsed.
+    public static func parse(_ block: [UInt8]) -> ServerSentEvent {
         var event = ServerSentEvent()
         for line in block.split(separator: 10, omittingEmptySubsequences: false) {
             let text = String(decoding: line, as: UTF8.self)

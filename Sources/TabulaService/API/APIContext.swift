@@ -24,10 +24,12 @@ final class APIContext: Sendable {
     let screenTargets: [ScreenTarget]
     /// The session screens each server thread answered, checked first by unparsed GETs.
     let threadScreens: ThreadScreenCache
+    /// Open screen streams, brought forward after every commit.
+    let streams: StreamHub
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
-        cacheEntries: Int, stateLimits: StateLimits
+        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings
     ) throws(StoreError) {
         self.access = access
         self.catalogue = catalogue
@@ -37,6 +39,7 @@ final class APIContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
+        self.streams = StreamHub(settings: streams, catalogue: catalogue, store: store, cache: cache)
         // A sixteenth per thread: a few server threads together hold a share of the
         // screen cache's bound, not a multiple of it.
         threadScreens = ThreadScreenCache(maxEntriesPerThread: cacheEntries / 16)

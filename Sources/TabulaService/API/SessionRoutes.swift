@@ -83,8 +83,11 @@ extension APIContext {
 
     /// `DELETE /v1/sessions/{id}`: 204; the token is unknown from then on.
     func deleteSession(_ context: RouteContext, _ responder: Responder) {
-        let delete = { [store] (id: String, completion: @escaping @Sendable (Result<Void?, StoreError>) -> Void) in
-            store.deleteSession(id: id) { result in completion(result.map { $0 ? () : nil }) }
+        let delete = { [store, streams] (id: String, completion: @escaping @Sendable (Result<Void?, StoreError>) -> Void) in
+            store.deleteSession(id: id) { result in
+                if case .success(true) = result { streams.removed(id: id) }
+                completion(result.map { $0 ? () : nil })
+            }
         }
         answerBackend(context, responder, delete) { _ in Response(status: .noContent, headerFields: [.cacheControl: "no-store"]) }
     }

@@ -32,6 +32,7 @@ extension APIContext {
             store.commit(session: name, commit) { [self] result in
                 switch result {
                 case .success(.committed):
+                    if let state = commit.state { streams.committed(name, state) }
                     completion(outcome)
                 case .success(.unknownSession):
                     completion(Decision.refused(Self.unknown(name)))

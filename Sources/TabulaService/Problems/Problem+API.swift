@@ -167,6 +167,27 @@ extension Problem {
             extensions: ["oldest": .string(oldest)])
     }
 
+    static let missingStreamSession = Problem(
+        slug: "missing-session", title: "Missing Session", status: .unauthorized,
+        detail:
+            "a stream shows a session's screen: create a session with POST /v1/sessions and send its token in the X-Session header, or as ?session=TOKEN from a browser's EventSource",
+        headerFields: [.wwwAuthenticate: "X-Session"])
+
+    static func tooManyStreams(limit: Int, retryAfter seconds: Int) -> Problem {
+        Problem(
+            slug: "too-many-streams", title: "Too Many Streams", status: .tooManyRequests,
+            detail: "this instance holds its limit of \(limit) open streams (--max-streams); retry later, or on another instance",
+            extensions: ["limit": .number(Double(limit))], headerFields: [.retryAfter: "\(seconds)"])
+    }
+
+    static func tooManyStreamsOfSession(limit: Int, retryAfter seconds: Int) -> Problem {
+        Problem(
+            slug: "too-many-streams", title: "Too Many Streams", status: .tooManyRequests,
+            detail:
+                "this session has its limit of \(limit) open streams (--max-streams-per-session); close one (streams a client left end within a heartbeat) and retry",
+            extensions: ["limit": .number(Double(limit))], headerFields: [.retryAfter: "\(seconds)"])
+    }
+
     static func storeUnavailable(_ error: StoreError) -> Problem {
         Problem(
             slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,

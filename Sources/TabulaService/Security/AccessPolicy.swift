@@ -29,6 +29,11 @@ struct AccessPolicy: Sendable {
         if apiKey != nil, Self.requiresKey(request.rawPath) {
             var authorization: String?
             if case .one(let value) = request.headers.single("Authorization") { authorization = value }
+            // A browser's EventSource cannot send headers: a stream may carry the key as
+            // ?key= (left out of the access log, which logs the path alone).
+            if authorization == nil, Self.isStream(request.rawPath), case .present(let key?) = request.queryValue("key") {
+                authorization = "Bearer " + key
+            }
             guard var value = authorization, value.withUTF8({ authorizesAPI(UnsafeRawBufferPointer($0)) }) else {
                 var response = Problem.unauthorized(.api, presented: request.headers.single("Authorization") != .absent).response()
                 if let added { response.appendHeaderFields(added) }
@@ -62,9 +67,19 @@ struct AccessPolicy: Sendable {
     func requireBackend(_ request: Request) throws(Problem) {
         guard let backendKey else { throw Problem.backendDisabled }
         let header = request.headers.single("Authorization")
-        guard case .one(var value) = header, value.withUTF8({ backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
-            throw Problem.unauthorized(.backend, presented: header != .absent)
+        var presented: String?
+        if case .one(let value) = header { presented = value }
+        if header == .absent, Self.isStream(request.rawPath), case .present(let key?) = request.queryValue("key") {
+            presented = "Bearer " + key
         }
+        guard var value = presented, value.withUTF8({ backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
+            throw Problem.unauthorized(.backend, presented: presented != nil)
+        }
+    }
+
+    /// Whether a path is a stream's, which may carry its key as `?key=`.
+    static func isStream(_ rawPath: String) -> Bool {
+        rawPath.hasSuffix("/stream") && requiresKey(rawPath)
     }
 
     /// Whether a path needs the API key: every `/v1` route; `/healthz`, `/metrics` and

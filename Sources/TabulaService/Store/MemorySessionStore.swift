@@ -82,7 +82,8 @@ public final class MemorySessionStore: SessionStore {
         let snapshot = session.lock.withLock { data in
             SessionSnapshot(
                 current: data.current, past: request.revision.map(data.lookup) ?? .found(data.current),
-                answer: request.eventID.flatMap { data.answer($0, notBefore: cutoff) }, time: time)
+                answer: request.eventID.flatMap { data.answer($0, notBefore: cutoff) }, time: time,
+                id: request.id ? session.id : nil)
         }
         completion(.success(snapshot))
     }

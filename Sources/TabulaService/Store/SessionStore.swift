@@ -136,10 +136,13 @@ public struct SessionRead: Sendable, Equatable {
     public var revision: Int?
     /// An event id whose stored answer to look up, within the idempotency window.
     public var eventID: String?
+    /// Whether to read the session's public id (``SessionSnapshot/id``).
+    public var id: Bool
 
-    public init(revision: Int? = nil, eventID: String? = nil) {
+    public init(revision: Int? = nil, eventID: String? = nil, id: Bool = false) {
         self.revision = revision
         self.eventID = eventID
+        self.id = id
     }
 }
 
@@ -152,12 +155,15 @@ public struct SessionSnapshot: Sendable {
     public var answer: StoredAnswer?
     /// The transaction's time by the store's clock, for what it commits.
     public var time: Milliseconds
+    /// The session's public id, when the read asked for it.
+    public var id: String?
 
-    public init(current: SessionState, past: RevisionLookup, answer: StoredAnswer?, time: Milliseconds) {
+    public init(current: SessionState, past: RevisionLookup, answer: StoredAnswer?, time: Milliseconds, id: String? = nil) {
         self.current = current
         self.past = past
         self.answer = answer
         self.time = time
+        self.id = id
     }
 }
 

@@ -149,8 +149,16 @@ public final class PostgresSessionStore: SessionStore {
                 if let revision = request.revision { past = try state(digest, at: revision, current: current, connection) }
                 var stored: StoredAnswer?
                 if let eventID = request.eventID { stored = try answer(digest, eventID: eventID, notBefore: cutoff, connection) }
+                var id: String?
+                if request.id {
+                    if case .id(let known) = name {
+                        id = known
+                    } else {
+                        id = try connection.execute("SELECT id FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?[0].text
+                    }
+                }
                 if case .token = name { try touchIfStale(digest, connection) }
-                completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time)))
+                completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time, id: id)))
             }, failed: { completion(.failure($0)) })
     }
 

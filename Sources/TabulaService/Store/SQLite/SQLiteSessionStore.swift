@@ -149,15 +149,18 @@ public final class SQLiteSessionStore: SessionStore {
             let current = found.state
             var past = RevisionLookup.found(current)
             var answer: StoredAnswer?
-            if request.revision != nil || request.eventID != nil {
+            var id: String?
+            if case .id(let known) = name, request.id { id = known }
+            if request.revision != nil || request.eventID != nil || (request.id && id == nil) {
                 let digest = found.digest
                 try readerLock.withLock { () throws(SQLiteError) in
                     if let revision = request.revision { past = try reader.state(digest, at: revision, current: current) }
                     if let eventID = request.eventID { answer = try reader.answer(digest, eventID: eventID, notBefore: cutoff) }
+                    if request.id && id == nil { id = try reader.id(digest: digest) }
                 }
             }
             if let key = found.key { touchIfStale(key) }
-            completion(.success(SessionSnapshot(current: current, past: past, answer: answer, time: time)))
+            completion(.success(SessionSnapshot(current: current, past: past, answer: answer, time: time, id: id)))
         } catch let error as StoreError {
             completion(.failure(error))
         } catch {

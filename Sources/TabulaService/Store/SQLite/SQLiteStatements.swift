@@ -12,6 +12,7 @@ final class SQLiteStatements: @unchecked Sendable {
     private let insertSession: SQLiteStatement
     private let selectSessionByID: SQLiteStatement
     private let selectDigestByID: SQLiteStatement
+    private let selectIDByDigest: SQLiteStatement
     private let touchSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let overwriteEvent: SQLiteStatement
@@ -49,6 +50,7 @@ final class SQLiteStatements: @unchecked Sendable {
             "INSERT INTO sessions(token_hash, id, subject, created_ms, last_used_ms) VALUES (?, ?, ?, ?, ?)")
         selectSessionByID = try database.prepare("SELECT token_hash, subject, created_ms, last_used_ms FROM sessions WHERE id = ?")
         selectDigestByID = try database.prepare("SELECT token_hash FROM sessions WHERE id = ?")
+        selectIDByDigest = try database.prepare("SELECT id FROM sessions WHERE token_hash = ?")
         touchSession = try database.prepare("UPDATE sessions SET last_used_ms = ? WHERE token_hash = ? AND last_used_ms < ?")
         // Overwrites the slot's older revision; a slot holding this revision or a newer one
         // means the session moved, and a session without its row was removed: `apply` sees
@@ -254,6 +256,11 @@ final class SQLiteStatements: @unchecked Sendable {
     /// The digest of the token of the session with this public id.
     func digest(id: String) throws(SQLiteError) -> String? {
         try selectDigestByID.rows([.text(id)]).first?.first?.text
+    }
+
+    /// The public id of the session whose token has this digest.
+    func id(digest: String) throws(SQLiteError) -> String? {
+        try selectIDByDigest.rows([.text(digest)]).first?.first?.text
     }
 
     /// Deletes a session with its log and answers, and writes its `deleted` feed entry.

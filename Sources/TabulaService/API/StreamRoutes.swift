@@ -1,0 +1,126 @@
+import HTTPTypes
+import TabulaCore
+import TabulaHTTP
+import TabulaPlatform
+
+/// `GET /v1/screens/{id}/stream`: the session's screen as Server-Sent Events. It opens
+/// with the reconnect delay and the event that takes the client's copy to the current
+/// screen (the whole screen, a change set from the copy it names, or nothing when it is
+/// current); then one `changes` event after each commit that changes the screen, and
+/// `gone` when the session ends. Every problem is answered before the stream starts.
+extension APIContext {
+    static let screenStreamRoute = "/v1/screens/{id}/stream"
+
+    /// The copy a reconnecting client names: `Last-Event-ID: DEFINITION:REVISION`, or on a
+    /// first connection `?since=REVISION&definition=ID` (EventSource keeps the URL it
+    /// started with, so the header, which it updates, wins).
+    struct StreamResume {
+        let definitionID: String?
+        let revision: Int
+    }
+
+    func openScreenStream(_ context: RouteContext, _ responder: Responder) {
+        let definition: ScreenDefinition
+        let token: String
+        let resume: StreamResume?
+        do throws(Problem) {
+            definition = try self.definition(context.parameters["id"] ?? "")
+            token = try streamToken(context.request)
+            resume = try Self.streamResume(context.request)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        guard !streams.isFull else {
+            let settings = streams.settings
+            return send(Problem.tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds).response(), context, responder, token)
+        }
+        let read = SessionRead(revision: resume?.revision, id: true)
+        readSession(.token(token), read, onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+            let copyDefinition = resume.map { $0.definitionID ?? definition.definitionID }
+            if let copy = definitions.copy(copyDefinition, of: definition) {
+                return startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, context, responder)
+            }
+            definitions.lookUp(copyDefinition ?? "", of: definition) { [self] result in
+                // A definition the store cannot read now is one the client gets the whole screen for.
+                let copy = (try? result.get()) ?? .unknown(copyDefinition ?? "")
+                startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, context, responder)
+            }
+        }
+    }
+
+    /// Registers the stream and sends its response. `clientCopy` is the definition of the
+    /// copy `resume` names.
+    private func startStream(
+        _ definition: ScreenDefinition, token: String, _ snapshot: SessionSnapshot, resume: StreamResume?,
+        clientCopy: DefinitionArchive.Copy, _ context: RouteContext, _ responder: Responder
+    ) {
+        guard let id = snapshot.id else {
+            return send(Problem.storeUnavailable(StoreError("the store did not read the session's id")).response(), context, responder, token)
+        }
+        let key = SessionKey(token)
+        let current = cache.renderedScreen(session: key, definition, snapshot.current)
+        let target = ScreenCopy(definitionID: definition.definitionID, revision: snapshot.current.revision, screen: current.screen)
+        let stream = ScreenStream(definition: definition, session: key, tick: streams.currentTick)
+        do throws(Problem) {
+            try streams.register(stream, sessionID: id)
+        } catch {
+            return send(error.response(), context, responder, token)
+        }
+        var opening = EventStreamFrames.opening
+        var copy = target
+        if resume != nil, case .found(let past) = snapshot.past, let old = try? clientCopy.definition(current: definition) {
+            let changes = diff(old: render(old, past), new: current.screen)
+            if changes.isEmpty {
+                copy = ScreenCopy(definitionID: old.definitionID, revision: past.revision, screen: current.screen)
+            } else {
+                opening += EventStreamFrames.event(
+                    "changes", id: target.eventID,
+                    data: AnswerBody.encode(definition, from: past.revision, to: target.revision, changes: changes))
+            }
+        } else {
+            opening += EventStreamFrames.event("screen", id: target.eventID, data: current.bytes)
+        }
+        let server = ServerStream(source: stream)
+        stream.start(opening: opening, copy: copy, server: server) { [streams] in streams.unregister($0) }
+        send(Response(status: .ok, headerFields: Self.streamHeaders, stream: server), context, responder, token)
+        // A commit between the read and the registration found no stream to bring forward.
+        streams.recheck(id: id)
+    }
+
+    static let streamHeaders: HTTPFields = {
+        var fields: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        // nginx would otherwise buffer the stream, and hold each event back.
+        if let accelBuffering = HTTPField.Name("X-Accel-Buffering") { fields[accelBuffering] = "no" }
+        return fields
+    }()
+
+    /// A stream's session token: the X-Session header, or `?session=` (a browser's
+    /// EventSource cannot send headers). The access log shows neither: it logs the path
+    /// without its query, and a token's first characters only.
+    func streamToken(_ request: Request) throws(Problem) -> String {
+        if let token = try sessionToken(request) { return token }
+        switch request.queryValue("session") {
+        case .absent: throw Problem.missingStreamSession
+        case .present(let token?) where SessionToken.isWellFormed(token): return token
+        case .present, .malformed: throw Problem.unknownSession
+        }
+    }
+
+    static func streamResume(_ request: Request) throws(Problem) -> StreamResume? {
+        if let lastEventID = request.headers.value("Last-Event-ID") {
+            // An id this service did not give (another service's, or cut short) names no copy:
+            // the stream starts with the whole screen.
+            guard let colon = lastEventID.lastIndex(of: ":"), let revision = wholeNumber(String(lastEventID[lastEventID.index(after: colon)...])),
+                colon > lastEventID.startIndex
+            else { return StreamResume(definitionID: "", revision: 0) }
+            return StreamResume(definitionID: String(lastEventID[..<colon]), revision: revision)
+        }
+        guard request.queryValue("since") != .absent else {
+            if request.queryValue("definition") != .absent {
+                throw Problem.invalidQuery("definition names the copy given by since; add ?since=REVISION")
+            }
+            return nil
+        }
+        return StreamResume(definitionID: try definitionQuery(request), revision: try since(request))
+    }
+}

@@ -1,0 +1,137 @@
+import TabulaCore
+import TabulaHTTP
+import TabulaPlatform
+
+/// One client's stream of a screen (`GET /v1/screens/{id}/stream`): what it has been sent,
+/// and the one event waiting to be sent. A new change replaces an event not yet sent with
+/// one from the client's copy, so a slow reader costs one event, never a queue.
+///
+/// The server takes bytes from it on the connection's thread (``nextChunk()``); the
+/// ``StreamHub`` offers changes from its own thread and wakes the connection.
+final class ScreenStream: StreamSource, Sendable {
+    let definition: ScreenDefinition
+    let session: SessionKey
+    /// The heartbeat tick at which the stream was opened, to find streams whose response
+    /// was never sent (a shutdown answered the request first).
+    let openedAtTick: Int
+
+    private struct State {
+        /// What the client holds once it has read every byte handed to the server.
+        var copy: ScreenCopy?
+        /// The change from ``copy`` to its `copy`, not handed to the server yet.
+        var pending: (bytes: [UInt8], copy: ScreenCopy)?
+        /// Sent before anything else: the reconnect delay and the first event.
+        var opening: [UInt8] = []
+        var heartbeatDue = false
+        /// The session is gone: `event: gone` is sent next, then the stream ends.
+        var gone = false
+        var goneSent = false
+        var started = false
+        var closed = false
+        var server: ServerStream?
+        var onClose: (@Sendable (ScreenStream) -> Void)?
+    }
+
+    private let state = Locked(State())
+
+    init(definition: ScreenDefinition, session: SessionKey, tick: Int) {
+        self.definition = definition
+        self.session = session
+        openedAtTick = tick
+    }
+
+    /// Sets what the stream starts with: `opening` (the reconnect delay and the first event,
+    /// if any) takes the client to `copy`. Called once, before the response is sent.
+    func start(opening: [UInt8], copy: ScreenCopy, server: ServerStream, onClose: @escaping @Sendable (ScreenStream) -> Void) {
+        state.withLock { state in
+            state.opening = opening
+            state.copy = copy
+            state.server = server
+            state.onClose = onClose
+        }
+    }
+
+    /// What the client holds once it read everything handed to the server; `nil` before
+    /// the stream started.
+    var copy: ScreenCopy? { state.withLock { $0.copy } }
+
+    /// The revision the waiting event takes the client to, if one waits.
+    var waitingRevision: Int? { state.withLock { $0.pending?.copy.revision } }
+
+    /// Whether the server ever asked for bytes (the response was sent), and whether it closed.
+    var status: (started: Bool, closed: Bool) { state.withLock { ($0.started, $0.closed) } }
+
+    /// Offers `target`, reached from `base` by the event `bytes` (empty when nothing
+    /// changed for this screen). Returns `false` when the client's copy is no longer `base`
+    /// (the server took the waiting event meanwhile): the caller computes again from ``copy``.
+    func offer(_ bytes: [UInt8], from base: ScreenCopy, to target: ScreenCopy) -> Bool {
+        let wake = state.withLock { state -> Bool? in
+            guard !state.closed, !state.gone, let copy = state.copy else { return false }
+            guard copy.isSame(as: base) else { return nil }
+            if let pending = state.pending, pending.copy.isAtOrAfter(target) { return false }
+            guard !copy.isAtOrAfter(target) else { return false }
+            state.pending = bytes.isEmpty ? nil : (bytes, target)
+            return !bytes.isEmpty
+        }
+        guard let wake else { return false }
+        if wake { self.wake() }
+        return true
+    }
+
+    /// Sends a heartbeat unless something else goes out first.
+    func heartbeat() {
+        state.withLock { $0.heartbeatDue = true }
+        wake()
+    }
+
+    /// The session was deleted or expired: `event: gone`, then the end of the stream.
+    func end() {
+        state.withLock { $0.gone = true }
+        wake()
+    }
+
+    private func wake() {
+        state.withLock { $0.server }?.wake()
+    }
+
+    // MARK: StreamSource
+
+    func nextChunk() -> StreamChunk {
+        state.withLock { state in
+            state.started = true
+            var bytes = state.opening
+            state.opening = []
+            if state.gone {
+                guard !state.goneSent else { return .end }
+                state.goneSent = true
+                state.pending = nil
+                let id = state.copy?.eventID ?? ""
+                bytes.append(contentsOf: EventStreamFrames.event("gone", id: id, data: Self.goneData))
+                return .bytes(bytes)
+            }
+            if let pending = state.pending {
+                state.copy = pending.copy
+                state.pending = nil
+                bytes.append(contentsOf: pending.bytes)
+            }
+            if state.heartbeatDue {
+                state.heartbeatDue = false
+                if bytes.isEmpty { bytes = EventStreamFrames.heartbeat }
+            }
+            return bytes.isEmpty ? .wait : .bytes(bytes)
+        }
+    }
+
+    func streamClosed() {
+        let onClose = state.withLock { state in
+            state.closed = true
+            state.server = nil
+            state.pending = nil
+            return state.onClose.take()
+        }
+        onClose?(self)
+    }
+
+    private static let goneData = Array(
+        #"{"detail":"the session was deleted or expired; create a new one with POST /v1/sessions","reason":"session-ended"}"#.utf8)
+}

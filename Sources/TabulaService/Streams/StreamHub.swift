@@ -1,0 +1,279 @@
+import Synchronization
+import TabulaCore
+import TabulaHTTP
+import TabulaPlatform
+
+/// How the service holds screen streams.
+public struct StreamSettings: Sendable {
+    /// Seconds between heartbeats on an idle stream.
+    public var heartbeatSeconds = 15
+    /// Open streams in all; more get 429.
+    public var maxStreams = 10_000
+    /// Open streams of one session; more get 429.
+    public var maxStreamsPerSession = 16
+    /// Seconds between reads of every streamed session, which end the streams of sessions
+    /// that expired (deletions end them at once).
+    public var recheckSeconds = 60
+
+    public init() {}
+}
+
+/// Every open screen stream, by session, and the thread that brings them forward: after a
+/// commit, the session's new state is rendered once per screen, each change set computed
+/// once per client copy and encoded once, and every stream of the session is offered its
+/// event and woken. Streams that fell behind get one event from their own copy.
+///
+/// Commits reach the hub by ``committed(_:_:)`` (this process's commits) and
+/// ``recheck(id:)`` (another instance's, or a session that may have expired).
+final class StreamHub: Sendable {
+    /// The streams of one session. Its fields are the hub's lock's.
+    final class Channel: @unchecked Sendable {
+        let id: String
+        let key: SessionKey
+        var streams: [ObjectIdentifier: ScreenStream] = [:]
+
+        init(id: String, key: SessionKey) {
+            self.id = id
+            self.key = key
+        }
+    }
+
+    private struct Channels {
+        var byKey: [SessionKey: Channel] = [:]
+        var byID: [String: Channel] = [:]
+        var total = 0
+    }
+
+    private enum Job: Sendable {
+        case deliver(Channel, SessionState)
+        case gone(Channel)
+    }
+
+    let settings: StreamSettings
+    private let catalogue: Catalogue
+    private let store: any SessionStore
+    private let cache: ScreenCache
+    private let channels = Locked(Channels())
+    /// Open streams, read without the lock by every commit: with none, a commit costs one
+    /// atomic load here.
+    private let openStreams = Atomic<Int>(0)
+    private let jobs = BlockingQueue<Job>()
+    /// Wakes the ticker early when the hub closes.
+    private let ticks = BlockingQueue<Void>(capacity: 1)
+    private let tick = Atomic<Int>(0)
+    private let threads = Locked<[WorkerThread]>([])
+
+    init(settings: StreamSettings, catalogue: Catalogue, store: any SessionStore, cache: ScreenCache) {
+        self.settings = settings
+        self.catalogue = catalogue
+        self.store = store
+        self.cache = cache
+        let deliverer = WorkerThread.start { [self] in
+            while let batch = jobs.take(maximum: 256) { run(batch) }
+        }
+        let ticker = WorkerThread.start { [self] in runTicker() }
+        threads.withLock { $0 = [deliverer, ticker] }
+    }
+
+    /// Stops the hub's threads; the server has ended the streams.
+    func close() {
+        jobs.close()
+        ticks.close()
+        for thread in threads.withLock({ $0 }) { thread.join() }
+        threads.withLock { $0 = [] }
+    }
+
+    var count: Int { openStreams.load(ordering: .relaxed) }
+
+    var isFull: Bool { count >= settings.maxStreams }
+
+    var currentTick: Int { tick.load(ordering: .relaxed) }
+
+    // MARK: Streams opening and closing
+
+    /// Takes a stream of session `id` in, unless a limit is reached.
+    func register(_ stream: ScreenStream, sessionID id: String) throws(Problem) {
+        let settings = settings
+        let refusal = channels.withLock { channels -> Problem? in
+            guard channels.total < settings.maxStreams else { return .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
+            let channel = channels.byID[id] ?? Channel(id: id, key: stream.session)
+            guard channel.streams.count < settings.maxStreamsPerSession else {
+                return .tooManyStreamsOfSession(limit: settings.maxStreamsPerSession, retryAfter: settings.heartbeatSeconds)
+            }
+            channels.byID[id] = channel
+            channels.byKey[channel.key] = channel
+            channel.streams[ObjectIdentifier(stream)] = stream
+            channels.total += 1
+            return nil
+        }
+        if let refusal { throw refusal }
+        openStreams.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// A stream closed, or was never sent.
+    func unregister(_ stream: ScreenStream) {
+        let removed = channels.withLock { channels -> Bool in
+            guard let channel = channels.byKey[stream.session], channel.streams.removeValue(forKey: ObjectIdentifier(stream)) != nil else {
+                return false
+            }
+            channels.total -= 1
+            if channel.streams.isEmpty {
+                channels.byKey[channel.key] = nil
+                channels.byID[channel.id] = nil
+            }
+            return true
+        }
+        if removed { openStreams.wrappingSubtract(1, ordering: .relaxed) }
+    }
+
+    // MARK: Commits
+
+    /// A commit of this process made `state` the session's current state.
+    func committed(_ name: SessionName, _ state: SessionState) {
+        guard count > 0 else { return }
+        let channel = channels.withLock { channels in
+            switch name {
+            case .token(let token): channels.byKey[SessionKey(token)]
+            case .id(let id): channels.byID[id]
+            }
+        }
+        if let channel { _ = jobs.push(.deliver(channel, state)) }
+    }
+
+    /// The session with this id was deleted: its streams end with `event: gone`.
+    func removed(id: String) {
+        guard count > 0, let channel = channels.withLock({ $0.byID[id] }) else { return }
+        _ = jobs.push(.gone(channel))
+    }
+
+    /// Reads the session again and brings its streams to its current state, or ends them
+    /// when it is gone: for a change another instance committed, for a stream that has just
+    /// started (a commit between its read and its registration found no stream), and for
+    /// expiry.
+    func recheck(id: String) {
+        guard let channel = channels.withLock({ $0.byID[id] }) else { return }
+        store.sessionRecord(id: id) { [self] result in
+            switch result {
+            case .success(let record?): _ = jobs.push(.deliver(channel, record.state))
+            case .success(nil): _ = jobs.push(.gone(channel))
+            case .failure: return  // the next recheck tries again
+            }
+        }
+    }
+
+    // MARK: The deliverer's thread
+
+    private func run(_ batch: [Job]) {
+        // The newest state of each session in the batch: older ones would only be replaced.
+        var newest: [ObjectIdentifier: (Channel, SessionState)] = [:]
+        var order: [ObjectIdentifier] = []
+        for job in batch {
+            switch job {
+            case .deliver(let channel, let state):
+                let key = ObjectIdentifier(channel)
+                if let known = newest[key] {
+                    if known.1.revision < state.revision { newest[key] = (channel, state) }
+                } else {
+                    newest[key] = (channel, state)
+                    order.append(key)
+                }
+            case .gone(let channel):
+                end(channel)
+                newest[ObjectIdentifier(channel)] = nil
+            }
+        }
+        for key in order {
+            guard let (channel, state) = newest[key] else { continue }
+            deliver(state, to: channel)
+        }
+    }
+
+    private func end(_ channel: Channel) {
+        let streams = channels.withLock { channels -> [ScreenStream] in
+            if channels.byID[channel.id] === channel {
+                channels.byID[channel.id] = nil
+                channels.byKey[channel.key] = nil
+            }
+            return Array(channel.streams.values)
+        }
+        for stream in streams { stream.end() }
+    }
+
+    /// Offers every stream of the session the event that takes its copy to `state`.
+    private func deliver(_ state: SessionState, to channel: Channel) {
+        let streams = channels.withLock { _ in Array(channel.streams.values) }
+        var targets: [String: (definition: ScreenDefinition, copy: ScreenCopy)] = [:]
+        var events = EventCache()
+        for stream in streams {
+            let screenID = stream.definition.id
+            let target: ScreenCopy
+            if let known = targets[screenID] {
+                target = known.copy
+            } else {
+                let definition = stream.definition
+                let screen =
+                    cache.screenForDiff(session: channel.key, screen: screenID, revision: state.revision) ?? render(definition, state)
+                target = ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: screen)
+                targets[screenID] = (definition, target)
+            }
+            // A copy changes only when the server takes the waiting event; a few attempts
+            // always suffice, since each finds no waiting event left to take.
+            for _ in 0..<4 {
+                guard let base = stream.copy, !base.isAtOrAfter(target) else { break }
+                let event = events.event(stream.definition, from: base, to: target)
+                if stream.offer(event, from: base, to: target) { break }
+            }
+        }
+    }
+
+    /// The events of one delivery, each computed once per screen and client copy.
+    private struct EventCache {
+        private struct Key: Hashable {
+            let screen: String
+            let definitionID: String
+            let revision: Int
+        }
+
+        private var events: [Key: [UInt8]] = [:]
+
+        /// `event: changes` from `base` to `target`; empty when the screen did not change.
+        mutating func event(_ definition: ScreenDefinition, from base: ScreenCopy, to target: ScreenCopy) -> [UInt8] {
+            let key = Key(screen: definition.id, definitionID: base.definitionID, revision: base.revision)
+            if let known = events[key] { return known }
+            let changes = diff(old: base.screen, new: target.screen)
+            let event =
+                changes.isEmpty
+                ? []
+                : EventStreamFrames.event(
+                    "changes", id: target.eventID,
+                    data: AnswerBody.encode(definition, from: base.revision, to: target.revision, changes: changes))
+            events[key] = event
+            return event
+        }
+    }
+
+    // MARK: The ticker's thread
+
+    /// Every heartbeat interval: a heartbeat on every stream, streams whose response was
+    /// never sent let go; every recheck interval, every streamed session read again.
+    private func runTicker() {
+        var sinceRecheck = 0
+        while ticks.take(maximum: 1, timeout: Double(settings.heartbeatSeconds)) != nil {
+            let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
+            let all = channels.withLock { channels in channels.byID.values.flatMap { $0.streams.values } }
+            for stream in all {
+                let status = stream.status
+                if !status.started && stream.openedAtTick < current - 1 {
+                    unregister(stream)
+                } else if status.started {
+                    stream.heartbeat()
+                }
+            }
+            sinceRecheck += settings.heartbeatSeconds
+            if sinceRecheck >= settings.recheckSeconds {
+                sinceRecheck = 0
+                for id in channels.withLock({ Array($0.byID.keys) }) { recheck(id: id) }
+            }
+        }
+    }
+}
