@@ -28,6 +28,8 @@ struct LibPQ: @unchecked Sendable {
     typealias CellNumber = @convention(c) (Result?, Int32, Int32) -> Int32
     typealias CellText = @convention(c) (Result?, Int32, Int32) -> Text?
     typealias ColumnType = @convention(c) (Result?, Int32) -> Oid
+    typealias Notifies = @convention(c) (Connection?) -> UnsafeMutablePointer<PGnotify>?
+    typealias FreeMemory = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
     let connectdb: ConnectDB
     let finish: OnConnection
@@ -49,6 +51,8 @@ struct LibPQ: @unchecked Sendable {
     let getvalue: CellText
     let getlength: CellNumber
     let ftype: ColumnType
+    let notifies: Notifies
+    let freemem: FreeMemory
 
     /// The library, loaded on first use; the error says what to install when it is missing.
     private static let shared: Swift.Result<LibPQ, PostgresError> = load()
@@ -91,10 +95,12 @@ struct LibPQ: @unchecked Sendable {
         let getvalue = symbol("PQgetvalue", CellText.self)
         let getlength = symbol("PQgetlength", CellNumber.self)
         let ftype = symbol("PQftype", ColumnType.self)
+        let notifies = symbol("PQnotifies", Notifies.self)
+        let freemem = symbol("PQfreemem", FreeMemory.self)
         guard let connectdb, let finish, let status, let socket, let errorMessage, let sendQueryParams,
             let consumeInput, let isBusy, let getResult, let clear,
             let resultStatus, let cmdTuples, let resultErrorField, let resultErrorMessage, let ntuples, let nfields,
-            let getisnull, let getvalue, let getlength, let ftype
+            let getisnull, let getvalue, let getlength, let ftype, let notifies, let freemem
         else {
             return .failure(PostgresError(message: "\(name) lacks \(missing.joined(separator: ", ")); install a current libpq5"))
         }
@@ -104,6 +110,6 @@ struct LibPQ: @unchecked Sendable {
                 sendQueryParams: sendQueryParams, consumeInput: consumeInput, isBusy: isBusy,
                 getResult: getResult, clear: clear, resultStatus: resultStatus, cmdTuples: cmdTuples,
                 resultErrorField: resultErrorField, resultErrorMessage: resultErrorMessage, ntuples: ntuples, nfields: nfields,
-                getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype))
+                getisnull: getisnull, getvalue: getvalue, getlength: getlength, ftype: ftype, notifies: notifies, freemem: freemem))
     }
 }

@@ -44,6 +44,12 @@ public enum PostgresValue: Sendable, Equatable {
     }
 }
 
+/// A `NOTIFY` received on a channel the connection listens to.
+public struct PostgresNotification: Sendable, Equatable {
+    public var channel: String
+    public var payload: String
+}
+
 /// The rows a statement returned and how many rows it changed.
 public struct PostgresResult: Sendable {
     public var rows: [[PostgresValue]]
@@ -213,6 +219,32 @@ public final class PostgresConnection: @unchecked Sendable {
             if ready == 0 { return false }
             if errno != EINTR { return false }
         }
+    }
+
+    /// The notifications (`NOTIFY`) of the channels this connection listens to that arrived
+    /// by `timeout` seconds from now: at once when some are in, else after the first comes
+    /// or the time is up (then none). Throws when the connection is broken.
+    public func notifications(waitingUpTo timeout: Double) throws(PostgresError) -> [PostgresNotification] {
+        guard let handle else { throw PostgresError(message: "not connected") }
+        var received = takeNotifications(handle)
+        guard received.isEmpty else { return received }
+        _ = waitForInput(handle, until: ContinuousClock.now + .milliseconds(Int(timeout * 1000)))
+        guard pq.consumeInput(handle) == 1, pq.status(handle) == CONNECTION_OK else {
+            throw PostgresError(message: connectionMessage(handle))
+        }
+        received = takeNotifications(handle)
+        return received
+    }
+
+    private func takeNotifications(_ handle: OpaquePointer) -> [PostgresNotification] {
+        var received: [PostgresNotification] = []
+        while let notification = pq.notifies(handle) {
+            let channel = notification.pointee.relname.map { String(cString: $0) } ?? ""
+            let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
+            received.append(PostgresNotification(channel: channel, payload: payload))
+            pq.freemem(UnsafeMutableRawPointer(notification))
+        }
+        return received
     }
 
     private func connectionMessage(_ handle: OpaquePointer) -> String {

@@ -53,7 +53,7 @@ public final class TabulaService: HTTPHandler {
             streams: configuration.streams)
         self.api = api
         var routes = RouteTable()
-        Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, connectionCount: connectionCount)
+        Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, streams: api.streams, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(
             .get, "/openapi.json",
@@ -131,7 +131,7 @@ public final class TabulaService: HTTPHandler {
     }
 
     private static func addOperationalRoutes(
-        to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore,
+        to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
         router.add(.get, "/healthz") { context, responder in
@@ -156,7 +156,7 @@ public final class TabulaService: HTTPHandler {
                 fields[.cacheControl] = "no-store"
                 return Response(
                     status: .ok, headerFields: fields,
-                    body: metrics.exposition(openConnections: connections, sessions: store.sessionCount()))
+                    body: metrics.exposition(openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count))
             })
     }
 }

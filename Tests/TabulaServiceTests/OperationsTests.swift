@@ -52,6 +52,7 @@ import Testing
             #"tabula_http_rejected_requests_total{reason="uri_too_long"} 0"#,
             "tabula_http_open_connections 1",
             "tabula_sessions 0",
+            "tabula_open_streams 0",
         ] {
             #expect(text.contains(line), "\(line)")
         }

@@ -89,6 +89,52 @@ import Testing
     /// A body over the limit gets Tabula's problem document, not a page of nginx's, however
     /// it is framed and however large (nginx's own default limit is 1 MB); one under it is
     /// served.
+    /// A stream through nginx follows events sent through nginx to either instance; when
+    /// its instance stops, the stream ends, and the client's reconnect with its
+    /// Last-Event-ID reaches the other instance and catches up from its copy.
+    @Test func aStreamThroughNginxFollowsBothInstancesAndMovesWhenOneStops() throws {
+        let deployment = try Deployment()
+        let created = try deployment.send("POST /v1/sessions HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
+        let token = try #require(created.json.objectValue?["session"]?.stringValue)
+        let stream = try EventStreamClient(
+            port: deployment.nginx.port, path: "/v1/screens/settings/stream", headers: ["X-Session: \(token)"])
+        #expect(stream.head.status == 200)
+        #expect(try stream.nextEvent()?.event == "screen")
+        func switchBluetooth(_ isOn: Bool) throws {
+            let body = #"{"row": "bluetooth", "isOn": \#(isOn)}"#
+            let answer = try deployment.send(
+                "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: localhost\r\nX-Session: \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            )
+            #expect(answer.status == 200, "\(answer.bodyText)")
+        }
+        // nginx spreads the events over both instances; the stream sees each.
+        var lastID = ""
+        for round in 0..<6 {
+            try switchBluetooth(round % 2 == 0)
+            let event = try #require(try stream.nextEvent())
+            #expect(event.event == "changes" && event.id?.hasSuffix(":\(round + 1)") == true, "\(event)")
+            lastID = event.id ?? ""
+        }
+        // One instance stops: a stream it held ends at once, and the client reconnects
+        // through nginx, to the other, from its last event; a change made meanwhile
+        // reaches it either way.
+        deployment.instances[0].signal(SIGTERM)
+        #expect(deployment.instances[0].waitForExit(seconds: 10) == 0)
+        try switchBluetooth(true)
+        var client = stream
+        var event = try client.nextEvent()
+        if event == nil {
+            client = try EventStreamClient(
+                port: deployment.nginx.port, path: "/v1/screens/settings/stream",
+                headers: ["X-Session: \(token)", "Last-Event-ID: \(lastID)"])
+            #expect(client.head.status == 200)
+            event = try client.nextEvent()
+        }
+        #expect(event?.event == "changes" && event?.id?.hasSuffix(":7") == true, "\(String(describing: event))")
+        let data = try JSONParser().parse(Array((event?.data ?? "").utf8)).objectValue
+        #expect(data?["fromRevision"]?.intValue == 6 && data?["toRevision"]?.intValue == 7)
+    }
+
     @Test func aLargeBodyGetsTabulasProblemThroughNginx() throws {
         let deployment = try Deployment()
         let created = try deployment.send("POST /v1/sessions HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")

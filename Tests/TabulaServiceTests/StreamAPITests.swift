@@ -179,6 +179,7 @@ import Testing
         var third: StreamClientCopy? = try StreamClientCopy(port: api.port, screen: "settings", session: second.token)
         let overAll = try api.send("GET", "/v1/screens/settings/stream", session: second.token)
         #expect(overAll.status == 429 && overAll.problemSlug == "too-many-streams" && overAll.header("Retry-After") != nil)
+        #expect(try api.metrics(showing: "tabula_open_streams 3").contains("tabula_open_streams 3"))
         // A stream whose client left frees its place (found at a heartbeat).
         third = nil
         let deadline = ContinuousClock.now + .seconds(6)

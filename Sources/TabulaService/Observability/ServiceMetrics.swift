@@ -14,12 +14,14 @@ public final class ServiceMetrics: Sendable {
 
     private let openConnections: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
+    private let openStreams: CoreMetrics.Gauge
 
     public init() {
         registry = PrometheusCollectorRegistry()
         factory = PrometheusMetricsFactory(registry: registry)
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
         sessions = CoreMetrics.Gauge(label: "tabula_sessions", factory: factory)
+        openStreams = CoreMetrics.Gauge(label: "tabula_open_streams", factory: factory)
         // Every reason the HTTP layer knows starts at 0, so that a scrape before the first
         // refusal already shows the family, and rates start from a sample.
         for reason in RejectionReason.allCases { _ = counter("tabula_http_rejected_requests_total", ["reason": reason.rawValue]) }
@@ -53,9 +55,10 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The Prometheus text exposition, with gauges read at this moment.
-    func exposition(openConnections connections: Int, sessions sessionCount: Int) -> [UInt8] {
+    func exposition(openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int) -> [UInt8] {
         openConnections.record(connections)
         sessions.record(sessionCount)
+        openStreams.record(streams)
         return Array((requests.exposition() + events.exposition()).utf8) + registry.emitToBuffer()
     }
 }

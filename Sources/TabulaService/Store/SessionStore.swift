@@ -80,8 +80,28 @@ public protocol SessionStore: Sendable {
     /// how many sessions it removed. Stores also run it every minute on their own.
     func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void)
 
+    /// Tells `observer`, from a thread of the store's, of the changes that other processes
+    /// sharing the store commit (PostgreSQL). A store that one process owns (memory, SQLite)
+    /// has none to tell: every commit is this process's own.
+    func observeChanges(_ observer: @escaping @Sendable (StoreNotice) -> Void)
+
     /// Finishes queued work and releases the store; called after the server stopped.
     func close()
+}
+
+extension SessionStore {
+    public func observeChanges(_ observer: @escaping @Sendable (StoreNotice) -> Void) {}
+}
+
+/// A change another process committed to a shared store.
+public enum StoreNotice: Sendable, Equatable {
+    /// The session with this public id is at this revision (or a later one).
+    case changed(id: String, revision: Int)
+    /// The session with this public id was deleted or expired.
+    case removed(id: String)
+    /// Notices may have been missed (the store's listening connection was lost, and is back):
+    /// read again every session of interest.
+    case resynchronize
 }
 
 /// How a request names a session: a client by its secret token, the app's backend by the

@@ -24,13 +24,17 @@ public struct StreamSettings: Sendable {
 /// event and woken. Streams that fell behind get one event from their own copy.
 ///
 /// Commits reach the hub by ``committed(_:_:)`` (this process's commits) and
-/// ``recheck(id:)`` (another instance's, or a session that may have expired).
+/// ``noticed(_:)`` (another instance's, from the store), and ``recheck(id:)`` reads a session
+/// again (a stream that just started, a session that may have expired).
 final class StreamHub: Sendable {
     /// The streams of one session. Its fields are the hub's lock's.
     final class Channel: @unchecked Sendable {
         let id: String
         let key: SessionKey
         var streams: [ObjectIdentifier: ScreenStream] = [:]
+        /// The newest revision this process committed or delivered: a notice of another
+        /// instance's commit is read only when it is newer.
+        var knownRevision = -1
 
         init(id: String, key: SessionKey) {
             self.id = id
@@ -131,13 +135,35 @@ final class StreamHub: Sendable {
     /// A commit of this process made `state` the session's current state.
     func committed(_ name: SessionName, _ state: SessionState) {
         guard count > 0 else { return }
-        let channel = channels.withLock { channels in
-            switch name {
-            case .token(let token): channels.byKey[SessionKey(token)]
-            case .id(let id): channels.byID[id]
-            }
+        let channel = channels.withLock { channels -> Channel? in
+            let channel =
+                switch name {
+                case .token(let token): channels.byKey[SessionKey(token)]
+                case .id(let id): channels.byID[id]
+                }
+            if let channel { channel.knownRevision = max(channel.knownRevision, state.revision) }
+            return channel
         }
         if let channel { _ = jobs.push(.deliver(channel, state)) }
+    }
+
+    /// What another process sharing the store committed.
+    func noticed(_ notice: StoreNotice) {
+        guard count > 0 else { return }
+        switch notice {
+        case .changed(let id, let revision):
+            let isNew = channels.withLock { channels in (channels.byID[id]?.knownRevision).map { $0 < revision } ?? false }
+            if isNew { recheck(id: id) }
+        case .removed(let id):
+            removed(id: id)
+        case .resynchronize:
+            recheckAll()
+        }
+    }
+
+    /// Reads every streamed session again.
+    private func recheckAll() {
+        for id in channels.withLock({ Array($0.byID.keys) }) { recheck(id: id) }
     }
 
     /// The session with this id was deleted: its streams end with `event: gone`.
@@ -201,7 +227,10 @@ final class StreamHub: Sendable {
 
     /// Offers every stream of the session the event that takes its copy to `state`.
     private func deliver(_ state: SessionState, to channel: Channel) {
-        let streams = channels.withLock { _ in Array(channel.streams.values) }
+        let streams = channels.withLock { _ in
+            channel.knownRevision = max(channel.knownRevision, state.revision)
+            return Array(channel.streams.values)
+        }
         var targets: [String: (definition: ScreenDefinition, copy: ScreenCopy)] = [:]
         var events = EventCache()
         for stream in streams {
@@ -272,7 +301,7 @@ final class StreamHub: Sendable {
             sinceRecheck += settings.heartbeatSeconds
             if sinceRecheck >= settings.recheckSeconds {
                 sinceRecheck = 0
-                for id in channels.withLock({ Array($0.byID.keys) }) { recheck(id: id) }
+                recheckAll()
             }
         }
     }

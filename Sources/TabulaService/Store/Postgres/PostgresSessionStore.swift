@@ -20,6 +20,8 @@ public final class PostgresSessionStore: SessionStore {
     private let count = Locked(0)
     private let touches: TouchTracker
     private let now: @Sendable () -> Milliseconds
+    private let url: String
+    private let listener = Locked<PostgresChangeListener?>(nil)
 
     /// Connections (and worker threads) a process opens when not told otherwise: a few
     /// transactions in flight keep the database busy while others travel, and each
@@ -43,6 +45,7 @@ public final class PostgresSessionStore: SessionStore {
             throw StoreError("cannot reach PostgreSQL at \(Self.redacted(url)): \(error)")
         }
         self.settings = settings
+        self.url = url
         touches = TouchTracker(sessionTTLSeconds: settings.sessionTTLSeconds)
         self.logger = logger
         self.now = now
@@ -113,14 +116,15 @@ public final class PostgresSessionStore: SessionStore {
     public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
         let time = now()
         pool.submit(
-            { [count] connection throws(PostgresError) in
+            { [count, logger] connection throws(PostgresError) in
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
                     let deleted = try Self.removeSessions(
                         "DELETE FROM sessions WHERE id = $1 RETURNING token_hash, id, subject, revision", [.text(id)], time: time, connection)
                     try connection.execute("COMMIT")
-                    if deleted > 0 { count.withLock { $0 -= 1 } }
-                    completion(.success(deleted > 0))
+                    if !deleted.isEmpty { count.withLock { $0 -= 1 } }
+                    completion(.success(!deleted.isEmpty))
+                    Self.announceRemoval(of: deleted, on: connection, logger)
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
@@ -181,9 +185,12 @@ public final class PostgresSessionStore: SessionStore {
                 guard let digest else { return completion(.success(.unknownSession)) }
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
-                    let result = try apply(digest, commit, keep: keep, answerCutoff: cutoff, connection)
+                    let (result, id) = try apply(digest, commit, keep: keep, answerCutoff: cutoff, connection)
                     try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
                     completion(.success(result))
+                    if result == .committed, let id, let state = commit.state {
+                        PostgresChangeListener.announce([PostgresChangeListener.payload(id: id, revision: state.revision)], on: connection, logger)
+                    }
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     // Another instance's transaction got there first (a serialization failure,
@@ -210,9 +217,10 @@ public final class PostgresSessionStore: SessionStore {
     /// Writes a commit, in the caller's transaction, with a compare-and-swap on the
     /// revision. An answer stored for the same event id before `answerCutoff` has expired
     /// (retention has not removed it yet) and is replaced.
+    /// Returns the result, and the session's public id when the commit made a new state.
     private func apply(
         _ digest: String, _ commit: SessionCommit, keep: Int, answerCutoff: Milliseconds, _ connection: PostgresConnection
-    ) throws(PostgresError) -> CommitResult {
+    ) throws(PostgresError) -> (CommitResult, id: String?) {
         let time = commit.event.time
         let claimed: PostgresResult
         if let (state, feed) = commit.change {
@@ -226,6 +234,7 @@ public final class PostgresSessionStore: SessionStore {
                     RETURNING id, subject)
                 INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms)
                 SELECT id, subject, $1, $6, $7, $8, $3 FROM changed
+                RETURNING session_id
                 """,
                 [
                     .integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(digest), .integer(Int64(commit.expectedRevision)),
@@ -250,7 +259,7 @@ public final class PostgresSessionStore: SessionStore {
         }
         guard claimed.affectedRows == 1 else {
             let exists = try connection.execute("SELECT 1 FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.isEmpty == false
-            return exists ? .conflict : .unknownSession
+            return (exists ? .conflict : .unknownSession, nil)
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
             let inserted = try connection.execute(
@@ -265,9 +274,9 @@ public final class PostgresSessionStore: SessionStore {
                     .integer(answerCutoff),
                 ])
             // Another instance answered the same event id first (and its answer is live).
-            if inserted.affectedRows == 0 { return .conflict }
+            if inserted.affectedRows == 0 { return (.conflict, nil) }
         }
-        return .committed
+        return (.committed, claimed.rows.first?.first?.text)
     }
 
     /// The session's current state.
@@ -395,7 +404,17 @@ public final class PostgresSessionStore: SessionStore {
             }, failed: { completion(.failure($0)) })
     }
 
+    /// Listens for every instance's commits on a connection of its own (see
+    /// ``PostgresChangeListener``); once.
+    public func observeChanges(_ observer: @escaping @Sendable (StoreNotice) -> Void) {
+        listener.withLock { listener in
+            guard listener == nil else { return }
+            listener = PostgresChangeListener(url: url, logger: logger, observer: observer)
+        }
+    }
+
     public func close() {
+        listener.withLock { $0 }?.stop()
         retention.stop()
         pool.close()
     }
@@ -415,9 +434,9 @@ public final class PostgresSessionStore: SessionStore {
                 // The outer condition repeats the inner one: a session that an event commits
                 // on while the statement waits for its row is checked again, and kept.
                 try connection.execute("BEGIN")
-                let idle: Int
+                let removed: [String]
                 do throws(PostgresError) {
-                    idle = try Self.removeSessions(
+                    removed = try Self.removeSessions(
                         """
                         DELETE FROM sessions
                         WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000) AND last_used_ms < $1
@@ -428,6 +447,8 @@ public final class PostgresSessionStore: SessionStore {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
                 }
+                Self.announceRemoval(of: removed, on: connection, logger)
+                let idle = removed.count
                 try Self.removeFeedEntries(olderThan: feedCutoff, limit: 20_000, connection)
                 let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
                 count.withLock { $0 = Int(sessions) }
@@ -456,18 +477,24 @@ extension PostgresSessionStore {
 
     /// Runs `delete`, a `DELETE FROM sessions … RETURNING token_hash, id, subject, revision`,
     /// and removes each deleted session's log and answers and writes its `deleted` feed
-    /// entry, in the caller's transaction; returns how many sessions it deleted.
+    /// entry, in the caller's transaction; returns the public ids of the sessions it deleted.
     static func removeSessions(
         _ delete: String, _ parameters: [PostgresValue], time: Milliseconds, _ connection: PostgresConnection
-    ) throws(PostgresError) -> Int {
-        let deleted = try connection.execute(delete, parameters).rows
-        for row in deleted {
+    ) throws(PostgresError) -> [String] {
+        var ids: [String] = []
+        for row in try connection.execute(delete, parameters).rows {
             guard let digest = row[0].text, let id = row[1].text else { continue }
             try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
             try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
             try appendToFeed(sessionID: id, subject: row[2].text, revision: row[3].integer ?? 0, .deleted, time: time, connection)
+            ids.append(id)
         }
-        return deleted.count
+        return ids
+    }
+
+    /// Tells every instance that these sessions are gone, once their removal committed.
+    static func announceRemoval(of ids: [String], on connection: PostgresConnection, _ logger: Logger) {
+        PostgresChangeListener.announce(ids.map { PostgresChangeListener.payload(id: $0, revision: nil) }, on: connection, logger)
     }
 
     /// The feed is ordered by transaction id, which only grows in one database's history. A
