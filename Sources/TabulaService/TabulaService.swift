@@ -72,6 +72,7 @@ public final class TabulaService: HTTPHandler {
         router.add(.patch, APIContext.stateRoute) { api.writeState($0, $1) }
         router.add(.put, APIContext.stateRoute) { api.writeState($0, $1) }
         router.add(.get, "/v1/feed") { api.readFeed($0, $1) }
+        router.add(.get, "/v1/feed/stream") { api.streamFeed($0, $1) }
         router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
         router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
         router.add(.get, APIContext.screenStreamRoute) { api.openScreenStream($0, $1) }

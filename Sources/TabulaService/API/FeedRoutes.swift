@@ -3,7 +3,7 @@ import TabulaCore
 import TabulaHTTP
 
 /// `GET /v1/feed?after=CURSOR&limit=N`: the committed changes of every session, oldest
-/// first, for the app's backend.
+/// first, for the app's backend; and `GET /v1/feed/stream`, the same pushed as they come.
 extension APIContext {
     static let defaultFeedLimit = 100
     static let maxFeedLimit = 1_000
@@ -18,6 +18,17 @@ extension APIContext {
         } catch {
             return send(error.response(), context, responder)
         }
+        readFeedPage(after: after, limit: limit, context, responder) { [self] entries, next in
+            send(Response(status: .ok, headerFields: JSONResponse.headers(), body: Self.encode(entries, next: next)), context, responder)
+        }
+    }
+
+    /// Reads a page of the feed for a request: a store that cannot be reached is 503, a
+    /// cursor beyond retention 410; `body` answers with the entries.
+    private func readFeedPage(
+        after: FeedCursor?, limit: Int, _ context: RouteContext, _ responder: Responder,
+        _ body: @escaping @Sendable ([FeedEntry], FeedCursor) -> Void
+    ) {
         store.readFeed(after: after, limit: limit) { [self] result in
             switch result {
             case .failure(let error):
@@ -25,9 +36,53 @@ extension APIContext {
             case .success(.expired(let oldest)):
                 send(Problem.feedExpired(oldest: oldest.description).response(), context, responder)
             case .success(.entries(let entries, let next)):
-                send(Response(status: .ok, headerFields: JSONResponse.headers(), body: Self.encode(entries, next: next)), context, responder)
+                body(entries, next)
             }
         }
+    }
+
+    /// `GET /v1/feed/stream`: the feed's entries as Server-Sent Events (`event: entry`,
+    /// `id: CURSOR`), from `Last-Event-ID` (or `?after=`), then each new one as it commits.
+    /// A cursor beyond retention is 410 `feed-expired`, before the stream starts.
+    func streamFeed(_ context: RouteContext, _ responder: Responder) {
+        let after: FeedCursor?
+        do throws(Problem) {
+            try access.requireBackend(context.request)
+            after = try Self.feedStreamCursor(context.request)
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        guard !streams.isFull else {
+            let settings = streams.settings
+            return send(Problem.tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds).response(), context, responder)
+        }
+        readFeedPage(after: after, limit: FeedStream.pageSize, context, responder) { [self] entries, next in
+            var opening = EventStreamFrames.opening
+            for entry in entries { opening += FeedStream.event(entry) }
+            let stream = FeedStream(after: next, opening: opening, wantsRead: entries.count == FeedStream.pageSize, tick: streams.currentTick)
+            do throws(Problem) {
+                try streams.register(stream)
+            } catch {
+                return send(error.response(), context, responder)
+            }
+            let server = ServerStream(source: stream)
+            stream.start(server: server, requestRead: { [streams] in streams.read($0) }, onClose: { [streams] in streams.unregister($0) })
+            send(Response(status: .ok, headerFields: Self.streamHeaders, stream: server), context, responder)
+            // Entries committed between the read and the registration.
+            stream.feedChanged()
+        }
+    }
+
+    /// Where a feed stream starts: `Last-Event-ID` (EventSource sends the last id it got
+    /// when it reconnects), else `?after=`, else the oldest entry kept.
+    static func feedStreamCursor(_ request: Request) throws(Problem) -> FeedCursor? {
+        if let lastEventID = request.headers.value("Last-Event-ID") {
+            guard let cursor = FeedCursor(lastEventID) else {
+                throw Problem.invalidHeader("Last-Event-ID", "must be the id of an entry the feed's stream sent (a cursor)")
+            }
+            return cursor
+        }
+        return try feedCursor(request)
     }
 
     /// `after`: optional, a cursor a feed answer gave.
@@ -64,22 +119,31 @@ extension APIContext {
         var writer = JSONWriter(reservingCapacity: 64 + entries.count * 320)
         writer.beginObject()
         writer.key("entries")
-        writer.array(entries) { writer, entry in
-            writer.beginObject()
-            writer.key("at"); writer.string(RFC3339.text(entry.time))
-            writer.key("cause"); writer.string(entry.record.cause.rawValue)
-            writer.key("changedKeys"); writer.rawValue(entry.record.changedKeys)
-            writer.key("cursor"); writer.string(entry.cursor.description)
-            writer.key("event")
-            if let event = entry.record.event { writer.rawValue(event) } else { writer.null() }
-            writer.key("revision"); writer.int(entry.revision)
-            writer.key("session"); writer.string(entry.sessionID)
-            writer.key("subject")
-            if let subject = entry.subject { writer.string(subject) } else { writer.null() }
-            writer.endObject()
-        }
+        writer.array(entries) { writer, entry in write(entry, to: &writer) }
         writer.key("next"); writer.string(next.description)
         writer.endObject()
         return writer.bytes
+    }
+
+    /// One entry alone, as the feed's stream sends it.
+    static func encode(_ entry: FeedEntry) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: 320)
+        write(entry, to: &writer)
+        return writer.bytes
+    }
+
+    private static func write(_ entry: FeedEntry, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("at"); writer.string(RFC3339.text(entry.time))
+        writer.key("cause"); writer.string(entry.record.cause.rawValue)
+        writer.key("changedKeys"); writer.rawValue(entry.record.changedKeys)
+        writer.key("cursor"); writer.string(entry.cursor.description)
+        writer.key("event")
+        if let event = entry.record.event { writer.rawValue(event) } else { writer.null() }
+        writer.key("revision"); writer.int(entry.revision)
+        writer.key("session"); writer.string(entry.sessionID)
+        writer.key("subject")
+        if let subject = entry.subject { writer.string(subject) } else { writer.null() }
+        writer.endObject()
     }
 }

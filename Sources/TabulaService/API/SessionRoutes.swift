@@ -26,6 +26,7 @@ extension APIContext {
             case .failure(let error):
                 send(Problem.storeUnavailable(error).response(), context, responder)
             case .success:
+                streams.feedChanged()
                 var writer = JSONWriter()
                 writer.beginObject()
                 writer.key("id"); writer.string(new.id)

@@ -45,12 +45,15 @@ final class StreamHub: Sendable {
     private struct Channels {
         var byKey: [SessionKey: Channel] = [:]
         var byID: [String: Channel] = [:]
+        /// The backend's streams of the feed.
+        var feeds: [ObjectIdentifier: FeedStream] = [:]
         var total = 0
     }
 
     private enum Job: Sendable {
         case deliver(Channel, SessionState)
         case gone(Channel)
+        case readFeed(FeedStream)
     }
 
     let settings: StreamSettings
@@ -61,6 +64,7 @@ final class StreamHub: Sendable {
     /// Open streams, read without the lock by every commit: with none, a commit costs one
     /// atomic load here.
     private let openStreams = Atomic<Int>(0)
+    private let feedStreams = Atomic<Int>(0)
     private let jobs = BlockingQueue<Job>()
     /// Wakes the ticker early when the hub closes.
     private let ticks = BlockingQueue<Void>(capacity: 1)
@@ -114,6 +118,44 @@ final class StreamHub: Sendable {
         openStreams.wrappingAdd(1, ordering: .relaxed)
     }
 
+    /// Takes a stream of the feed in, unless the limit is reached.
+    func register(_ stream: FeedStream) throws(Problem) {
+        let settings = settings
+        let admitted = channels.withLock { channels -> Bool in
+            guard channels.total < settings.maxStreams else { return false }
+            channels.feeds[ObjectIdentifier(stream)] = stream
+            channels.total += 1
+            return true
+        }
+        guard admitted else { throw .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
+        openStreams.wrappingAdd(1, ordering: .relaxed)
+        feedStreams.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// A stream of the feed closed, or was never sent.
+    func unregister(_ stream: FeedStream) {
+        let removed = channels.withLock { channels in
+            let removed = channels.feeds.removeValue(forKey: ObjectIdentifier(stream)) != nil
+            if removed { channels.total -= 1 }
+            return removed
+        }
+        guard removed else { return }
+        openStreams.wrappingSubtract(1, ordering: .relaxed)
+        feedStreams.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Queues a read of the feed for `stream` on the hub's thread.
+    func read(_ stream: FeedStream) {
+        _ = jobs.push(.readFeed(stream))
+    }
+
+    /// The feed may have grown (a session was created, changed or removed, here or on
+    /// another instance): its streams read after their cursors.
+    func feedChanged() {
+        guard feedStreams.load(ordering: .relaxed) > 0 else { return }
+        for stream in channels.withLock({ Array($0.feeds.values) }) { stream.feedChanged() }
+    }
+
     /// A stream closed, or was never sent.
     func unregister(_ stream: ScreenStream) {
         let removed = channels.withLock { channels -> Bool in
@@ -135,6 +177,7 @@ final class StreamHub: Sendable {
     /// A commit of this process made `state` the session's current state.
     func committed(_ name: SessionName, _ state: SessionState) {
         guard count > 0 else { return }
+        feedChanged()
         let channel = channels.withLock { channels -> Channel? in
             let channel =
                 switch name {
@@ -150,6 +193,7 @@ final class StreamHub: Sendable {
     /// What another process sharing the store committed.
     func noticed(_ notice: StoreNotice) {
         guard count > 0 else { return }
+        feedChanged()
         switch notice {
         case .changed(let id, let revision):
             let isNew = channels.withLock { channels in (channels.byID[id]?.knownRevision).map { $0 < revision } ?? false }
@@ -168,6 +212,7 @@ final class StreamHub: Sendable {
 
     /// The session with this id was deleted: its streams end with `event: gone`.
     func removed(id: String) {
+        feedChanged()
         guard count > 0, let channel = channels.withLock({ $0.byID[id] }) else { return }
         _ = jobs.push(.gone(channel))
     }
@@ -206,6 +251,8 @@ final class StreamHub: Sendable {
             case .gone(let channel):
                 end(channel)
                 newest[ObjectIdentifier(channel)] = nil
+            case .readFeed(let stream):
+                stream.read(from: store)
             }
         }
         for key in order {
@@ -283,21 +330,31 @@ final class StreamHub: Sendable {
 
     // MARK: The ticker's thread
 
+    /// A heartbeat for a stream that started; a stream whose response was never sent (a
+    /// shutdown answered its request first) is let go a tick after its own.
+    private func tend(_ stream: some TickedStream, at tick: Int, unregister: () -> Void) {
+        let status = stream.status
+        if status.started {
+            stream.heartbeat()
+        } else if stream.openedAtTick < tick - 1 {
+            unregister()
+        }
+    }
+
     /// Every heartbeat interval: a heartbeat on every stream, streams whose response was
     /// never sent let go; every recheck interval, every streamed session read again.
     private func runTicker() {
         var sinceRecheck = 0
         while ticks.take(maximum: 1, timeout: Double(settings.heartbeatSeconds)) != nil {
             let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
-            let all = channels.withLock { channels in channels.byID.values.flatMap { $0.streams.values } }
-            for stream in all {
-                let status = stream.status
-                if !status.started && stream.openedAtTick < current - 1 {
-                    unregister(stream)
-                } else if status.started {
-                    stream.heartbeat()
-                }
+            let (screens, feeds) = channels.withLock { channels in
+                (channels.byID.values.flatMap { $0.streams.values }, Array(channels.feeds.values))
             }
+            for stream in screens { tend(stream, at: current) { unregister(stream) } }
+            for stream in feeds { tend(stream, at: current) { unregister(stream) } }
+            // Entries no commit here announced (an expiry; on PostgreSQL, one that was not
+            // readable yet when its commit was announced).
+            feedChanged()
             sinceRecheck += settings.heartbeatSeconds
             if sinceRecheck >= settings.recheckSeconds {
                 sinceRecheck = 0
@@ -306,3 +363,13 @@ final class StreamHub: Sendable {
         }
     }
 }
+
+/// What the hub's ticker tends: a stream's heartbeat, and whether its response was sent.
+protocol TickedStream: AnyObject {
+    var status: (started: Bool, closed: Bool) { get }
+    var openedAtTick: Int { get }
+    func heartbeat()
+}
+
+extension ScreenStream: TickedStream {}
+extension FeedStream: TickedStream {}

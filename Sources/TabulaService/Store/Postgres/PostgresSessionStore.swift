@@ -73,7 +73,7 @@ public final class PostgresSessionStore: SessionStore {
             return completion(.failure(error))
         }
         pool.submit(
-            { [count] connection throws(PostgresError) in
+            { [count, logger] connection throws(PostgresError) in
                 let bytes = new.state.valuesBytes
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
@@ -95,6 +95,8 @@ public final class PostgresSessionStore: SessionStore {
                 }
                 count.withLock { $0 += 1 }
                 completion(.success(()))
+                // For the feed's streams on every instance (no screen streams yet).
+                PostgresChangeListener.announce([PostgresChangeListener.payload(id: new.id, revision: 0)], on: connection, logger)
             }, failed: { completion(.failure($0)) })
     }
 
