@@ -17,10 +17,13 @@ extension ServerCore {
 
     /// Resumes a parked connection or a waiting stream, unless the daemon is stopping for good. No lock of ours
     /// is held across `MHD_resume_connection`, since libmicrohttpd takes its own locks there.
-    func resume(_ connection: OpaquePointer) {
+    /// Returns whether it resumed the connection.
+    @discardableResult
+    func resume(_ connection: OpaquePointer) -> Bool {
         resumesInProgress.wrappingAdd(1, ordering: .sequentiallyConsistent)
         defer { resumesInProgress.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
-        guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+        guard !stopped.load(ordering: .sequentiallyConsistent) else { return false }
         MHD_resume_connection(connection)
+        return true
     }
 }

@@ -49,7 +49,9 @@ public final class ServerStream: @unchecked Sendable {
         switch state.move(StreamStateMachine.wake) {
         case .none: return
         case .resume:
-            if let connection, let core { core.resume(connection) }
+            // A shutdown that set `stopped` meanwhile skips the resume: the stream stays
+            // `resuming`, counted as suspended, and the daemon is not stopped under it.
+            if let connection, let core, core.resume(connection) { state.move(StreamStateMachine.resumed) }
         }
     }
 
@@ -62,7 +64,7 @@ public final class ServerStream: @unchecked Sendable {
     /// Whether the connection is, or is about to be, suspended.
     var isSuspended: Bool {
         switch StreamState(rawValue: state.load(ordering: .acquiring)) ?? .fallback {
-        case .suspending, .wokenWhileSuspending, .suspended: true
+        case .suspending, .wokenWhileSuspending, .suspended, .resuming: true
         case .running, .woken, .closed: false
         }
     }
@@ -96,7 +98,10 @@ public final class ServerStream: @unchecked Sendable {
                     switch state.move(StreamStateMachine.suspended) {
                     case .wait: return 0
                     case .resume:
-                        core?.resume(connection)
+                        // On the connection's own thread, inside libmicrohttpd's callback:
+                        // a daemon being stopped waits for this thread, and resumes
+                        // connections that were resumed before it closes them.
+                        MHD_resume_connection(connection)
                         return 0
                     case .impossible: return Self.endOfStream
                     }

@@ -13,9 +13,12 @@
 ///   suspending ─────────────────▶ wokenWhileSuspending ──suspended──▶ running (resume)
 ///      │ suspended
 ///      ▼           wake
-///   suspended ─────────────▶ running (resume)
+///   suspended ─────────────▶ resuming ──resumed──▶ running
 /// ```
-/// A stream whose request completed is `closed`, for good.
+/// A wake that resumes the connection holds it in `resuming` until `MHD_resume_connection`
+/// returned, so that a shutdown, which waits for no stream to be suspended or resuming,
+/// never stops the daemon between the two. A stream whose request completed is `closed`,
+/// for good.
 enum StreamState: Int, CaseIterable, Sendable, AtomicState {
     /// The connection's thread may be asking the source for bytes, or sending them.
     case running
@@ -27,6 +30,8 @@ enum StreamState: Int, CaseIterable, Sendable, AtomicState {
     case wokenWhileSuspending
     /// The connection is suspended until a wake resumes it.
     case suspended
+    /// A wake is resuming the connection; the connection's thread may already run.
+    case resuming
     /// The request is over; wakes do nothing.
     case closed
 
@@ -59,13 +64,14 @@ enum StreamStateMachine {
     enum AfterWake: Equatable {
         /// Nothing: the connection's thread will look again.
         case none
-        /// Resume the suspended connection.
+        /// Resume the suspended connection, then make the ``resumed(_:)`` move.
         case resume
     }
 
     static func nothingToSend(_ state: StreamState) -> (next: StreamState?, then: AfterNothingToSend) {
         switch state {
-        case .running: (.suspending, .suspend)
+        // Resumed, the connection's thread may run before its waker's `resumed` move.
+        case .running, .resuming: (.suspending, .suspend)
         case .woken: (.running, .lookAgain)
         case .suspending, .wokenWhileSuspending, .suspended, .closed: (nil, .end)
         }
@@ -75,7 +81,7 @@ enum StreamStateMachine {
         switch state {
         case .suspending: (.suspended, .wait)
         case .wokenWhileSuspending: (.running, .resume)
-        case .running, .woken, .suspended, .closed: (nil, .impossible)
+        case .running, .woken, .suspended, .resuming, .closed: (nil, .impossible)
         }
     }
 
@@ -83,9 +89,15 @@ enum StreamStateMachine {
         switch state {
         case .running: (.woken, .none)
         case .suspending: (.wokenWhileSuspending, .none)
-        case .suspended: (.running, .resume)
-        case .woken, .wokenWhileSuspending, .closed: (nil, .none)
+        case .suspended: (.resuming, .resume)
+        case .woken, .wokenWhileSuspending, .resuming, .closed: (nil, .none)
         }
+    }
+
+    /// The waker's `MHD_resume_connection` returned. The connection's thread may have moved
+    /// on meanwhile (to look again, or to suspend again): then this changes nothing.
+    static func resumed(_ state: StreamState) -> (next: StreamState?, then: Void) {
+        (state == .resuming ? .running : nil, ())
     }
 
     /// The request completed: the connection is never resumed again.

@@ -10,7 +10,7 @@ import Testing
     func findingNothingToSend(from state: StreamState) {
         let (next, then) = Machine.nothingToSend(state)
         switch state {
-        case .running: #expect(next == .suspending && then == .suspend)
+        case .running, .resuming: #expect(next == .suspending && then == .suspend)
         case .woken: #expect(next == .running && then == .lookAgain)
         case .suspending, .wokenWhileSuspending, .suspended, .closed: #expect(next == nil && then == .end)
         }
@@ -22,7 +22,7 @@ import Testing
         switch state {
         case .suspending: #expect(next == .suspended && then == .wait)
         case .wokenWhileSuspending: #expect(next == .running && then == .resume)
-        case .running, .woken, .suspended, .closed: #expect(next == nil && then == .impossible)
+        case .running, .woken, .suspended, .resuming, .closed: #expect(next == nil && then == .impossible)
         }
     }
 
@@ -32,9 +32,15 @@ import Testing
         switch state {
         case .running: #expect(next == .woken && then == .none)
         case .suspending: #expect(next == .wokenWhileSuspending && then == .none)
-        case .suspended: #expect(next == .running && then == .resume)
-        case .woken, .wokenWhileSuspending, .closed: #expect(next == nil && then == .none)
+        case .suspended: #expect(next == .resuming && then == .resume)
+        case .woken, .wokenWhileSuspending, .resuming, .closed: #expect(next == nil && then == .none)
         }
+    }
+
+    @Test(arguments: StreamState.allCases)
+    func theWakersResumeReturned(from state: StreamState) {
+        let (next, _) = Machine.resumed(state)
+        #expect(next == (state == .resuming ? .running : nil))
     }
 
     /// Whatever the order of a wake and the connection's thread suspending, the connection
@@ -50,6 +56,7 @@ import Testing
                 if then == .resume {
                     #expect(suspended)
                     resumes += 1
+                    if let after = Machine.resumed(state).next { state = after }
                 }
             }
             if wakeAt == 0 { wake() }

@@ -207,6 +207,8 @@ import Testing
         #expect(stream.gone && stream.client.ended)
         let again = try api.send("GET", "/v1/screens/settings/stream", session: deleted.token)
         #expect(again.status == 401 && again.problemSlug == "unknown-session")
+        // The ended streams no longer count against the limits.
+        #expect(try api.metrics(showing: "tabula_open_streams 0").contains("tabula_open_streams 0"))
     }
 
     @Test func anExpiredSessionEndsItsStreamsWithGone() throws {

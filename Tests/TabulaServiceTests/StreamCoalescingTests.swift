@@ -12,23 +12,39 @@ import Testing
 /// waiting event, so when the reader comes back it gets one event, from its own copy to
 /// the newest screen, and applying it gives exactly that screen.
 @Suite struct StreamCoalescingTests {
-    @Test func aSlowReaderGetsOneEventFromItsCopyToTheNewestScreen() throws {
-        let catalogue = try APITestServer.fixtures()
-        let store = MemorySessionStore()
-        let cache = ScreenCache(catalogue: catalogue, maxEntries: 100)
-        var settings = StreamSettings()
-        settings.heartbeatSeconds = 3600
-        let hub = StreamHub(settings: settings, catalogue: catalogue, store: store, cache: cache)
-        defer { hub.close() }
-        let definition = try #require(catalogue.screen(id: "settings"))
+    /// A hub with one started stream of the settings screen, at the initial state; no
+    /// server takes its bytes but the test (``ScreenStream/nextChunk()``).
+    final class Fixture {
+        let catalogue: Catalogue
+        let hub: StreamHub
+        let definition: ScreenDefinition
         let token = SessionToken.make()
-        let stream = ScreenStream(definition: definition, session: SessionKey(token), tick: 0)
-        try hub.register(stream, sessionID: "s_test")
-        var state = catalogue.initialState
-        let first = render(definition, state)
-        stream.start(
-            opening: [], copy: ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: first),
-            server: ServerStream(source: stream), onClose: { hub.unregister($0) })
+        let stream: ScreenStream
+        let copy: ScreenCopy
+        /// Kept here: the stream holds its server weakly.
+        let server: ServerStream
+
+        init() throws {
+            catalogue = try APITestServer.fixtures()
+            var settings = StreamSettings()
+            settings.heartbeatSeconds = 3600
+            hub = StreamHub(settings: settings, catalogue: catalogue, store: MemorySessionStore(), cache: ScreenCache(catalogue: catalogue, maxEntries: 100))
+            definition = try #require(catalogue.screen(id: "settings"))
+            stream = ScreenStream(definition: definition, session: SessionKey(token), tick: 0)
+            try hub.register(stream, sessionID: "s_test")
+            copy = ScreenCopy(definitionID: definition.definitionID, revision: 0, screen: render(definition, catalogue.initialState))
+            server = ServerStream(source: stream)
+            stream.start(opening: [], copy: copy, current: copy, server: server, onClose: { [hub] in hub.unregister($0) })
+        }
+
+        deinit { hub.close() }
+    }
+
+    @Test func aSlowReaderGetsOneEventFromItsCopyToTheNewestScreen() throws {
+        let fixture = try Fixture()
+        let (hub, definition, token, stream) = (fixture.hub, fixture.definition, fixture.token, fixture.stream)
+        var state = fixture.catalogue.initialState
+        let first = fixture.copy.screen
         var random = SplitMix64(seed: 7)
         var commits = 0
         while commits < 30 {
@@ -52,12 +68,36 @@ import Testing
         let answer = try #require(try JSONParser().parse(Array(data.utf8)).objectValue)
         #expect(answer["fromRevision"]?.intValue == 0 && answer["toRevision"]?.intValue == state.revision)
         let changes = try ChangeSet(json: try #require(answer["changes"]))
-        var copy = try changes.applyChecked(to: first)
-        copy.revision = state.revision
-        #expect(copy == render(definition, state))
+        var applied = try changes.applyChecked(to: first)
+        applied.revision = state.revision
+        #expect(applied == render(definition, state))
         #expect(stream.copy?.revision == state.revision)
         guard case .wait = stream.nextChunk() else {
             Issue.record("a second event after the one that took the copy to the newest screen")
+            return
+        }
+    }
+
+    /// A commit delivered after a newer one (jobs from different threads, or a store read
+    /// racing a commit) never takes the client back, even when the newer one changed
+    /// nothing on the screen.
+    @Test func anOlderCommitDeliveredLateIsIgnored() throws {
+        let fixture = try Fixture()
+        let (hub, definition, token, stream, copy) = (fixture.hub, fixture.definition, fixture.token, fixture.stream, fixture.copy)
+        let initial = fixture.catalogue.initialState
+        let on = try reduce(initial, .setSwitch(row: "bluetooth", isOn: true), definition).state
+        let off = try reduce(on, .setSwitch(row: "bluetooth", isOn: false), definition).state
+        #expect(off.revision == 2 && render(definition, off).sections == copy.screen.sections)
+        hub.committed(.token(token), off)
+        let atTwo = ScreenCopy(definitionID: definition.definitionID, revision: 2, screen: copy.screen)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while stream.wants(atTwo) && ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(!stream.wants(atTwo) && stream.waitingRevision == nil, "revision 2 changes nothing on the screen")
+        hub.committed(.token(token), on)
+        usleep(100_000)
+        #expect(stream.waitingRevision == nil, "revision 1, delivered after 2, would take the client back")
+        guard case .wait = stream.nextChunk() else {
+            Issue.record("an event was sent")
             return
         }
     }

@@ -81,7 +81,7 @@ extension APIContext {
             opening += EventStreamFrames.event("screen", id: target.eventID, data: current.bytes)
         }
         let server = ServerStream(source: stream)
-        stream.start(opening: opening, copy: copy, server: server) { [streams] in streams.unregister($0) }
+        stream.start(opening: opening, copy: copy, current: target, server: server) { [streams] in streams.unregister($0) }
         send(Response(status: .ok, headerFields: Self.streamHeaders, stream: server), context, responder, token)
         // A commit between the read and the registration found no stream to bring forward.
         streams.recheck(id: id)

@@ -23,7 +23,8 @@ final class FeedStream: StreamSource, Sendable {
         var ending = false
         var started = false
         var closed = false
-        var server: ServerStream?
+        /// Weak, as a screen stream's (see ``ScreenStream``).
+        weak var server: ServerStream?
         var onClose: (@Sendable (FeedStream) -> Void)?
         /// Queues a read on the hub's thread.
         var requestRead: (@Sendable (FeedStream) -> Void)?
@@ -100,6 +101,20 @@ final class FeedStream: StreamSource, Sendable {
 
     func heartbeat() {
         state.withLock { $0.heartbeatDue = true }
+        wake()
+    }
+
+    /// The hub could not queue the claimed read: it is wanted still.
+    func readRefused() {
+        state.withLock { state in
+            state.reading = false
+            state.wantsRead = true
+        }
+    }
+
+    /// The hub let the stream go before it started: if it starts after all, it ends at once.
+    func abandon() {
+        state.withLock { $0.ending = true }
         wake()
     }
 

@@ -10,11 +10,6 @@ struct ScreenCopy: Sendable {
     /// what it sends back as `Last-Event-ID` when it reconnects.
     var eventID: String { "\(definitionID):\(revision)" }
 
-    /// Whether the client is at `other` or beyond it.
-    func isAtOrAfter(_ other: ScreenCopy) -> Bool {
-        definitionID == other.definitionID && revision >= other.revision
-    }
-
     /// Whether this is exactly `other`'s copy.
     func isSame(as other: ScreenCopy) -> Bool {
         definitionID == other.definitionID && revision == other.revision

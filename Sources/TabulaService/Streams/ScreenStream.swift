@@ -20,6 +20,9 @@ final class ScreenStream: StreamSource, Sendable {
         var copy: ScreenCopy?
         /// The change from ``copy`` to its `copy`, not handed to the server yet.
         var pending: (bytes: [UInt8], copy: ScreenCopy)?
+        /// The newest state offered (its definition and revision), whether it changed the
+        /// screen or not: commits delivered out of order never take the client back.
+        var offered: (definitionID: String, revision: Int)?
         /// Sent before anything else: the reconnect delay and the first event.
         var opening: [UInt8] = []
         var heartbeatDue = false
@@ -28,7 +31,11 @@ final class ScreenStream: StreamSource, Sendable {
         var goneSent = false
         var started = false
         var closed = false
-        var server: ServerStream?
+        /// The hub let go of the stream before its response was sent: it ends at once.
+        var abandoned = false
+        /// Weak: libmicrohttpd's response keeps the server's side alive while it is sent,
+        /// and a response that is never sent must not keep the two alive.
+        weak var server: ServerStream?
         var onClose: (@Sendable (ScreenStream) -> Void)?
     }
 
@@ -41,14 +48,34 @@ final class ScreenStream: StreamSource, Sendable {
     }
 
     /// Sets what the stream starts with: `opening` (the reconnect delay and the first event,
-    /// if any) takes the client to `copy`. Called once, before the response is sent.
-    func start(opening: [UInt8], copy: ScreenCopy, server: ServerStream, onClose: @escaping @Sendable (ScreenStream) -> Void) {
+    /// if any) takes the client to `copy`, which shows the session's state at `current`.
+    /// Called once, before the response is sent.
+    func start(
+        opening: [UInt8], copy: ScreenCopy, current: ScreenCopy, server: ServerStream, onClose: @escaping @Sendable (ScreenStream) -> Void
+    ) {
         state.withLock { state in
             state.opening = opening
             state.copy = copy
+            state.offered = (current.definitionID, current.revision)
             state.server = server
             state.onClose = onClose
         }
+    }
+
+    /// Whether `target` is newer than every state offered so far.
+    func wants(_ target: ScreenCopy) -> Bool {
+        state.withLock { Self.isNew(target, after: $0.offered) }
+    }
+
+    private static func isNew(_ target: ScreenCopy, after offered: (definitionID: String, revision: Int)?) -> Bool {
+        guard let offered else { return false }
+        return target.revision > offered.revision || (target.revision == offered.revision && target.definitionID != offered.definitionID)
+    }
+
+    /// The hub let the stream go before it started: if it starts after all, it ends at once.
+    func abandon() {
+        state.withLock { $0.abandoned = true }
+        wake()
     }
 
     /// What the client holds once it read everything handed to the server; `nil` before
@@ -66,10 +93,9 @@ final class ScreenStream: StreamSource, Sendable {
     /// (the server took the waiting event meanwhile): the caller computes again from ``copy``.
     func offer(_ bytes: [UInt8], from base: ScreenCopy, to target: ScreenCopy) -> Bool {
         let wake = state.withLock { state -> Bool? in
-            guard !state.closed, !state.gone, let copy = state.copy else { return false }
+            guard !state.closed, !state.gone, let copy = state.copy, Self.isNew(target, after: state.offered) else { return false }
             guard copy.isSame(as: base) else { return nil }
-            if let pending = state.pending, pending.copy.isAtOrAfter(target) { return false }
-            guard !copy.isAtOrAfter(target) else { return false }
+            state.offered = (target.definitionID, target.revision)
             state.pending = bytes.isEmpty ? nil : (bytes, target)
             return !bytes.isEmpty
         }
@@ -98,6 +124,7 @@ final class ScreenStream: StreamSource, Sendable {
 
     func nextChunk() -> StreamChunk {
         state.withLock { state in
+            guard !state.abandoned else { return .end }
             state.started = true
             var bytes = state.opening
             state.opening = []

@@ -146,7 +146,8 @@ final class StreamHub: Sendable {
 
     /// Queues a read of the feed for `stream` on the hub's thread.
     func read(_ stream: FeedStream) {
-        _ = jobs.push(.readFeed(stream))
+        // A full (or closed) queue: the ticker's next feedChanged() asks again.
+        if !jobs.push(.readFeed(stream)) { stream.readRefused() }
     }
 
     /// The feed may have grown (a session was created, changed or removed, here or on
@@ -261,14 +262,19 @@ final class StreamHub: Sendable {
         }
     }
 
+    /// Ends the streams of a session that is gone, and lets them go: they no longer count.
     private func end(_ channel: Channel) {
         let streams = channels.withLock { channels -> [ScreenStream] in
             if channels.byID[channel.id] === channel {
                 channels.byID[channel.id] = nil
                 channels.byKey[channel.key] = nil
             }
-            return Array(channel.streams.values)
+            let streams = Array(channel.streams.values)
+            channel.streams = [:]
+            channels.total -= streams.count
+            return streams
         }
+        openStreams.wrappingSubtract(streams.count, ordering: .relaxed)
         for stream in streams { stream.end() }
     }
 
@@ -295,7 +301,7 @@ final class StreamHub: Sendable {
             // A copy changes only when the server takes the waiting event; a few attempts
             // always suffice, since each finds no waiting event left to take.
             for _ in 0..<4 {
-                guard let base = stream.copy, !base.isAtOrAfter(target) else { break }
+                guard stream.wants(target), let base = stream.copy else { break }
                 let event = events.event(stream.definition, from: base, to: target)
                 if stream.offer(event, from: base, to: target) { break }
             }
@@ -350,8 +356,18 @@ final class StreamHub: Sendable {
             let (screens, feeds) = channels.withLock { channels in
                 (channels.byID.values.flatMap { $0.streams.values }, Array(channels.feeds.values))
             }
-            for stream in screens { tend(stream, at: current) { unregister(stream) } }
-            for stream in feeds { tend(stream, at: current) { unregister(stream) } }
+            for stream in screens {
+                tend(stream, at: current) {
+                    unregister(stream)
+                    stream.abandon()
+                }
+            }
+            for stream in feeds {
+                tend(stream, at: current) {
+                    unregister(stream)
+                    stream.abandon()
+                }
+            }
             // Entries no commit here announced (an expiry; on PostgreSQL, one that was not
             // readable yet when its commit was announced).
             feedChanged()
