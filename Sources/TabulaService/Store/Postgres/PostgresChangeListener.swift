@@ -4,7 +4,8 @@ import TabulaPostgres
 
 /// Hears what every instance commits: one connection of its own (not from the pool, whose
 /// connections run transactions) listens on ``channel``, where each commit of a change is
-/// announced after it committed, as `ID:REVISION` (or `ID:deleted`). PostgreSQL drops
+/// announced after it committed (``PostgresChangeAnnouncer``), as `ID:REVISION` (or
+/// `ID:deleted`). PostgreSQL drops
 /// notifications sent while nobody listens, so after the connection is lost and opened
 /// again the listener says ``StoreNotice/resynchronize``: whoever relies on it reads again
 /// what it follows.
@@ -72,20 +73,5 @@ final class PostgresChangeListener: Sendable {
         let rest = payload[payload.index(after: colon)...]
         if rest == "deleted" { return .removed(id: id) }
         return Int(rest).map { .changed(id: id, revision: $0) }
-    }
-
-    /// Announces changes once they are committed, on `connection` (each `pg_notify` its
-    /// own short transaction, which writes nothing). A failure is logged, not thrown: the
-    /// change is committed, and listeners read every session they follow again at their
-    /// next resynchronisation.
-    static func announce(_ payloads: [String], on connection: PostgresConnection, _ logger: Logger) {
-        for payload in payloads {
-            do {
-                try connection.execute("SELECT pg_notify('\(channel)', $1)", [.text(payload)])
-            } catch {
-                logger.warning("PostgreSQL: could not announce a change to other instances (\(error)); their streams catch up at their next check")
-                return
-            }
-        }
     }
 }

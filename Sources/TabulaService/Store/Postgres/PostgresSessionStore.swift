@@ -22,6 +22,7 @@ public final class PostgresSessionStore: SessionStore {
     private let now: @Sendable () -> Milliseconds
     private let url: String
     private let listener = Locked<PostgresChangeListener?>(nil)
+    private let announcer: PostgresChangeAnnouncer
 
     /// Connections (and worker threads) a process opens when not told otherwise: a few
     /// transactions in flight keep the database busy while others travel, and each
@@ -46,6 +47,7 @@ public final class PostgresSessionStore: SessionStore {
         }
         self.settings = settings
         self.url = url
+        announcer = PostgresChangeAnnouncer(url: url, logger: logger)
         touches = TouchTracker(sessionTTLSeconds: settings.sessionTTLSeconds)
         self.logger = logger
         self.now = now
@@ -73,7 +75,7 @@ public final class PostgresSessionStore: SessionStore {
             return completion(.failure(error))
         }
         pool.submit(
-            { [count, logger] connection throws(PostgresError) in
+            { [count, announcer] connection throws(PostgresError) in
                 let bytes = new.state.valuesBytes
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
@@ -96,7 +98,7 @@ public final class PostgresSessionStore: SessionStore {
                 count.withLock { $0 += 1 }
                 completion(.success(()))
                 // For the feed's streams on every instance (no screen streams yet).
-                PostgresChangeListener.announce([PostgresChangeListener.payload(id: new.id, revision: 0)], on: connection, logger)
+                announcer.announce([PostgresChangeListener.payload(id: new.id, revision: 0)])
             }, failed: { completion(.failure($0)) })
     }
 
@@ -118,7 +120,7 @@ public final class PostgresSessionStore: SessionStore {
     public func deleteSession(id: String, completion: @escaping @Sendable (Result<Bool, StoreError>) -> Void) {
         let time = now()
         pool.submit(
-            { [count, logger] connection throws(PostgresError) in
+            { [count, announcer] connection throws(PostgresError) in
                 try connection.execute("BEGIN")
                 do throws(PostgresError) {
                     let deleted = try Self.removeSessions(
@@ -126,7 +128,7 @@ public final class PostgresSessionStore: SessionStore {
                     try connection.execute("COMMIT")
                     if !deleted.isEmpty { count.withLock { $0 -= 1 } }
                     completion(.success(!deleted.isEmpty))
-                    Self.announceRemoval(of: deleted, on: connection, logger)
+                    announcer.announce(deleted.map { PostgresChangeListener.payload(id: $0, revision: nil) })
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
@@ -191,7 +193,7 @@ public final class PostgresSessionStore: SessionStore {
                     try connection.execute(result == .committed ? "COMMIT" : "ROLLBACK")
                     completion(.success(result))
                     if result == .committed, let id, let state = commit.state {
-                        PostgresChangeListener.announce([PostgresChangeListener.payload(id: id, revision: state.revision)], on: connection, logger)
+                        announcer.announce([PostgresChangeListener.payload(id: id, revision: state.revision)])
                     }
                 } catch {
                     _ = try? connection.execute("ROLLBACK")
@@ -419,6 +421,7 @@ public final class PostgresSessionStore: SessionStore {
         listener.withLock { $0 }?.stop()
         retention.stop()
         pool.close()
+        announcer.stop()
     }
 
     private func answerCutoff() -> Milliseconds {
@@ -431,7 +434,7 @@ public final class PostgresSessionStore: SessionStore {
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
         let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
         pool.submit(
-            { [logger, count] connection throws(PostgresError) in
+            { [logger, count, announcer] connection throws(PostgresError) in
                 try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
                 // The outer condition repeats the inner one: a session that an event commits
                 // on while the statement waits for its row is checked again, and kept.
@@ -449,7 +452,7 @@ public final class PostgresSessionStore: SessionStore {
                     _ = try? connection.execute("ROLLBACK")
                     throw error
                 }
-                Self.announceRemoval(of: removed, on: connection, logger)
+                announcer.announce(removed.map { PostgresChangeListener.payload(id: $0, revision: nil) })
                 let idle = removed.count
                 try Self.removeFeedEntries(olderThan: feedCutoff, limit: 20_000, connection)
                 let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
@@ -492,11 +495,6 @@ extension PostgresSessionStore {
             ids.append(id)
         }
         return ids
-    }
-
-    /// Tells every instance that these sessions are gone, once their removal committed.
-    static func announceRemoval(of ids: [String], on connection: PostgresConnection, _ logger: Logger) {
-        PostgresChangeListener.announce(ids.map { PostgresChangeListener.payload(id: $0, revision: nil) }, on: connection, logger)
     }
 
     /// The feed is ordered by transaction id, which only grows in one database's history. A
