@@ -52,6 +52,31 @@ import Testing
         }
     }
 
+    /// A waiting stream is exempt from the idle timeout (it is suspended), but a client that
+    /// reads nothing while the stream has bytes to send is dropped after the timeout.
+    @Test func aClientThatReadsNothingIsDroppedAfterTheConnectionTimeout() throws {
+        try withServer({ $0.connectionTimeoutSeconds = 1 }) { _, port, _ in
+            let idle = try RawHTTPConnection(port: port)
+            try idle.send(getRequest("/stream?name=idle-reader"))
+            _ = try idle.readResponseHead()
+            let idleSource = try #require(TestStreamSource.waitFor("idle-reader"))
+            let stuck = try RawHTTPConnection(port: port)
+            try stuck.send(getRequest("/stream?name=stuck-reader"))
+            _ = try stuck.readResponseHead()
+            let stuckSource = try #require(TestStreamSource.waitFor("stuck-reader"))
+            // Far more than the sockets' buffers hold: the stream keeps bytes to send.
+            let chunk = String(repeating: "x", count: 65_536)
+            for _ in 0..<128 { stuckSource.push(chunk) }
+            let deadline = ContinuousClock.now + .seconds(8)
+            while !stuckSource.closed.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(50_000) }
+            #expect(stuckSource.closed.withLock { $0 }, "a client that reads nothing was not dropped")
+            // The waiting stream, quiet for longer than the timeout, is still open.
+            #expect(!idleSource.closed.withLock { $0 })
+            idleSource.push("still here\n")
+            #expect(try idle.readChunk().map { String(decoding: $0, as: UTF8.self) } == "still here\n")
+        }
+    }
+
     @Test func aShutdownEndsEveryStreamAtOnce() throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
