@@ -36,15 +36,7 @@ import Testing
     func addingARowAtTheTopDoesNotBreakAClientShowingTheScreen(kind: StoreKind) throws {
         let factory = try StoreFactory(kind)
         let before = try APITestServer.fixtures()
-        let after = try Self.fixtures(editing: "settings.json") {
-            $0.replacingOccurrences(of: #""wifi": true,"#, with: #""airplane": false, "wifi": true,"#)
-                .replacingOccurrences(
-                    of: #"{"id": "wifi", "kind": "titleSwitch""#,
-                    with: #"""
-                        {"id": "airplane", "kind": "titleSwitch", "title": "Airplane Mode", "isOn": "airplane", "onSwitch": {"set": "airplane"}},
-                        {"id": "wifi", "kind": "titleSwitch"
-                        """#)
-        }
+        let after = try Self.fixturesWithAirplaneMode()
         var deployment = try Deployment(factory, before)
         let session = try deployment.old.newSession()
         let copyAtZero = try screen(deployment.old, session)
@@ -216,6 +208,20 @@ import Testing
         let response = try api.send("GET", path, session: session)
         #expect(response.status == 200, "\(response.bodyText)")
         return try Screen(jsonBytes: response.body)
+    }
+
+    /// The bundled fixtures with an Airplane Mode switch (on a new state key) at the top of
+    /// the settings screen's "radios".
+    static func fixturesWithAirplaneMode() throws -> Catalogue {
+        try fixtures(editing: "settings.json") {
+            $0.replacingOccurrences(of: #""wifi": true,"#, with: #""airplane": false, "wifi": true,"#)
+                .replacingOccurrences(
+                    of: #"{"id": "wifi", "kind": "titleSwitch""#,
+                    with: #"""
+                        {"id": "airplane", "kind": "titleSwitch", "title": "Airplane Mode", "isOn": "airplane", "onSwitch": {"set": "airplane"}},
+                        {"id": "wifi", "kind": "titleSwitch"
+                        """#)
+        }
     }
 
     /// The bundled fixtures with one file edited.

@@ -112,6 +112,30 @@ import Testing
         }
     }
 
+    /// A deployment adds a row: a client whose stream ended with the old instance reconnects
+    /// to the new one from its last event, of the old definition, and gets one change set
+    /// that inserts the row into its copy.
+    @Test(arguments: StoreKind.allCases)
+    func aStreamReopenedAfterADeploymentCatchesUpFromTheOldDefinition(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        var deployment = try Deployment(factory, try APITestServer.fixtures())
+        defer { deployment.close() }
+        let session = try deployment.old.newSession()
+        let stream = try StreamClientCopy(port: deployment.old.port, screen: "settings", session: session)
+        try stream.catchUp(to: try screen(deployment.old, session, "settings"), "\(kind): opening")
+        _ = try deployment.old.send("POST", "/v1/screens/settings/switch", session: session, json: #"{"row": "bluetooth", "isOn": true}"#)
+        try stream.catchUp(to: try screen(deployment.old, session, "settings"), "\(kind): the switch")
+        let lastEventID = try #require(stream.lastEventID)
+        try deployment.deploy(try DeploymentTests.fixturesWithAirplaneMode())
+        let current = try screen(deployment.new, session, "settings")
+        #expect(current.sections.first?.rows.first?.id == "airplane" && current.definition != stream.copy?.definition)
+        let reopened = try StreamClientCopy(
+            port: deployment.new.port, screen: "settings", session: session, headers: ["Last-Event-ID: \(lastEventID)"], from: stream.copy)
+        try reopened.catchUp(to: current, "\(kind): after the deployment")
+        #expect(reopened.events == ["changes"], "\(kind): \(reopened.events)")
+        #expect(reopened.copy == current)
+    }
+
     @Test func aCopyTheServerCannotBringForwardGetsTheWholeScreen() throws {
         let (api, _) = try server(.memory)
         let session = try newSession(api)
