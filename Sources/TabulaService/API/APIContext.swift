@@ -39,7 +39,7 @@ final class APIContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
-        let hub = StreamHub(settings: streams, catalogue: catalogue, store: store, cache: cache)
+        let hub = StreamHub(settings: streams, store: store, cache: cache)
         self.streams = hub
         store.observeChanges { [weak hub] notice in hub?.noticed(notice) }
         // A sixteenth per thread: a few server threads together hold a share of the

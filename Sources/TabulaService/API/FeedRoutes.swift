@@ -49,12 +49,9 @@ extension APIContext {
         do throws(Problem) {
             try access.requireBackend(context.request)
             after = try Self.feedStreamCursor(context.request)
+            try streams.requireRoom()
         } catch {
             return send(error.response(), context, responder)
-        }
-        guard !streams.isFull else {
-            let settings = streams.settings
-            return send(Problem.tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds).response(), context, responder)
         }
         readFeedPage(after: after, limit: FeedStream.pageSize, context, responder) { [self] entries, next in
             var opening = EventStreamFrames.opening

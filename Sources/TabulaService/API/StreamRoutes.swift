@@ -27,12 +27,9 @@ extension APIContext {
             definition = try self.definition(context.parameters["id"] ?? "")
             token = try streamToken(context.request)
             resume = try Self.streamResume(context.request)
+            try streams.requireRoom()
         } catch {
             return send(error.response(), context, responder)
-        }
-        guard !streams.isFull else {
-            let settings = streams.settings
-            return send(Problem.tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds).response(), context, responder, token)
         }
         let read = SessionRead(revision: resume?.revision, id: true)
         readSession(.token(token), read, onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in

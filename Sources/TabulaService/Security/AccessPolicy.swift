@@ -27,15 +27,10 @@ struct AccessPolicy: Sendable {
             if cors.allows(origin) { added = cors.responseHeaders(origin: origin) }
         }
         if apiKey != nil, Self.requiresKey(request.rawPath) {
-            var authorization: String?
-            if case .one(let value) = request.headers.single("Authorization") { authorization = value }
-            // A browser's EventSource cannot send headers: a stream may carry the key as
-            // ?key= (left out of the access log, which logs the path alone).
-            if authorization == nil, Self.isStream(request.rawPath), case .present(let key?) = request.queryValue("key") {
-                authorization = "Bearer " + key
-            }
+            let authorization = Self.presentedAuthorization(request)
             guard var value = authorization, value.withUTF8({ authorizesAPI(UnsafeRawBufferPointer($0)) }) else {
-                var response = Problem.unauthorized(.api, presented: request.headers.single("Authorization") != .absent).response()
+                let presented = authorization != nil || request.headers.single("Authorization") != .absent
+                var response = Problem.unauthorized(.api, presented: presented).response()
                 if let added { response.appendHeaderFields(added) }
                 return .answer(response)
             }
@@ -66,14 +61,22 @@ struct AccessPolicy: Sendable {
     /// without the key.
     func requireBackend(_ request: Request) throws(Problem) {
         guard let backendKey else { throw Problem.backendDisabled }
-        let header = request.headers.single("Authorization")
-        var presented: String?
-        if case .one(let value) = header { presented = value }
-        if header == .absent, Self.isStream(request.rawPath), case .present(let key?) = request.queryValue("key") {
-            presented = "Bearer " + key
+        let authorization = Self.presentedAuthorization(request)
+        guard var value = authorization, value.withUTF8({ backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
+            throw Problem.unauthorized(.backend, presented: authorization != nil || request.headers.single("Authorization") != .absent)
         }
-        guard var value = presented, value.withUTF8({ backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }) else {
-            throw Problem.unauthorized(.backend, presented: presented != nil)
+    }
+
+    /// The credentials a request presents, as an Authorization header's value: its one
+    /// header; on a stream's path without one, `Bearer` and its `?key=` (a browser's
+    /// EventSource cannot send headers; the access log leaves queries out).
+    private static func presentedAuthorization(_ request: Request) -> String? {
+        switch request.headers.single("Authorization") {
+        case .one(let value): return value
+        case .repeated: return nil
+        case .absent:
+            guard isStream(request.rawPath), case .present(let key?) = request.queryValue("key") else { return nil }
+            return "Bearer " + key
         }
     }
 

@@ -47,7 +47,6 @@ final class StreamHub: Sendable {
         var byID: [String: Channel] = [:]
         /// The backend's streams of the feed.
         var feeds: [ObjectIdentifier: FeedStream] = [:]
-        var total = 0
     }
 
     private enum Job: Sendable {
@@ -57,23 +56,20 @@ final class StreamHub: Sendable {
     }
 
     let settings: StreamSettings
-    private let catalogue: Catalogue
     private let store: any SessionStore
     private let cache: ScreenCache
     private let channels = Locked(Channels())
-    /// Open streams, read without the lock by every commit: with none, a commit costs one
-    /// atomic load here.
+    /// Open streams, screens' and the feed's: changed under the lock of ``channels`` only,
+    /// and read without it by every commit (with none open, a commit costs one atomic load).
     private let openStreams = Atomic<Int>(0)
-    private let feedStreams = Atomic<Int>(0)
     private let jobs = BlockingQueue<Job>()
     /// Wakes the ticker early when the hub closes.
     private let ticks = BlockingQueue<Void>(capacity: 1)
     private let tick = Atomic<Int>(0)
     private let threads = Locked<[WorkerThread]>([])
 
-    init(settings: StreamSettings, catalogue: Catalogue, store: any SessionStore, cache: ScreenCache) {
+    init(settings: StreamSettings, store: any SessionStore, cache: ScreenCache) {
         self.settings = settings
-        self.catalogue = catalogue
         self.store = store
         self.cache = cache
         let deliverer = WorkerThread.start { [self] in runDeliverer() }
@@ -91,7 +87,13 @@ final class StreamHub: Sendable {
 
     var count: Int { openStreams.load(ordering: .relaxed) }
 
-    var isFull: Bool { count >= settings.maxStreams }
+    /// Refuses a stream before its reads when the limit is reached (its registration checks
+    /// again).
+    func requireRoom() throws(Problem) {
+        guard count < settings.maxStreams else { throw full }
+    }
+
+    private var full: Problem { .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
 
     var currentTick: Int { tick.load(ordering: .relaxed) }
 
@@ -99,9 +101,8 @@ final class StreamHub: Sendable {
 
     /// Takes a stream of session `id` in, unless a limit is reached.
     func register(_ stream: ScreenStream, sessionID id: String) throws(Problem) {
-        let settings = settings
-        let refusal = channels.withLock { channels -> Problem? in
-            guard channels.total < settings.maxStreams else { return .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
+        let refusal = channels.withLock { [self] channels -> Problem? in
+            guard count < settings.maxStreams else { return full }
             let channel = channels.byID[id] ?? Channel(id: id, key: stream.session)
             guard channel.streams.count < settings.maxStreamsPerSession else {
                 return .tooManyStreamsOfSession(limit: settings.maxStreamsPerSession, retryAfter: settings.heartbeatSeconds)
@@ -109,37 +110,28 @@ final class StreamHub: Sendable {
             channels.byID[id] = channel
             channels.byKey[channel.key] = channel
             channel.streams[ObjectIdentifier(stream)] = stream
-            channels.total += 1
+            openStreams.wrappingAdd(1, ordering: .relaxed)
             return nil
         }
         if let refusal { throw refusal }
-        openStreams.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Takes a stream of the feed in, unless the limit is reached.
     func register(_ stream: FeedStream) throws(Problem) {
-        let settings = settings
-        let admitted = channels.withLock { channels -> Bool in
-            guard channels.total < settings.maxStreams else { return false }
+        let admitted = channels.withLock { [self] channels -> Bool in
+            guard count < settings.maxStreams else { return false }
             channels.feeds[ObjectIdentifier(stream)] = stream
-            channels.total += 1
+            openStreams.wrappingAdd(1, ordering: .relaxed)
             return true
         }
-        guard admitted else { throw .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
-        openStreams.wrappingAdd(1, ordering: .relaxed)
-        feedStreams.wrappingAdd(1, ordering: .relaxed)
+        guard admitted else { throw full }
     }
 
     /// A stream of the feed closed, or was never sent.
     func unregister(_ stream: FeedStream) {
-        let removed = channels.withLock { channels in
-            let removed = channels.feeds.removeValue(forKey: ObjectIdentifier(stream)) != nil
-            if removed { channels.total -= 1 }
-            return removed
+        channels.withLock { [self] channels in
+            if channels.feeds.removeValue(forKey: ObjectIdentifier(stream)) != nil { openStreams.wrappingSubtract(1, ordering: .relaxed) }
         }
-        guard removed else { return }
-        openStreams.wrappingSubtract(1, ordering: .relaxed)
-        feedStreams.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Queues a read of the feed for `stream` on the hub's thread.
@@ -151,24 +143,22 @@ final class StreamHub: Sendable {
     /// The feed may have grown (a session was created, changed or removed, here or on
     /// another instance): its streams read after their cursors.
     func feedChanged() {
-        guard feedStreams.load(ordering: .relaxed) > 0 else { return }
-        for stream in channels.withLock({ Array($0.feeds.values) }) { stream.feedChanged() }
+        guard count > 0 else { return }
+        for stream in channels.withLock({ $0.feeds.isEmpty ? [] : Array($0.feeds.values) }) { stream.feedChanged() }
     }
 
     /// A stream closed, or was never sent.
     func unregister(_ stream: ScreenStream) {
-        let removed = channels.withLock { channels -> Bool in
+        channels.withLock { [self] channels in
             guard let channel = channels.byKey[stream.session], channel.streams.removeValue(forKey: ObjectIdentifier(stream)) != nil else {
-                return false
+                return
             }
-            channels.total -= 1
+            openStreams.wrappingSubtract(1, ordering: .relaxed)
             if channel.streams.isEmpty {
                 channels.byKey[channel.key] = nil
                 channels.byID[channel.id] = nil
             }
-            return true
         }
-        if removed { openStreams.wrappingSubtract(1, ordering: .relaxed) }
     }
 
     // MARK: Commits
@@ -212,7 +202,7 @@ final class StreamHub: Sendable {
     /// The session with this id was deleted: its streams end with `event: gone`.
     func removed(id: String) {
         feedChanged()
-        guard count > 0, let channel = channels.withLock({ $0.byID[id] }) else { return }
+        guard let channel = channels.withLock({ $0.byID[id] }) else { return }
         _ = jobs.push(.gone(channel))
     }
 
@@ -283,17 +273,16 @@ final class StreamHub: Sendable {
 
     /// Ends the streams of a session that is gone, and lets them go: they no longer count.
     private func end(_ channel: Channel) {
-        let streams = channels.withLock { channels -> [ScreenStream] in
+        let streams = channels.withLock { [self] channels -> [ScreenStream] in
             if channels.byID[channel.id] === channel {
                 channels.byID[channel.id] = nil
                 channels.byKey[channel.key] = nil
             }
             let streams = Array(channel.streams.values)
             channel.streams = [:]
-            channels.total -= streams.count
+            openStreams.wrappingSubtract(streams.count, ordering: .relaxed)
             return streams
         }
-        openStreams.wrappingSubtract(streams.count, ordering: .relaxed)
         for stream in streams { stream.end() }
     }
 
@@ -303,25 +292,25 @@ final class StreamHub: Sendable {
             channel.knownRevision = max(channel.knownRevision, state.revision)
             return Array(channel.streams.values)
         }
-        var targets: [String: (definition: ScreenDefinition, copy: ScreenCopy)] = [:]
+        // The new screen, rendered once per screen the session's streams show.
+        var targets: [String: ScreenCopy] = [:]
         var events = EventCache()
         for stream in streams {
-            let screenID = stream.definition.id
+            let definition = stream.definition
             let target: ScreenCopy
-            if let known = targets[screenID] {
-                target = known.copy
+            if let known = targets[definition.id] {
+                target = known
             } else {
-                let definition = stream.definition
                 let screen =
-                    cache.screenForDiff(session: channel.key, screen: screenID, revision: state.revision) ?? render(definition, state)
+                    cache.screenForDiff(session: channel.key, screen: definition.id, revision: state.revision) ?? render(definition, state)
                 target = ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: screen)
-                targets[screenID] = (definition, target)
+                targets[definition.id] = target
             }
             // A copy changes only when the server takes the waiting event; a few attempts
             // always suffice, since each finds no waiting event left to take.
             for _ in 0..<4 {
                 guard stream.wants(target), let base = stream.copy else { break }
-                let event = events.event(stream.definition, from: base, to: target)
+                let event = events.event(definition, from: base, to: target)
                 if stream.offer(event, from: base, to: target) { break }
             }
         }
