@@ -34,7 +34,7 @@ public struct DefinitionDocument: Hashable, Sendable {
     /// keys its screen uses.
     init(_ file: JSONObject, declarations: [(key: String, declaration: StateDeclaration)]) {
         var document = file
-        document["$schema"] = nil
+        document[ScreenMember.schema.rawValue] = nil
         var state = JSONObject()
         for (key, declaration) in declarations { state[key] = declaration.json }
         document["state"] = .object(state)
@@ -57,14 +57,14 @@ extension StateDeclaration {
         var object = JSONObject()
         switch type {
         case .scalar(let scalar):
-            object["type"] = .string(scalar.rawValue)
+            object[StateDeclarationMember.type.rawValue] = .string(scalar.rawValue)
         case .list(let schema):
-            object["type"] = "list"
+            object[StateDeclarationMember.type.rawValue] = .string(StateType.listTypeName)
             var item = JSONObject()
             for (name, fieldType) in schema.fields { item[name] = .string(fieldType.rawValue) }
-            object["item"] = .object(item)
+            object[StateDeclarationMember.item.rawValue] = .object(item)
         }
-        object["default"] = defaultValue.json
+        object[StateDeclarationMember.default.rawValue] = defaultValue.json
         return .object(object)
     }
 }

@@ -1,5 +1,10 @@
+/// The actions a row's `onSelect` and `onDelete` perform: each is an object with one
+/// member, named by one of these.
+enum ActionName: String, CaseIterable {
+    case toggle, set, navigate, open, remove
+}
+
 extension DefinitionReader {
-    static let actionNames = ["toggle", "set", "navigate", "open", "remove"]
 
     /// One action object, or an array of them performed in order.
     mutating func actions(_ value: JSONValue, path: String, scope: ExpressionScope) -> [Action]? {
@@ -18,29 +23,30 @@ extension DefinitionReader {
     }
 
     private mutating func action(_ value: JSONValue, path: String, scope: ExpressionScope) -> Action? {
-        guard case .object(let object) = value, object.count == 1, let name = object.keys.first,
-            let argument = object[name], Self.actionNames.contains(name)
+        guard case .object(let object) = value, object.count == 1, let key = object.keys.first,
+            let argument = object[key], let name = ActionName(rawValue: key)
         else {
-            log.add(.structure, at: path, "an action is an object with exactly one of \(Self.actionNames.map { "\"\($0)\"" }.joined(separator: ", "))")
+            let names = ActionName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            log.add(.structure, at: path, "an action is an object with exactly one of \(names)")
             return nil
         }
-        let argumentPath = "\(path).\(name)"
+        let argumentPath = "\(path).\(key)"
         switch name {
-        case "toggle":
+        case .toggle:
             guard let key = stateKey(argument, path: argumentPath, expected: .scalar(.bool), purpose: "toggle flips a bool") else { return nil }
             return .toggle(key)
-        case "set":
+        case .set:
             return setAction(argument, path: argumentPath, scope: scope)
-        case "navigate":
+        case .navigate:
             guard case .string(let target) = argument, !target.isEmpty else {
                 log.wrongType(at: argumentPath, expected: "a screen id", found: argument)
                 return nil
             }
             navigations.append((target, argumentPath))
             return .navigate(target)
-        case "open":
+        case .open:
             return template(argument, path: argumentPath, scope: scope).map(Action.open)
-        default:
+        case .remove:
             return removeAction(argument, path: argumentPath, scope: scope)
         }
     }
@@ -85,11 +91,12 @@ extension DefinitionReader {
 
     /// `onSwitch: {"set": key}` stores the switch's new value in a bool key.
     mutating func switchAction(_ value: JSONValue, path: String) -> SwitchAction? {
-        guard case .object(let object) = value, object.keys == ["set"], let argument = object["set"] else {
+        let set = ActionName.set.rawValue
+        guard case .object(let object) = value, object.keys == [set], let argument = object[set] else {
             log.add(.structure, at: path, "onSwitch is {\"set\": KEY}: it stores the switch's new value in a bool state key")
             return nil
         }
-        guard let key = stateKey(argument, path: path + ".set", expected: .scalar(.bool), purpose: "a switch stores a bool") else { return nil }
+        guard let key = stateKey(argument, path: "\(path).\(set)", expected: .scalar(.bool), purpose: "a switch stores a bool") else { return nil }
         return SwitchAction(key: key)
     }
 

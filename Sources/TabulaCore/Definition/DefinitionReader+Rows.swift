@@ -10,6 +10,15 @@ extension DefinitionReader {
         "button": [("title", .string, true)],
     ]
 
+    /// The one built-in field that is not an expression or template: a button's style.
+    static let buttonStyleField = (kind: "button", name: "style")
+
+    /// Advice for members that people expect a row to take, but that it does not.
+    static let rowMemberHints = [
+        "selectable": "a row is selectable exactly when it has \"onSelect\"",
+        "deletable": "a row is deletable exactly when it has \"onDelete\"",
+    ]
+
     mutating func readRow(_ json: JSONValue, path: String) -> RowDefinition? {
         guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
         let forEach = readForEach(&object)
@@ -19,38 +28,37 @@ extension DefinitionReader {
                 if case .list(let schema)? = stateTypes[list] { return (list, schema) }
                 return nil
             })
-        let id = object.require("id", log: &log).flatMap { rowID($0, path: object.memberPath("id"), forEach: forEach, scope: scope) }
-        let kind = object.requireString("kind", log: &log)
+        let id = object.require(RowMember.id, log: &log).flatMap { rowID($0, path: object.memberPath(RowMember.id), forEach: forEach, scope: scope) }
+        let kind = object.requireString(RowMember.kind, log: &log)
         var fields: [String: FieldSource] = [:]
         if let kind {
             if let builtIn = Self.builtInRowFields[kind] {
                 fields = readFields(&object, builtIn, scope: scope)
-                if kind == "button" {
-                    let style = object.optionalEnumeration("style", as: ButtonStyle.self, log: &log) ?? .default
-                    fields["style"] = .template(Template(constant: style.rawValue))
+                if kind == Self.buttonStyleField.kind {
+                    let style = object.optionalEnumeration(Self.buttonStyleField.name, as: ButtonStyle.self, log: &log) ?? .default
+                    fields[Self.buttonStyleField.name] = .template(Template(constant: style.rawValue))
                 }
             } else if let declaration = kinds[kind] {
                 let fieldTypes = declaration.fields.keys.sorted().compactMap { name in declaration.fields[name].map { (name, $0, true) } }
                 fields = readFields(&object, fieldTypes, scope: scope)
             } else {
                 log.add(
-                    .unknownKind, at: object.memberPath("kind"),
+                    .unknownKind, at: object.memberPath(RowMember.kind),
                     "unknown kind \"\(kind)\"; use \(RowContent.builtInKinds.joined(separator: ", ")) or a kind declared under \"kinds\"")
             }
         }
-        let visibleWhen = object.take("visibleWhen").flatMap { expression($0, type: .bool, path: object.memberPath("visibleWhen"), scope: scope) }
-        let accessory = object.optionalEnumeration("accessory", as: Accessory.self, log: &log)
-        let height = object.take("height").flatMap { dimension($0, path: object.memberPath("height"), scope: scope) }
-        let estimatedHeight = object.take("estimatedHeight").flatMap { dimension($0, path: object.memberPath("estimatedHeight"), scope: scope) }
-        let onSelect = object.take("onSelect").flatMap { actions($0, path: object.memberPath("onSelect"), scope: scope) }
-        let onSwitch = object.take("onSwitch").flatMap { switchAction($0, path: object.memberPath("onSwitch")) }
-        let onDelete = object.take("onDelete").flatMap { actions($0, path: object.memberPath("onDelete"), scope: scope) }
-        object.reportUnread(
-            log: &log,
-            hints: [
-                "selectable": "a row is selectable exactly when it has \"onSelect\"",
-                "deletable": "a row is deletable exactly when it has \"onDelete\"",
-            ])
+        let visibleWhen = object.take(RowMember.visibleWhen).flatMap {
+            expression($0, type: .bool, path: object.memberPath(RowMember.visibleWhen), scope: scope)
+        }
+        let accessory = object.optionalEnumeration(RowMember.accessory, as: Accessory.self, log: &log)
+        let height = object.take(RowMember.height).flatMap { dimension($0, path: object.memberPath(RowMember.height), scope: scope) }
+        let estimatedHeight = object.take(RowMember.estimatedHeight).flatMap {
+            dimension($0, path: object.memberPath(RowMember.estimatedHeight), scope: scope)
+        }
+        let onSelect = object.take(RowMember.onSelect).flatMap { actions($0, path: object.memberPath(RowMember.onSelect), scope: scope) }
+        let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch)) }
+        let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
+        object.reportUnread(log: &log, hints: Self.rowMemberHints)
         guard let id, let kind, Self.builtInRowFields[kind] != nil || kinds[kind] != nil else { return nil }
         return RowDefinition(
             id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, accessory: accessory,
@@ -59,8 +67,8 @@ extension DefinitionReader {
     }
 
     private mutating func readForEach(_ object: inout DefinitionObject) -> String? {
-        guard let value = object.take("forEach") else { return nil }
-        let path = object.memberPath("forEach")
+        guard let value = object.take(RowMember.forEach) else { return nil }
+        let path = object.memberPath(RowMember.forEach)
         guard case .string(let list) = value else {
             log.wrongType(at: path, expected: "the name of a list state key", found: value)
             return nil

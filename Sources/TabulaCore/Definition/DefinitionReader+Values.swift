@@ -72,7 +72,7 @@ extension DefinitionReader {
         }
         for (key, value) in object.pairs {
             let keyPath = "\(path).\(key)"
-            guard Self.isIdentifier(key), !["item", "true", "false"].contains(key) else {
+            guard Self.isIdentifier(key), !Self.reservedStateKeys.contains(key) else {
                 log.add(.structure, at: keyPath, "state key \"\(key)\" must be a name usable in expressions (letters, digits, '_'; not item, true or false)")
                 continue
             }
@@ -110,20 +110,22 @@ extension DefinitionReader {
         _ value: JSONValue, path: String, report: (String, String) -> Void
     ) -> StateDeclaration? {
         guard var object = DefinitionObject(value, path: path, log: &log) else { return nil }
-        let typeName = object.requireString("type", log: &log)
-        let itemValue = object.take("item")
-        let defaultValue = object.take("default")
+        let typeName = object.requireString(StateDeclarationMember.type, log: &log)
+        let itemValue = object.take(StateDeclarationMember.item)
+        let defaultValue = object.take(StateDeclarationMember.default)
         object.reportUnread(log: &log)
         guard let typeName else { return nil }
         let type: StateType
         if let scalar = ScalarType(rawValue: typeName) {
             type = .scalar(scalar)
-            if itemValue != nil { report(path + ".item", "only lists have \"item\"") }
-        } else if typeName == "list" {
-            guard let schema = recordSchema(itemValue ?? .object(JSONObject()), path: path + ".item") else { return nil }
+            if itemValue != nil { report(object.memberPath(StateDeclarationMember.item), "only lists have \"item\"") }
+        } else if typeName == StateType.listTypeName {
+            guard let schema = recordSchema(itemValue ?? .object(JSONObject()), path: object.memberPath(StateDeclarationMember.item)) else { return nil }
             type = .list(schema)
         } else {
-            log.add(.structure, at: path + ".type", "\"\(typeName)\" is not a state type; use \"bool\", \"number\", \"string\" or \"list\"")
+            log.add(
+                .structure, at: object.memberPath(StateDeclarationMember.type),
+                "\"\(typeName)\" is not a state type; use one of \(StateType.typeNames.map { "\"\($0)\"" }.joined(separator: ", "))")
             return nil
         }
         guard let defaultValue else {
@@ -131,7 +133,8 @@ extension DefinitionReader {
             return StateDeclaration(type: type, defaultValue: zero)
         }
         let fallback: StateValue = if case .scalar(let scalar) = type { .scalar(scalar.zero) } else { .list([]) }
-        return StateDeclaration(type: type, defaultValue: type.decode(defaultValue, path: path + ".default", report: report) ?? fallback)
+        return StateDeclaration(
+            type: type, defaultValue: type.decode(defaultValue, path: object.memberPath(StateDeclarationMember.default), report: report) ?? fallback)
     }
 
     /// `{field: "string" | "number" | "bool"}`, as custom kinds and list items declare fields.

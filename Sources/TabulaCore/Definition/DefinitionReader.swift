@@ -37,27 +37,49 @@ struct DefinitionReader {
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 
+    /// Names that cannot be state keys: expressions read them as something else.
+    static let reservedStateKeys = ["item", "true", "false"]
+
+    /// The punctuation screen and section ids may use besides ASCII letters and digits.
+    static let safeIDPunctuation = "-_."
+    /// The longest screen or section id, in bytes.
+    static let safeIDMaximumLength = 200
+    /// What a screen or section id may be, as messages and the schema say it.
+    static var safeIDRule: String {
+        let punctuation = safeIDPunctuation.map { "'\($0)'" }
+        return "letters, digits, \(punctuation.dropLast().joined(separator: ", ")) and \(punctuation.last ?? "") (at most \(safeIDMaximumLength))"
+    }
+
     /// Screen and section ids appear in URLs and paths; keep them to a safe alphabet.
     static func isSafeID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 200
-            && id.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        !id.isEmpty && id.utf8.count <= safeIDMaximumLength
+            && id.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || safeIDPunctuation.unicodeScalars.contains($0))
+            }
     }
+
+    /// The fields of each built-in header and footer kind: name, type, required.
+    static let builtInHeaderFooterFields: [String: [(name: String, type: ScalarType, required: Bool)]] = [
+        "titleHeader": [("title", .string, true)],
+        "textFooter": [("text", .string, true)],
+    ]
 
     mutating func readScreen(_ json: JSONValue) -> ScreenDefinition? {
         guard var object = DefinitionObject(json, path: "$", log: &log) else { return nil }
-        let id = object.requireString("id", log: &log)
+        let id = object.requireString(ScreenMember.id, log: &log)
         if let id, !Self.isSafeID(id) {
-            log.add(.structure, at: "$.id", "screen id \"\(id)\" appears in URLs; use letters, digits, '-', '_' and '.' (at most 200)")
+            log.add(
+                .structure, at: object.memberPath(ScreenMember.id), "screen id \"\(id)\" appears in URLs; use \(Self.safeIDRule)")
         }
-        if let declarations = object.take("state") { readState(declarations, path: "$.state") }
-        if let kindDeclarations = object.take("kinds") { readKinds(kindDeclarations, path: "$.kinds") }
-        let title = object.require("title", log: &log).flatMap { template($0, path: "$.title", scope: stateScope) }
-        let style = object.optionalEnumeration("style", as: TableStyle.self, log: &log)
-        let sections = readArray(object.require("sections", log: &log), path: "$.sections", of: "sections") {
+        if let declarations = object.take(ScreenMember.state) { readState(declarations, path: object.memberPath(ScreenMember.state)) }
+        if let kindDeclarations = object.take(ScreenMember.kinds) { readKinds(kindDeclarations, path: object.memberPath(ScreenMember.kinds)) }
+        let title = object.require(ScreenMember.title, log: &log).flatMap { template($0, path: object.memberPath(ScreenMember.title), scope: stateScope) }
+        let style = object.optionalEnumeration(ScreenMember.style, as: TableStyle.self, log: &log)
+        let sections = readArray(object.require(ScreenMember.sections, log: &log), path: object.memberPath(ScreenMember.sections), of: "sections") {
             $0.readSection($1, path: $2)
         }
         // Editors' schema reference, not part of the screen.
-        _ = object.take("$schema")
+        _ = object.take(ScreenMember.schema)
         object.reportUnread(log: &log)
         checkIdentity(sections)
         guard let id, let title else { return nil }
@@ -80,22 +102,24 @@ struct DefinitionReader {
 
     private mutating func readSection(_ json: JSONValue, path: String) -> SectionDefinition? {
         guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
-        let id = object.requireString("id", log: &log)
+        let id = object.requireString(SectionMember.id, log: &log)
         if let id, !Self.isSafeID(id) {
-            log.add(.structure, at: path + ".id", "section id \"\(id)\" must be letters, digits, '-', '_' and '.' (at most 200)")
+            log.add(.structure, at: object.memberPath(SectionMember.id), "section id \"\(id)\" must be \(Self.safeIDRule)")
         }
-        let header = object.take("header").flatMap { headerFooter($0, path: path + ".header") }
-        let footer = object.take("footer").flatMap { headerFooter($0, path: path + ".footer") }
-        let visibleWhen = object.take("visibleWhen").flatMap { expression($0, type: .bool, path: path + ".visibleWhen", scope: stateScope) }
+        let header = object.take(SectionMember.header).flatMap { headerFooter($0, path: object.memberPath(SectionMember.header)) }
+        let footer = object.take(SectionMember.footer).flatMap { headerFooter($0, path: object.memberPath(SectionMember.footer)) }
+        let visibleWhen = object.take(SectionMember.visibleWhen).flatMap {
+            expression($0, type: .bool, path: object.memberPath(SectionMember.visibleWhen), scope: stateScope)
+        }
         var keepWhenEmpty = false
-        if let value = object.take("keepWhenEmpty") {
+        if let value = object.take(SectionMember.keepWhenEmpty) {
             if case .bool(let flag) = value {
                 keepWhenEmpty = flag
             } else {
-                log.wrongType(at: path + ".keepWhenEmpty", expected: "true or false", found: value)
+                log.wrongType(at: object.memberPath(SectionMember.keepWhenEmpty), expected: "true or false", found: value)
             }
         }
-        let rows = readArray(object.require("rows", log: &log), path: path + ".rows", of: "rows") {
+        let rows = readArray(object.require(SectionMember.rows, log: &log), path: object.memberPath(SectionMember.rows), of: "rows") {
             $0.readRow($1, path: $2)
         }
         object.reportUnread(log: &log)
@@ -108,17 +132,15 @@ struct DefinitionReader {
         guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
         guard let kind = object.requireString("kind", log: &log) else { return nil }
         let fieldTypes: [(name: String, type: ScalarType, required: Bool)]
-        switch kind {
-        case "titleHeader": fieldTypes = [("title", .string, true)]
-        case "textFooter": fieldTypes = [("text", .string, true)]
-        default:
-            guard let declaration = kinds[kind] else {
-                log.add(
-                    .unknownKind, at: path + ".kind",
-                    "unknown kind \"\(kind)\"; headers and footers are titleHeader, textFooter or a kind declared under \"kinds\"")
-                return nil
-            }
+        if let builtIn = Self.builtInHeaderFooterFields[kind] {
+            fieldTypes = builtIn
+        } else if let declaration = kinds[kind] {
             fieldTypes = declaration.fields.keys.sorted().compactMap { name in declaration.fields[name].map { (name, $0, true) } }
+        } else {
+            log.add(
+                .unknownKind, at: path + ".kind",
+                "unknown kind \"\(kind)\"; headers and footers are \(HeaderFooter.builtInKinds.joined(separator: ", ")) or a kind declared under \"kinds\"")
+            return nil
         }
         let fields = readFields(&object, fieldTypes, scope: stateScope)
         object.reportUnread(log: &log)

@@ -43,22 +43,22 @@ struct DefinitionObject {
         self.path = path
     }
 
-    func memberPath(_ key: String) -> String { "\(path).\(key)" }
+    func memberPath(_ key: some DefinitionKey) -> String { "\(path).\(key.name)" }
 
-    mutating func take(_ key: String) -> JSONValue? {
-        read.insert(key)
-        return object[key]
+    mutating func take(_ key: some DefinitionKey) -> JSONValue? {
+        read.insert(key.name)
+        return object[key.name]
     }
 
-    mutating func require(_ key: String, log: inout ProblemLog, purpose: String = "") -> JSONValue? {
+    mutating func require(_ key: some DefinitionKey, log: inout ProblemLog, purpose: String = "") -> JSONValue? {
         guard let value = take(key) else {
-            log.add(.structure, at: path, "missing required field \"\(key)\"\(purpose)")
+            log.add(.structure, at: path, "missing required field \"\(key.name)\"\(purpose)")
             return nil
         }
         return value
     }
 
-    mutating func requireString(_ key: String, log: inout ProblemLog) -> String? {
+    mutating func requireString(_ key: some DefinitionKey, log: inout ProblemLog) -> String? {
         guard let value = require(key, log: &log) else { return nil }
         guard case .string(let text) = value else {
             log.wrongType(at: memberPath(key), expected: "a string", found: value)
@@ -68,7 +68,7 @@ struct DefinitionObject {
     }
 
     mutating func optionalEnumeration<Value: RawRepresentable & CaseIterable>(
-        _ key: String, as type: Value.Type, log: inout ProblemLog
+        _ key: some DefinitionKey, as type: Value.Type, log: inout ProblemLog
     ) -> Value? where Value.RawValue == String {
         guard let value = take(key) else { return nil }
         guard case .string(let raw) = value, let result = Value(rawValue: raw) else {

@@ -43,6 +43,12 @@ public enum StateType: Hashable, Sendable, CustomStringConvertible {
     case scalar(ScalarType)
     case list(RecordSchema)
 
+    /// How a declaration names a list's type (`{"type": "list", ...}`); scalar types go by
+    /// their ``ScalarType`` names.
+    static let listTypeName = "list"
+    /// Every type name a declaration may give.
+    static let typeNames = ScalarType.allCases.map(\.rawValue) + [listTypeName]
+
     public var description: String {
         switch self {
         case .scalar(let type): type.rawValue
