@@ -145,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaCommandTests",
-            dependencies: ["tabula"]
+            dependencies: ["tabula", "TabulaSamples"]
         ),
     ]
 )

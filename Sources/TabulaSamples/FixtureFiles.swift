@@ -10,17 +10,24 @@ public enum FixtureFiles {
 
     /// Every `*.json` file of `directory`; `nil` when it cannot be opened.
     public static func definitionFiles(directory: String) -> [DefinitionFile]? {
+        guard let names = entries(directory: directory) else { return nil }
+        return names.filter { $0.hasSuffix(".json") }.compactMap { name in
+            read("\(directory)/\(name)").map { DefinitionFile(name: name, bytes: $0) }
+        }
+    }
+
+    /// The names in `directory` but `.` and `..`, sorted; `nil` when it cannot be opened.
+    public static func entries(directory: String) -> [String]? {
         guard let handle = opendir(directory) else { return nil }
         defer { closedir(handle) }
-        var files: [DefinitionFile] = []
+        var names: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
             }
-            guard name.hasSuffix(".json"), let bytes = read("\(directory)/\(name)") else { continue }
-            files.append(DefinitionFile(name: name, bytes: bytes))
+            if name != "." && name != ".." { names.append(name) }
         }
-        return files
+        return names.sorted()
     }
 
     /// The whole file at `path`; `nil` when it cannot be read.

@@ -1,4 +1,5 @@
 import Foundation
+import TabulaSamples
 import Testing
 
 @Suite struct ValidateAndRenderCommandTests {
@@ -11,24 +12,12 @@ import Testing
     }
 
     @Test func listsEveryProblemWithFilePathAndColumn() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(
-            #"{"id": "a", "title": "{{nope}}", "state": {"on": true}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "titleSwitch", "title": "x", "isOn": "on &&", "onSwitch": {"set": "on"}}]}]}"#
-                .utf8
-        )
-        .write(to: directory.appendingPathComponent("a.json"))
-        try Data("{".utf8).write(to: directory.appendingPathComponent("b.json"))
-        let result = try runTabula(["validate", directory.path])
+        let directory = "\(InvalidDefinitionCase.directory)/every-problem-listed"
+        let invalid = try #require(
+            InvalidDefinitionCase(root: repositoryRoot.appendingPathComponent(InvalidDefinitionCase.directory).path, name: "every-problem-listed"))
+        let result = try runTabula(["validate", directory])
         #expect(result.status == 1)
-        #expect(
-            result.standardError == """
-                a.json: $.title: column 3: unknown state key 'nope'; declared keys: on
-                a.json: $.sections[0].rows[0].isOn: column 6: the expression ends too early; a value is missing
-                b.json: $: not valid JSON: the document ends too early (truncated JSON?) at line 1, column 2
-                3 problems in \(directory.path)
-
-                """)
+        #expect(result.standardError == (invalid.problems.map(\.line) + ["\(invalid.problems.count) problems in \(directory)", ""]).joined(separator: "\n"))
     }
 
     @Test func validateOfAnEmptyOrMissingDirectoryFails() throws {

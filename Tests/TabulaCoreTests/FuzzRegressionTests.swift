@@ -20,29 +20,11 @@ import Testing
         JSONValue.string(string).canonicalText
     }
 
-    static let itemIDPath = "$.state.items[0].id"
-    static let rowIDPath = "$.sections[0].rows[1].id"
-
-    /// fuzz-definition-loader: `"e" + "\u{301}"` renders as `"é"`, so a fixed row `"é"` and
-    /// the repeated row had the same id: the screen broke its identity rules, and events on
-    /// the repeated row reached the fixed one. Now the item id is rejected, and so is every
-    /// other join that can fuse: each case renders to the fixed id without the check.
-    @Test(arguments: [
-        ("e", "\u{301}", "", "\u{E9}", FuzzRegressionTests.itemIDPath),  // combining mark starting the item id
-        ("", "e", "\u{301}", "\u{E9}", FuzzRegressionTests.rowIDPath),  // combining mark starting the suffix
-        ("x\u{600}", "a", "", "x\u{600}a", FuzzRegressionTests.rowIDPath),  // prepended mark ending the prefix
-        ("", "a\u{600}", "b", "a\u{600}b", FuzzRegressionTests.itemIDPath),  // prepended mark ending the item id
-        ("\u{1100}", "\u{1161}", "", "\u{AC00}", FuzzRegressionTests.rowIDPath),  // Hangul jamo composing a syllable
-        ("\u{1F1FA}", "\u{1F1F8}", "", "\u{1F1FA}\u{1F1F8}", FuzzRegressionTests.rowIDPath),  // two flag letters
-        ("\u{1F468}\u{200D}", "\u{1F469}", "", "\u{1F468}\u{200D}\u{1F469}", FuzzRegressionTests.rowIDPath),  // emoji and joiner
-        ("a\r", "\n", "", "a\r\n", FuzzRegressionTests.rowIDPath),  // CR and LF
-    ])
-    func joinsThatFuseAreRejected(prefix: String, itemID: String, suffix: String, fixedID: String, problemPath: String) {
-        let error = #expect(throws: DefinitionErrors.self) {
-            _ = try Catalogue.load(Self.screen(prefix: prefix, itemID: itemID, suffix: suffix, fixedID: fixedID))
-        }
-        #expect(error?.problems.map(\.path) == [problemPath])
-    }
+    // fuzz-definition-loader: `"e" + "\u{301}"` renders as `"é"`, so a fixed row `"é"` and
+    // the repeated row had the same id: the screen broke its identity rules, and events on
+    // the repeated row reached the fixed one. Now the item id is rejected, and so is every
+    // other join that can fuse: the cases are Fixtures/invalid/fused-*, each of which
+    // renders to the fixed id without the check (InvalidDefinitionTests).
 
     /// Ids that merely are not ASCII still work: unique on screen, and events find their row.
     @Test(arguments: ["café", "Zoë", "日本", "\u{1F469}", "\u{1F1FA}\u{1F1F8}", "\u{AC00}", "e\u{301}"])

@@ -1,4 +1,5 @@
 import Foundation
+import TabulaSamples
 import TabulaTestSupport
 import Testing
 
@@ -163,16 +164,14 @@ import Testing
     }
 
     @Test func aBadDefinitionDirectoryStopsTheStartWithEveryProblem() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(#"{"id": "a", "title": "{{x}}", "sections": [{"id": "s", "rows": [{"id": "r", "kind": "nope"}]}]}"#.utf8)
-            .write(to: directory.appendingPathComponent("a.json"))
-        #expect(throws: ServerProcessError.self) { try ServerProcess(arguments: ["--screens", directory.path]) }
+        let root = repositoryRoot.appendingPathComponent(InvalidDefinitionCase.directory).path
+        let invalid = try #require(InvalidDefinitionCase(root: root, name: "every-problem-listed"))
+        let directory = "\(root)/\(invalid.name)"
+        #expect(throws: ServerProcessError.self) { try ServerProcess(arguments: ["--screens", directory]) }
         do {
-            _ = try ServerProcess(arguments: ["--screens", directory.path])
+            _ = try ServerProcess(arguments: ["--screens", directory])
         } catch {
-            #expect("\(error)".contains("a.json: $.title: column 3: unknown state key 'x'"))
-            #expect("\(error)".contains("a.json: $.sections[0].rows[0].kind: unknown kind \"nope\""))
+            for problem in invalid.problems { #expect("\(error)".contains(problem.line)) }
         }
     }
 

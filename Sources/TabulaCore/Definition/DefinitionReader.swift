@@ -79,7 +79,9 @@ struct DefinitionReader {
             $0.readSection($1, path: $2)
         }
         // Editors' schema reference, not part of the screen.
-        _ = object.take(ScreenMember.schema)
+        if let schema = object.take(ScreenMember.schema), schema.stringValue == nil {
+            log.wrongType(at: object.memberPath(ScreenMember.schema), expected: "a string (the JSON Schema editors check the file with)", found: schema)
+        }
         object.reportUnread(log: &log)
         checkIdentity(sections)
         guard let id, let title else { return nil }

@@ -1,0 +1,472 @@
+/// The JSON Schema (draft 2020-12) of a screen definition file, for editors and checkers:
+/// every member, row kind, action and expression position, each with a `description`.
+///
+/// It is built from the reader's own tables (the members it takes, the built-in kinds and
+/// their fields, the actions, accessories, styles and state types), so it cannot name what
+/// the reader does not read. It refuses what the reader refuses about one file's shape;
+/// what needs more than the shape (expressions and templates, the state keys and kinds a
+/// value names, duplicate ids, `navigate` targets, agreement between files) is left to
+/// `tabula validate`. Rows and headers of custom kinds are accepted with any scalar fields:
+/// their fields are declared under `"kinds"`, which a schema cannot read.
+public enum DefinitionSchema {
+    /// The schema's `$id`.
+    public static let id = "urn:tabula:screen-definition"
+
+    /// The schema as a JSON document (`tabula schema` prints it; `Fixtures/screen.schema.json`
+    /// is a copy).
+    public static var document: JSONValue {
+        var screen = objectSchema(
+            ScreenMember.allCases.map { ($0.rawValue, schema(for: $0)) },
+            required: [ScreenMember.id, .title, .sections].map(\.rawValue),
+            description:
+                "A Tabula screen definition: one screen of a catalogue (all the *.json files of a directory), with typed state and sections of rows whose fields are expressions over that state. See docs/definitions.md."
+        )
+        screen["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        screen["$id"] = .string(id)
+        screen["title"] = "Tabula screen definition"
+        screen["$defs"] = .object(definitions)
+        return .object(screen)
+    }
+
+    // MARK: - The screen
+
+    private static func schema(for member: ScreenMember) -> JSONValue {
+        switch member {
+        case .schema:
+            [
+                "type": "string",
+                "description":
+                    "The JSON Schema editors check this file with, such as \"../screen.schema.json\" (`tabula schema` prints it). Ignored by Tabula: it is not part of the screen, nor of its definition's id.",
+            ]
+        case .id:
+            reference(
+                "safeID",
+                "The screen's id, used in URLs and by `navigate`: unique in the catalogue.")
+        case .title:
+            reference("template", "The screen's title: a template.")
+        case .style:
+            enumeration(
+                TableStyle.allCases.map(\.rawValue),
+                "The table style the client creates its table view with; the client's default when left out.")
+        case .state:
+            [
+                "type": "object",
+                "description":
+                    "The state keys this screen reads, with their defaults; a key's type is its default's. State is per session and shared by every screen of the catalogue: a screen may read and set a key another screen declares, and screens that declare the same key must declare the same type and default (checked by `tabula validate`).",
+                "propertyNames": [
+                    "$ref": "#/$defs/identifier",
+                    "not": enumeration(DefinitionReader.reservedStateKeys, nil),
+                ],
+                "additionalProperties": ["$ref": "#/$defs/stateDeclaration"],
+            ]
+        case .kinds:
+            [
+                "type": "object",
+                "description":
+                    "Custom row, header and footer kinds, by name, with their fields' types: {\"twoLabel\": {\"name\": \"string\", \"description\": \"string\"}}. Every field is required; a kind cannot reuse a built-in name. Screens that declare the same kind must declare the same fields.",
+                "propertyNames": [
+                    "description": "A custom kind's name: the client's reuse identifier. Not a built-in kind's.",
+                    "not": enumeration(RowContent.builtInKinds + HeaderFooter.builtInKinds, nil),
+                ],
+                "additionalProperties": ["$ref": "#/$defs/kindDeclaration"],
+            ]
+        case .sections:
+            [
+                "type": "array",
+                "description": "The screen's sections, in order.",
+                "items": ["$ref": "#/$defs/section"],
+            ]
+        }
+    }
+
+    private static var definitions: JSONObject {
+        var definitions = JSONObject()
+        definitions["safeID"] = [
+            "type": "string",
+            "description": .string("An id that appears in URLs: \(DefinitionReader.safeIDRule)."),
+            "minLength": 1,
+            "maxLength": .number(Double(DefinitionReader.safeIDMaximumLength)),
+            "pattern": .string("^[A-Za-z0-9\(DefinitionReader.safeIDPunctuation.map(regexClassCharacter).joined())]+$"),
+        ]
+        // The reader's `isIdentifier`: '_' or a letter, then letters, digits and '_'. Past
+        // ASCII, where a pattern every engine reads cannot tell letters, any character passes.
+        definitions["identifier"] = [
+            "type": "string",
+            "description": "A name usable in expressions: letters, digits and '_', not starting with a digit.",
+            "pattern": #"^(?:[A-Za-z_]|[^\x00-\x7F])(?:[A-Za-z0-9_]|[^\x00-\x7F])*$"#,
+        ]
+        definitions["template"] = [
+            "type": "string",
+            "description":
+                "A template: text with {{ expression }} parts, such as \"{{item.secure ? 'Secured' : 'Open'}}\" or \"{{networks.count}} known networks\". `{{` always opens an expression and the first `}}` closes it; numbers are written without a trailing .0, bools as true/false. The expressions are checked by `tabula validate`.",
+        ]
+        definitions[fieldDefinition(.bool)] = [
+            "type": ["boolean", "string"],
+            "description":
+                "true or false, or a bool expression over the state (checked by `tabula validate`), such as \"wifi\", \"!bluetooth || wifi\" or \"appearance == 'dark'\"; also written as one \"{{ expression }}\" with no text around it.",
+        ]
+        definitions[fieldDefinition(.number)] = [
+            "type": ["number", "string"],
+            "description":
+                "A number, or a number expression over the state (checked by `tabula validate`), such as \"networks.count\"; also written as one \"{{ expression }}\" with no text around it.",
+        ]
+        definitions["dimension"] = [
+            "type": ["number", "string"],
+            "minimum": 0,
+            "description":
+                "A height in points: a number (not negative), or a number expression (a value below 0 renders as 0).",
+        ]
+        definitions["stateDeclaration"] = stateDeclaration
+        definitions["record"] = [
+            "type": "object",
+            "description":
+                "An item of a list: a unique non-empty string \"id\" (rows repeated over the list take their identity from it) and the same scalar fields as the list's first item.",
+            "required": ["id"],
+            "properties": ["id": ["type": "string", "minLength": 1, "description": "The item's id, unique in its list."]],
+            "additionalProperties": ["type": ["boolean", "number", "string"]],
+        ]
+        definitions["fieldTypes"] = [
+            "type": "object",
+            "description": "Field names and their types: {\"name\": \"string\", \"secure\": \"bool\"}.",
+            "propertyNames": ["$ref": "#/$defs/identifier"],
+            "additionalProperties": enumeration(ScalarType.allCases.map(\.rawValue), "The field's type."),
+        ]
+        definitions["kindDeclaration"] = [
+            "$ref": "#/$defs/fieldTypes",
+            "description":
+                "The kind's fields and their types; rows (and headers and footers) of the kind carry each of them. A field cannot be named like a member every row has.",
+            "propertyNames": ["not": enumeration(Row.reservedKeys.sorted(by: { $0.utf8Precedes($1) }), nil)],
+        ]
+        definitions["section"] = .object(
+            objectSchema(
+                SectionMember.allCases.map { ($0.rawValue, schema(for: $0)) },
+                required: [SectionMember.id, .rows].map(\.rawValue),
+                description: "A section: an optional header and footer, and rows."))
+        definitions["headerFooter"] = headerFooter
+        definitions["row"] = row
+        definitions["action"] = action
+        definitions["actions"] = [
+            "description": "An action, or a list of actions performed in order, each seeing the state the previous one left.",
+            "oneOf": [
+                ["$ref": "#/$defs/action"],
+                ["type": "array", "minItems": 1, "items": ["$ref": "#/$defs/action"]],
+            ],
+        ]
+        return definitions
+    }
+
+    // MARK: - State
+
+    private static var stateDeclaration: JSONValue {
+        let typeMember = StateDeclarationMember.type.rawValue
+        var cases: [JSONValue] = ScalarType.allCases.map { scalar in
+            [
+                "if": ["properties": [typeMember: ["const": .string(scalar.rawValue)]], "required": [.string(typeMember)]],
+                "then": [
+                    "properties": [StateDeclarationMember.default.rawValue: ["type": .string(jsonType(scalar))]],
+                    "not": ["required": [.string(StateDeclarationMember.item.rawValue)]],
+                ],
+            ]
+        }
+        cases.append([
+            "if": ["properties": [typeMember: ["const": .string(StateType.listTypeName)]], "required": [.string(typeMember)]],
+            "then": [
+                "properties": [StateDeclarationMember.default.rawValue: ["type": "array", "items": ["$ref": "#/$defs/record"]]]
+            ],
+        ])
+        var explicit = objectSchema(
+            StateDeclarationMember.allCases.map { member in
+                let schema: JSONValue =
+                    switch member {
+                    case .type: enumeration(StateType.typeNames, "The key's type.")
+                    case .default: ["description": "The key's default, of its type; when left out, false, 0, \"\" or an empty list."]
+                    case .item: reference("fieldTypes", "A list's item fields besides \"id\", with their types (only lists have it).")
+                    }
+                return (member.rawValue, schema)
+            },
+            required: [typeMember],
+            description:
+                "An explicit declaration, which an empty list needs to type its items: {\"type\": \"list\", \"item\": {\"name\": \"string\"}, \"default\": []}, or {\"type\": \"bool\" | \"number\" | \"string\", \"default\": ...}."
+        )
+        explicit["allOf"] = .array(cases)
+        return [
+            "description": "A state key's default, whose type is the key's type, or its explicit declaration.",
+            "oneOf": [
+                ["type": ["boolean", "number", "string"], "description": "A bool, number or string key, with this default."],
+                [
+                    "type": "array", "items": ["$ref": "#/$defs/record"],
+                    "description":
+                        "A list of records, with these items by default: each has a unique non-empty string \"id\" and the same scalar fields as the first.",
+                ],
+                .object(explicit),
+            ],
+        ]
+    }
+
+    // MARK: - Sections, headers and footers
+
+    private static func schema(for member: SectionMember) -> JSONValue {
+        switch member {
+        case .id:
+            reference("safeID", "The section's id, unique in the screen.")
+        case .header:
+            reference("headerFooter", "The section's header: {\"kind\": \"titleHeader\", \"title\": TEMPLATE} or a custom kind.")
+        case .footer:
+            reference("headerFooter", "The section's footer: {\"kind\": \"textFooter\", \"text\": TEMPLATE} or a custom kind.")
+        case .visibleWhen:
+            reference(fieldDefinition(.bool), "When false, the section and its rows are hidden.")
+        case .keepWhenEmpty:
+            [
+                "type": "boolean",
+                "description": "true keeps the section on screen when none of its rows is visible; otherwise such a section disappears.",
+            ]
+        case .rows:
+            ["type": "array", "description": "The section's rows, in order.", "items": ["$ref": "#/$defs/row"]]
+        }
+    }
+
+    private static var headerFooter: JSONValue {
+        let kinds = HeaderFooter.builtInKinds
+        var cases = kinds.map { kindCase($0, fields: DefinitionReader.builtInHeaderFooterFields[$0] ?? []) }
+        cases.append(customKindCase(builtIn: kinds, commonMembers: ["kind"]))
+        return [
+            "type": "object",
+            "description":
+                .string(
+                    "A header or footer model: its kind and the kind's fields. Built-in kinds: \(kinds.joined(separator: ", ")); a custom kind declared under \"kinds\" carries its declared fields, which `tabula validate` checks."
+                ),
+            "required": ["kind"],
+            "properties": ["kind": kindSchema(builtIn: kinds)],
+            "allOf": .array(cases),
+            "unevaluatedProperties": false,
+        ]
+    }
+
+    // MARK: - Rows
+
+    private static var row: JSONValue {
+        let kinds = RowContent.builtInKinds
+        var properties = JSONObject()
+        for member in RowMember.allCases { properties[member.rawValue] = schema(for: member) }
+        for (key, hint) in DefinitionReader.rowMemberHints { properties[key] = ["not": [:], "description": .string("Not a row member: \(hint).")] }
+        let styles = ButtonStyle.allCases.map(\.rawValue)
+        let buttonStyle = (
+            name: DefinitionReader.buttonStyleField.name, schema: enumeration(styles, "The button's style; \(ButtonStyle.default.rawValue) when left out.")
+        )
+        var cases = kinds.map { kind in
+            kindCase(
+                kind, fields: DefinitionReader.builtInRowFields[kind] ?? [], optional: kind == DefinitionReader.buttonStyleField.kind ? [buttonStyle] : [])
+        }
+        cases.append(customKindCase(builtIn: kinds, commonMembers: properties.keys))
+        let forEach = RowMember.forEach.rawValue
+        let id = RowMember.id.rawValue
+        cases.append([
+            "if": ["required": [.string(forEach)]],
+            "then": ["properties": [id: ["pattern": #"\{\{\s*item\s*\.\s*id\s*\}\}"#]]],
+            "else": ["properties": [id: ["not": ["pattern": #"\{\{"#]]]],
+        ])
+        return [
+            "type": "object",
+            "description":
+                .string(
+                    "A row: its id, its kind and the kind's fields, and optional visibility, accessory, heights and actions. Built-in kinds: \(kinds.joined(separator: ", ")); a row of a custom kind declared under \"kinds\" carries that kind's fields, which `tabula validate` checks."
+                ),
+            "required": [.string(id), .string(RowMember.kind.rawValue)],
+            "properties": .object(properties),
+            "allOf": .array(cases),
+            "unevaluatedProperties": false,
+        ]
+    }
+
+    private static func schema(for member: RowMember) -> JSONValue {
+        switch member {
+        case .id:
+            [
+                "type": "string",
+                "minLength": 1,
+                "description":
+                    "The row's id, unique across the screen. Fixed text, without {{ }}; with \"forEach\", fixed text around one {{item.id}}, such as \"network-{{item.id}}\": identity comes from the item's id, never its index.",
+            ]
+        case .kind:
+            kindSchema(builtIn: RowContent.builtInKinds)
+        case .forEach:
+            [
+                "type": "string",
+                "description":
+                    "A list state key: the row is repeated once per item, and its fields may use item.FIELD (item.id always exists).",
+            ]
+        case .visibleWhen:
+            reference(fieldDefinition(.bool), "When false, the row is left out of the screen and refuses events.")
+        case .accessory:
+            enumeration(Accessory.allCases.map(\.rawValue), "The accessory view the client shows at the row's trailing edge.")
+        case .height:
+            reference("dimension", "The row's height.")
+        case .estimatedHeight:
+            reference("dimension", "The row's estimated height.")
+        case .onSelect:
+            reference("actions", "What selecting the row does; the row is selectable exactly when it has it.")
+        case .onSwitch:
+            [
+                "type": "object",
+                "description": "{\"set\": KEY}: stores the switch's new value in the bool state key KEY.",
+                "required": [.string(ActionName.set.rawValue)],
+                "properties": [ActionName.set.rawValue: ["type": "string", "description": "A bool state key."]],
+                "additionalProperties": false,
+            ]
+        case .onDelete:
+            reference(
+                "actions", "What deleting the row does, usually {\"remove\": LIST}; the row is deletable exactly when it has it.")
+        }
+    }
+
+    // MARK: - Actions
+
+    private static var action: JSONValue {
+        [
+            "description":
+                .string(
+                    "An action: an object with exactly one of \(ActionName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))."
+                ),
+            "oneOf": .array(
+                ActionName.allCases.map { name in
+                    let (argument, description) = schema(for: name)
+                    return [
+                        "type": "object",
+                        "description": .string(description),
+                        "required": [.string(name.rawValue)],
+                        "properties": [name.rawValue: argument],
+                        "additionalProperties": false,
+                    ]
+                }),
+        ]
+    }
+
+    private static func schema(for action: ActionName) -> (argument: JSONValue, description: String) {
+        switch action {
+        case .toggle:
+            (["type": "string", "description": "A bool state key."], "{\"toggle\": KEY} flips a bool key.")
+        case .set:
+            (
+                [
+                    "type": "object",
+                    "minProperties": 1,
+                    "description":
+                        "Scalar state keys and their new values: a string is a template for a string key, and an expression (or one {{ expression }}) for a bool or number key.",
+                    "additionalProperties": ["type": ["boolean", "number", "string"]],
+                ],
+                "{\"set\": {KEY: VALUE, ...}} sets scalar keys; all values are computed before any is stored."
+            )
+        case .navigate:
+            (
+                reference("safeID", "The id of a screen of the catalogue."),
+                "{\"navigate\": SCREEN} is an effect: the client shows another screen. It does not change state."
+            )
+        case .open:
+            (reference("template", "The URL: a template."), "{\"open\": URL} is an effect: the client opens a URL. It does not change state.")
+        case .remove:
+            (
+                ["type": "string", "description": "The list the row repeats over."],
+                "{\"remove\": LIST} removes the row's own item from LIST; only in a \"forEach\" row over that list."
+            )
+        }
+    }
+
+    // MARK: - Kinds and fields
+
+    private static func kindSchema(builtIn kinds: [String]) -> JSONValue {
+        [
+            "type": "string",
+            "description": .string("The kind: \(kinds.joined(separator: ", ")), or a custom kind declared under \"kinds\"."),
+            "anyOf": [enumeration(kinds, "A built-in kind."), ["description": "A custom kind declared under \"kinds\"."]],
+        ]
+    }
+
+    /// When the object's kind is `kind`, it has these fields, and the `optional` ones it may
+    /// have (and, besides the members every object of its sort has, no others).
+    private static func kindCase(
+        _ kind: String, fields: [(name: String, type: ScalarType, required: Bool)], optional: [(name: String, schema: JSONValue)] = []
+    ) -> JSONValue {
+        var properties = JSONObject()
+        for field in fields { properties[field.name] = fieldSchema(field.type) }
+        for field in optional { properties[field.name] = field.schema }
+        return [
+            "if": ["properties": ["kind": ["const": .string(kind)]], "required": ["kind"]],
+            "then": [
+                "properties": .object(properties),
+                "required": .array(fields.filter(\.required).map { .string($0.name) }),
+            ],
+        ]
+    }
+
+    /// A custom kind's fields are declared under `"kinds"`: any member besides the common
+    /// ones is a field, a scalar or an expression or template string.
+    private static func customKindCase(builtIn kinds: [String], commonMembers: [String]) -> JSONValue {
+        var common = JSONObject()
+        for member in commonMembers { common[member] = true }
+        return [
+            "if": ["properties": ["kind": ["not": enumeration(kinds, nil)]], "required": ["kind"]],
+            "then": [
+                "properties": .object(common),
+                "additionalProperties": [
+                    "type": ["boolean", "number", "string"],
+                    "description":
+                        "A field of the custom kind, as its declaration under \"kinds\" types it: a template for a string field; a literal or an expression for a bool or number field.",
+                ],
+            ],
+        ]
+    }
+
+    private static func fieldSchema(_ type: ScalarType) -> JSONValue {
+        switch type {
+        case .string: ["$ref": "#/$defs/template"]
+        case .bool, .number: ["$ref": .string("#/$defs/\(fieldDefinition(type))")]
+        }
+    }
+
+    private static func fieldDefinition(_ type: ScalarType) -> String {
+        switch type {
+        case .string: "template"
+        case .bool: "boolExpression"
+        case .number: "numberExpression"
+        }
+    }
+
+    private static func jsonType(_ type: ScalarType) -> String {
+        switch type {
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        }
+    }
+
+    // MARK: - Building blocks
+
+    private static func objectSchema(_ members: [(String, JSONValue)], required: [String], description: String) -> JSONObject {
+        var properties = JSONObject()
+        for (name, schema) in members { properties[name] = schema }
+        return JSONObject([
+            "type": "object",
+            "description": .string(description),
+            "required": .array(required.map(JSONValue.string)),
+            "properties": .object(properties),
+            "additionalProperties": false,
+        ])
+    }
+
+    private static func reference(_ definition: String, _ description: String) -> JSONValue {
+        ["$ref": .string("#/$defs/\(definition)"), "description": .string(description)]
+    }
+
+    private static func enumeration(_ values: [String], _ description: String?) -> JSONValue {
+        var schema = JSONObject()
+        schema["enum"] = .array(values.map(JSONValue.string))
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    /// A character as it stands in a regular expression's character class, escaped when
+    /// it has a meaning there (ECMA-262 with the `u` flag escapes no other).
+    private static func regexClassCharacter(_ character: Character) -> String {
+        #"\^$.*+?()[]{}|/-"#.contains(character) ? "\\\(character)" : String(character)
+    }
+}
