@@ -10,7 +10,7 @@ import Testing
         )
     }
 
-    @Test func listsEveryProblemWithFilePathAndColumn() throws {
+    @Test func listsEveryProblemWithItsPlaceAndJSONPath() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(
@@ -23,9 +23,9 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.standardError == """
-                a.json: $.title: column 3: unknown state key 'nope'; declared keys: on
-                a.json: $.sections[0].rows[0].isOn: column 6: the expression ends too early; a value is missing
-                b.json: $: not valid JSON: the document ends too early (truncated JSON?) at line 1, column 2
+                a.json:1:25: $.title: column 3: unknown state key 'nope'; declared keys: on
+                a.json:1:154: $.sections[0].rows[0].isOn: column 6: the expression ends too early; a value is missing
+                b.json:1:2: $: not valid JSON: the document ends too early (truncated JSON?) at line 1, column 2
                 3 problems in \(directory.path)
 
                 """)

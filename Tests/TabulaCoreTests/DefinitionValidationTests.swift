@@ -1,13 +1,18 @@
 import TabulaCore
 import Testing
 
-/// Loads definitions given as file name → JSON text and returns their problems.
+/// Loads definitions given as file name → JSON text and returns their problems, without
+/// their places in the text (JSONSourceMapTests checks those).
 func definitionProblems(_ files: [String: String]) -> [DefinitionProblem] {
     do {
         _ = try Catalogue.load(files.map { DefinitionFile(name: $0.key, bytes: Array($0.value.utf8)) })
         return []
     } catch {
-        return error.problems
+        return error.problems.map { problem in
+            var unplaced = problem
+            unplaced.location = nil
+            return unplaced
+        }
     }
 }
 

@@ -171,8 +171,8 @@ import Testing
         do {
             _ = try ServerProcess(arguments: ["--screens", directory.path])
         } catch {
-            #expect("\(error)".contains("a.json: $.title: column 3: unknown state key 'x'"))
-            #expect("\(error)".contains("a.json: $.sections[0].rows[0].kind: unknown kind \"nope\""))
+            #expect("\(error)".contains("a.json:1:25: $.title: column 3: unknown state key 'x'"))
+            #expect("\(error)".contains("a.json:1:85: $.sections[0].rows[0].kind: unknown kind \"nope\""))
         }
     }
 
