@@ -1,6 +1,11 @@
-// The C parts of TabulaPlatform: a thread-local, which Swift has none of.
+// The C parts of TabulaPlatform: a thread-local, which Swift has none of, and inotify,
+// which the Glibc module does not include.
 #ifndef TABULA_PLATFORM_SHIM_H
 #define TABULA_PLATFORM_SHIM_H
+
+#ifdef __linux__
+#include <sys/inotify.h>
+#endif
 
 /// The calling thread's ThreadSlot number plus one (0: none given yet), in a C thread-local:
 /// pthread_getspecific behind a lazily made key costs several times the instructions, on

@@ -80,6 +80,13 @@ public final class ShardedStorage<Value>: @unchecked Sendable {
         for shard in 0..<count { write(shard, body) }
     }
 
+    /// Runs `body` on the calling thread's shard (``ThreadSlot``), with shared access: for
+    /// values that every shard holds a copy of and that change rarely.
+    @inlinable
+    public func readThreadShard<Result, Failure: Error>(_ body: (Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        try read(ThreadSlot.current, body)
+    }
+
     /// Runs `body` on the calling thread's shard (``ThreadSlot``), with exclusive access:
     /// for per-thread buffers and counters that are added up only when read.
     @inlinable

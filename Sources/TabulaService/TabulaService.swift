@@ -37,6 +37,9 @@ public final class TabulaService: HTTPHandler {
     private let api: APIContext
     private let access: AccessPolicy
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
+    /// The served catalogue's version and the last refused reload's problems; its lock
+    /// also keeps two reloads from running at once.
+    private let catalogueStatus: Locked<CatalogueStatus>
 
     /// Keeps the catalogue's definitions in the store (see ``SessionStore/keepDefinitions(_:)``)
     /// and builds the routes; throws when the store cannot keep them.
@@ -52,6 +55,8 @@ public final class TabulaService: HTTPHandler {
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
             streams: configuration.streams)
         self.api = api
+        let status = Locked(CatalogueStatus(version: 1, problems: []))
+        catalogueStatus = status
         var routes = RouteTable()
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, streams: api.streams, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -85,6 +90,43 @@ public final class TabulaService: HTTPHandler {
     public var observer: any HTTPServerObserver {
         RequestObserver(logger: logger, metrics: metrics, accessLog: configuration.accessLog)
     }
+
+    /// Reads the definitions of `directory` again and serves them, if every one of them is
+    /// valid; otherwise the current catalogue keeps serving, and the problems are logged
+    /// (with file, line, column and JSON path) and kept for the preview page. Changed
+    /// screens reach open streams as change sets. One reload runs at a time.
+    @discardableResult
+    public func reload(from directory: DefinitionDirectory) -> ReloadOutcome {
+        catalogueStatus.withLock { status in
+            let outcome: ReloadOutcome
+            switch directory.load() {
+            case .success(let catalogue): outcome = api.adopt(catalogue)
+            case .failure(let problems): outcome = .refused(problems, version: status.version)
+            }
+            switch outcome {
+            case .reloaded(let version, let changed, let added, let removed):
+                status = CatalogueStatus(version: version, problems: [])
+                let screens = [("changed", changed), ("added", added), ("removed", removed)].filter { !$0.1.isEmpty }
+                logger.notice(
+                    "reloaded the definitions of \(directory.path): version \(version); \(screens.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; "))"
+                )
+            case .unchanged(let version):
+                status = CatalogueStatus(version: version, problems: [])
+                logger.info("the definitions of \(directory.path) are unchanged: still version \(version)")
+            case .refused(let problems, let version):
+                status = CatalogueStatus(version: version, problems: problems.problems)
+                logger.error(
+                    "the definitions of \(directory.path) were not reloaded (\(problems.problems.count) problem\(problems.problems.count == 1 ? "" : "s")): version \(version) keeps serving"
+                )
+                for problem in problems.problems { logger.error("\(problem.description)") }
+            }
+            metrics.counter("tabula_definition_reloads_total", ["outcome": outcome.label]).increment()
+            return outcome
+        }
+    }
+
+    /// The served catalogue's version and the last refused reload's problems.
+    public var definitionStatus: CatalogueStatus { catalogueStatus.withLock { $0 } }
 
     /// Every route as (method, pattern).
     public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }

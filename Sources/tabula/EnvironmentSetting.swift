@@ -20,4 +20,16 @@ enum EnvironmentSetting {
         }
         return parsed
     }
+
+    /// A flag: on when given on the command line, else as the environment variable says
+    /// (1, true, yes or on; 0, false, no or off), else off.
+    static func flag(_ option: Bool, _ variable: String) throws -> Bool {
+        if option { return true }
+        guard let text = value(variable) else { return false }
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw ValidationError("environment variable \(variable)=\"\(text)\" is not 1, true, yes, on, 0, false, no or off")
+        }
+    }
 }

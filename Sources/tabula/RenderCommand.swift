@@ -1,5 +1,6 @@
 import ArgumentParser
 import TabulaCore
+import TabulaService
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,10 +46,8 @@ struct RenderCommand: ParsableCommand {
 
 /// Loads a catalogue, turning definition problems into one failure that lists them all.
 func loadCatalogue(_ directory: String) throws -> Catalogue {
-    let files = try readDefinitionFiles(in: directory)
-    do {
-        return try Catalogue.load(files)
-    } catch {
-        throw CommandFailure("the screen definitions in \(directory) have problems:\n\(error.description)")
+    switch DefinitionDirectory(directory).load() {
+    case .success(let catalogue): return catalogue
+    case .failure(let problems): throw CommandFailure("the screen definitions in \(directory) have problems:\n\(problems)")
     }
 }

@@ -13,7 +13,9 @@ struct ServeCommand: ParsableCommand {
             Every option can also be set by the environment variable named in its help; an \
             option given on the command line wins. The server stops gracefully on SIGTERM or \
             SIGINT: it stops accepting connections, lets requests in progress finish (up to \
-            --shutdown-grace seconds) and exits 0.
+            --shutdown-grace seconds) and exits 0. SIGHUP reloads the screen definitions: \
+            when every file is valid, changed screens reach open streams as change sets; \
+            otherwise the screens served so far keep serving and the problems are logged.
             """
     )
 
@@ -25,6 +27,11 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(Defaults.screens))")
     var screens: String?
+
+    @Flag(
+        help:
+            "Reload the screen definitions when a file of the directory changes, is added or removed, as SIGHUP does (env TABULA_WATCH=1)")
+    var watch = false
 
     @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
@@ -152,6 +159,7 @@ struct ServeCommand: ParsableCommand {
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)
         sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
 
@@ -185,13 +193,19 @@ struct ServeCommand: ParsableCommand {
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
-        logger.notice(
-            "listening on http://\(URLHost.bracketed(settings.server.host)):\(server.port) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store"
-        )
+        let base = "http://\(URLHost.bracketed(settings.server.host)):\(server.port)"
+        logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
+        let directory = DefinitionDirectory(settings.screens)
+        let watcher = settings.watch ? DirectoryWatcher(directory: settings.screens) { service.reload(from: directory) } : nil
+        if let watcher { logger.notice("watching \(settings.screens) for changes (\(watcher.method))") }
 
         var received: Int32 = 0
-        sigwait(&signals, &received)
+        while sigwait(&signals, &received) == 0, received == SIGHUP {
+            logger.notice("received SIGHUP; reloading the definitions of \(settings.screens)")
+            service.reload(from: directory)
+        }
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
+        watcher?.stop()
         server.shutdown()
         service.close()
         store.close()
@@ -214,6 +228,7 @@ struct ServeCommand: ParsableCommand {
     struct Settings {
         var server: ServerConfiguration
         var screens: String
+        var watch: Bool
         var logLevel: Logger.Level
         var storeKind: String
         var dataDirectory: String
@@ -293,7 +308,7 @@ struct ServeCommand: ParsableCommand {
             "max-streams-per-session")
         server.maxStreams = streams.maxStreams
         return Settings(
-            server: server, screens: screens, logLevel: level, storeKind: storeKind,
+            server: server, screens: screens, watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
             databasePoolSize: try positive(

@@ -7,7 +7,8 @@ struct ValidateCommand: ParsableCommand {
         abstract: "Check every screen definition in a directory.",
         discussion: """
             Loads every *.json file in DIR as one catalogue and prints each problem on its own \
-            line as FILE: JSON-PATH[: column N]: what to fix. Exits 1 if there is any problem.
+            line as FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix (column N is the \
+            column within an expression). Exits 1 if there is any problem.
             """
     )
 

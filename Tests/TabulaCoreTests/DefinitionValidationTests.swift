@@ -1,18 +1,25 @@
 import TabulaCore
 import Testing
 
-/// Loads definitions given as file name → JSON text and returns their problems.
+/// Loads definitions given as file name → JSON text and returns their problems, without
+/// their places in the text (JSONSourceMapTests checks those).
 func definitionProblems(_ files: [String: String]) -> [DefinitionProblem] {
     definitionProblems(files.map { DefinitionFile(name: $0.key, bytes: Array($0.value.utf8)) })
 }
 
-/// Loads definition files and returns their problems.
-func definitionProblems(_ files: [DefinitionFile]) -> [DefinitionProblem] {
+/// Loads definition files and returns their problems; `located: false` leaves out their
+/// places in the text, for tests of what a problem says (JSONSourceMapTests and the cases of
+/// InvalidDefinitionTests check the places).
+func definitionProblems(_ files: [DefinitionFile], located: Bool = false) -> [DefinitionProblem] {
     do {
         _ = try Catalogue.load(files)
         return []
     } catch {
-        return error.problems
+        return error.problems.map { problem in
+            var unplaced = problem
+            if !located { unplaced.location = nil }
+            return unplaced
+        }
     }
 }
 

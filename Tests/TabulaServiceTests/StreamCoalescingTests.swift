@@ -28,7 +28,7 @@ import Testing
             catalogue = try APITestServer.fixtures()
             var settings = StreamSettings()
             settings.heartbeatSeconds = 3600
-            hub = StreamHub(settings: settings, store: MemorySessionStore(), cache: ScreenCache(catalogue: catalogue, maxEntries: 100))
+            hub = StreamHub(settings: settings, store: MemorySessionStore(), cache: ScreenCache(maxEntries: 100), catalogue: catalogue)
             definition = try #require(catalogue.screen(id: "settings"))
             stream = ScreenStream(definition: definition, session: SessionKey(token), tick: 0)
             try hub.register(stream, sessionID: "s_test")

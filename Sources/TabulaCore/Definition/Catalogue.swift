@@ -37,7 +37,10 @@ public struct Catalogue: Sendable {
             case .success(let value):
                 json = value
             case .failure(let error):
-                problems.append(DefinitionProblem(kind: .invalidJSON, file: file.name, path: "$", message: "not valid JSON: \(error)"))
+                problems.append(
+                    DefinitionProblem(
+                        kind: .invalidJSON, file: file.name, path: "$", location: SourcePosition(line: error.line, column: error.column),
+                        message: "not valid JSON: \(error)"))
                 continue
             }
             var reader = DefinitionReader(file: file.name, sharedState: sharedState)
@@ -80,8 +83,20 @@ public struct Catalogue: Sendable {
                     kind: .unknownScreen, file: navigation.file, path: navigation.path,
                     message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
         }
-        guard problems.isEmpty else { throw DefinitionErrors(problems) }
+        guard problems.isEmpty else { throw DefinitionErrors(located(problems, in: files)) }
         return Catalogue(screens: screens, schema: schema)
+    }
+
+    /// The problems with their places in their files' text.
+    private static func located(_ problems: [DefinitionProblem], in files: [DefinitionFile]) -> [DefinitionProblem] {
+        var bytesByName: [String: [UInt8]] = [:]
+        for file in files { bytesByName[file.name] = file.bytes }
+        return problems.map { problem in
+            guard problem.location == nil, let bytes = bytesByName[problem.file] else { return problem }
+            var located = problem
+            located.location = JSONSourceMap.position(of: problem.path, in: bytes, character: problem.column)
+            return located
+        }
     }
 
     init(screens: [ScreenDefinition], schema: StateSchema) {

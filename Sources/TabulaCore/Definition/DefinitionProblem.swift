@@ -1,5 +1,5 @@
 /// One problem in a screen definition: the file, the JSON path, for expressions the
-/// column within the string, and what to fix.
+/// column within the string, where it is in the file's text, and what to fix.
 public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         case invalidJSON
@@ -27,18 +27,26 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
     public var path: String
     /// One-based column within an expression or template string, when the problem is in one.
     public var column: Int?
+    /// Where the problem is in the file's text (for an expression, the character `column`
+    /// names), once ``Catalogue/load(_:)`` located it.
+    public var location: SourcePosition?
     public var message: String
 
-    public init(kind: Kind, file: String, path: String, column: Int? = nil, message: String) {
+    public init(kind: Kind, file: String, path: String, column: Int? = nil, location: SourcePosition? = nil, message: String) {
         self.kind = kind
         self.file = file
         self.path = path
         self.column = column
+        self.location = location
         self.message = message
     }
 
+    /// `FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix`, the form editors and
+    /// terminals link to the place (`column N` is the column within an expression); without
+    /// a location, `FILE: JSON-PATH[: column N]: what to fix`.
     public var description: String {
-        "\(file): \(path)\(column.map { ": column \($0)" } ?? ""): \(message)"
+        let place = location.map { "\(file):\($0.line):\($0.column)" } ?? file
+        return "\(place): \(path)\(column.map { ": column \($0)" } ?? ""): \(message)"
     }
 }
 

@@ -6,7 +6,8 @@ import TabulaPlatform
 
 /// What the API routes share: the catalogue, the store, the screen cache, metrics, logs.
 final class APIContext: Sendable {
-    let catalogue: Catalogue
+    /// The catalogue being served; a reload replaces it.
+    let catalogues: CurrentCatalogue
     /// The definitions clients' copies may have been rendered with.
     let definitions: DefinitionArchive
     let store: any SessionStore
@@ -18,52 +19,37 @@ final class APIContext: Sendable {
     let stateLimits: StateLimits
     /// Each thread's sizes of the lists it measured last, for the state limits.
     let listMemos = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
-    /// `GET /v1/screens`, built once.
-    let screenList: PreparedResponse?
-    /// Each screen's `GET /v1/screens/{id}` target, for answering unparsed GETs by bytes.
-    let screenTargets: [ScreenTarget]
-    /// The session screens each server thread answered, checked first by unparsed GETs.
-    let threadScreens: ThreadScreenCache
     /// Open screen streams, brought forward after every commit.
     let streams: StreamHub
+    /// How many screens each server thread remembers.
+    let threadCacheEntries: Int
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
         cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings
     ) throws(StoreError) {
         self.access = access
-        self.catalogue = catalogue
         definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)
         self.stateLimits = stateLimits
         self.store = store
         self.metrics = metrics
         self.logger = logger
-        cache = ScreenCache(catalogue: catalogue, maxEntries: cacheEntries)
-        let hub = StreamHub(settings: streams, store: store, cache: cache)
-        self.streams = hub
-        store.observeChanges { [weak hub] notice in hub?.noticed(notice) }
         // A sixteenth per thread: a few server threads together hold a share of the
         // screen cache's bound, not a multiple of it.
-        threadScreens = ThreadScreenCache(maxEntriesPerThread: cacheEntries / 16)
-        screenTargets = catalogue.screens.map(ScreenTarget.init)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("screens")
-        writer.array(catalogue.screens) { writer, screen in
-            writer.beginObject()
-            writer.key("id"); writer.string(screen.id)
-            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: catalogue.initialState)))
-            writer.endObject()
-        }
-        writer.endObject()
-        screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: writer.bytes)
+        threadCacheEntries = cacheEntries / 16
+        catalogues = CurrentCatalogue(ServedCatalogue(catalogue, version: 1, threadCacheEntries: threadCacheEntries))
+        cache = ScreenCache(maxEntries: cacheEntries)
+        let hub = StreamHub(settings: streams, store: store, cache: cache, catalogue: catalogue)
+        self.streams = hub
+        store.observeChanges { [weak hub] notice in hub?.noticed(notice) }
     }
 
+    /// The catalogue being served, retained for the request.
+    var served: ServedCatalogue { catalogues.current }
+
+    /// The current definition of screen `id`; 404 `unknown-screen` when there is none.
     func definition(_ id: String) throws(Problem) -> ScreenDefinition {
-        guard let definition = catalogue.screen(id: id) else {
-            throw Problem.unknownScreen(id, known: catalogue.screens.map(\.id))
-        }
-        return definition
+        try served.definition(id)
     }
 
     /// The session token of a request: `nil` without an X-Session header; a 401 or 400

@@ -67,7 +67,6 @@ struct EventProcessor: SessionDecision {
         } catch {
             return .failure(error)
         }
-        // The screen cache holds screens of the current definition only.
         let oldScreen =
             copyDefinition === definition
             ? screenForDiff(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)

@@ -44,7 +44,7 @@ extension APIContext {
         let session = SessionKey(token)
         let processor = EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
-            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, screen: definition.id, revision: revision) })
+            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision) })
         runTransaction(processor, session: .token(token)) { [self] outcome in
             switch outcome {
             case .answer(let answer):

@@ -48,13 +48,13 @@ final class RenderedScreen: Sendable {
 }
 
 /// Rendered screens by session, screen and revision. What a session shows at a revision
-/// never changes, so entries never go stale; the cache is bounded by dropping a share of
-/// entries when full. Screens at the default state (no session) are rendered once.
+/// by a definition never changes, so entries never go stale (each is checked against the
+/// definition asked for: a reload can change it); the cache is bounded by dropping a share
+/// of entries when full. Screens at the default state are the ``ServedCatalogue``'s.
 ///
 /// Two levels: the screen itself, which every event leaves behind for the next event's
 /// diff, and its prepared answer (encoded bytes, ETag), made on the first GET.
 final class ScreenCache: Sendable {
-    private let defaults: [String: RenderedScreen]
     private let entries = ShardedDictionary<Key, RenderedScreen>(shards: 16)
     private let screens = ShardedDictionary<Key, (revision: Int, screen: Screen)>(shards: 16)
 
@@ -80,49 +80,46 @@ final class ScreenCache: Sendable {
     }
     private let maxEntries: Int
 
-    init(catalogue: Catalogue, maxEntries: Int) {
+    init(maxEntries: Int) {
         self.maxEntries = maxEntries
-        var defaults: [String: RenderedScreen] = [:]
-        for definition in catalogue.screens {
-            defaults[definition.id] = Self.render(definition, catalogue.initialState)
-        }
-        self.defaults = defaults
-    }
-
-    /// The screen at the catalogue's default state (revision 0).
-    func defaultScreen(_ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        defaults[definition.id] ?? Self.render(definition, state)
     }
 
     /// The screen of a session at a state with its prepared answer, rendered on the first ask
     /// at each revision (from the screen an event left, when there is one).
     func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        if let cached = renderedScreenIfCached(session: session, screen: definition.id, revision: state.revision) { return cached }
+        if let cached = renderedScreenIfCached(session: session, definition, revision: state.revision) { return cached }
         let key = Key(session: session, screen: definition.id)
-        let known = screens[key].flatMap { $0.revision == state.revision ? $0.screen : nil }
+        let known = screens[key].flatMap { Self.isOf(definition, $0.screen, at: state.revision) ? $0.screen : nil }
         let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
         store(rendered, at: key, in: entries)
         return rendered
     }
 
     /// The screen of a session at a revision with its prepared answer, if it is made already.
-    func renderedScreenIfCached(session: SessionKey, screen id: String, revision: Int) -> RenderedScreen? {
-        guard let cached = entries[Key(session: session, screen: id)], cached.revision == revision else { return nil }
+    func renderedScreenIfCached(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> RenderedScreen? {
+        guard let cached = entries[Key(session: session, screen: definition.id)], Self.isOf(definition, cached.screen, at: revision) else {
+            return nil
+        }
         return cached
     }
 
-    /// The screen a session showed at a revision, if it is cached: the old screen of an
-    /// event's diff, which then need not render it again.
-    func screenForDiff(session: SessionKey, screen id: String, revision: Int) -> Screen? {
-        let key = Key(session: session, screen: id)
-        if let cached = screens[key], cached.revision == revision { return cached.screen }
-        if let cached = entries[key], cached.revision == revision { return cached.screen }
+    /// The screen a session showed at a revision by a definition, if it is cached: the old
+    /// screen of an event's diff, which then need not render it again.
+    func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> Screen? {
+        let key = Key(session: session, screen: definition.id)
+        if let cached = screens[key], Self.isOf(definition, cached.screen, at: revision) { return cached.screen }
+        if let cached = entries[key], Self.isOf(definition, cached.screen, at: revision) { return cached.screen }
         return nil
     }
 
     /// Keeps a screen an event rendered, for the next event's diff.
     func keepForDiff(session: SessionKey, screen: Screen) {
         store((screen.revision, screen), at: Key(session: session, screen: screen.id), in: screens)
+    }
+
+    /// Whether `screen` is what `definition` renders at `revision`.
+    private static func isOf(_ definition: ScreenDefinition, _ screen: Screen, at revision: Int) -> Bool {
+        screen.revision == revision && screen.definition == definition.definitionID
     }
 
     private func store<Value>(_ value: Value, at key: Key, in map: ShardedDictionary<Key, Value>) {

@@ -32,24 +32,25 @@ extension APIContext {
     /// calling thread's memory of it, if still current (the read counts as use), or the
     /// store's state in memory and the screen cache, remembered then for the thread. `nil`
     /// when the store must be read (the routed GET does that; the quick one declines).
-    func knownScreen(_ index: Int, session: SessionKey?) -> KnownScreen? {
-        guard let session else { return .atDefaultState(cache.defaultScreen(screenTargets[index].definition, catalogue.initialState)) }
+    func knownScreen(_ index: Int, of served: ServedCatalogue, session: SessionKey?) -> KnownScreen? {
+        guard let session else { return .atDefaultState(served.defaultScreen(served.screenTargets[index].definition)) }
         let key = ThreadScreenCache.Key(session: session, screen: index)
-        if let entry = threadScreens.current(key) {
+        if let entry = served.threadScreens.current(key) {
             entry.touch(session, in: store)
             return .ofSession(entry)
         }
         guard let cached = store.currentStateIfCached(session: session) else { return nil }
-        return .ofSession(remember(cached, of: session, screen: index))
+        return .ofSession(remember(cached, of: session, screen: index, in: served))
     }
 
     /// The session's screen at a state its watch vouches for, kept for the calling thread.
-    private func remember(_ state: WatchedState, of session: SessionKey, screen index: Int) -> ThreadScreenCache.Entry {
+    private func remember(_ state: WatchedState, of session: SessionKey, screen index: Int, in served: ServedCatalogue) -> ThreadScreenCache.Entry {
+        let definition = served.screenTargets[index].definition
         let rendered =
-            cache.renderedScreenIfCached(session: session, screen: screenTargets[index].id, revision: state.state.revision)
-            ?? cache.renderedScreen(session: session, screenTargets[index].definition, state.state)
+            cache.renderedScreenIfCached(session: session, definition, revision: state.state.revision)
+            ?? cache.renderedScreen(session: session, definition, state.state)
         let entry = ThreadScreenCache.Entry(watch: state.watch, rendered: rendered)
-        threadScreens.remember(entry, at: ThreadScreenCache.Key(session: session, screen: index))
+        served.threadScreens.remember(entry, at: ThreadScreenCache.Key(session: session, screen: index))
         return entry
     }
 
@@ -57,10 +58,14 @@ extension APIContext {
     /// target is exactly a screen's and ``knownScreen(_:session:)`` has it. `nil` sends the
     /// request down ``getScreen(_:_:)``, which also answers every error.
     func quickScreen(_ request: UnparsedGet) -> QuickAnswer? {
+        catalogues.withCurrent { quickScreen(request, of: $0) }
+    }
+
+    private func quickScreen(_ request: UnparsedGet, of served: ServedCatalogue) -> QuickAnswer? {
         // By index, not by copying a target out: a copy would retain the definition and
         // strings every thread shares, passing their reference counts' cache lines between
         // cores on every request.
-        guard let index = screenTargets.firstIndex(where: { $0.matches(request.path) }) else { return nil }
+        guard let index = served.screenTargets.firstIndex(where: { $0.matches(request.path) }) else { return nil }
         let tags: String?
         switch request.header("if-none-match") {
         case .absent: tags = nil
@@ -76,7 +81,7 @@ extension APIContext {
         case .absent: token = nil
         case .one(let bytes): token = bytes
         }
-        switch knownScreen(index, session: token.map { SessionKey(bytes: $0) }) {
+        switch knownScreen(index, of: served, session: token.map { SessionKey(bytes: $0) }) {
         case nil:
             return nil
         case .atDefaultState(let rendered)?:
@@ -89,20 +94,21 @@ extension APIContext {
 
     /// The routed GET: every error, and screens the store must be read for.
     func getScreen(_ context: RouteContext, _ responder: Responder) {
+        let served = self.served
         let definition: ScreenDefinition
         let token: String?
         do throws(Problem) {
-            definition = try self.definition(context.parameters["id"] ?? "")
+            definition = try served.definition(context.parameters["id"] ?? "")
             token = try sessionToken(context.request)
         } catch {
             return send(error.response(), context, responder)
         }
         let tags = context.request.headers.value("If-None-Match")
-        guard let index = catalogue.screens.firstIndex(where: { $0 === definition }) else {
-            return send(Problem.unknownScreen(definition.id, known: catalogue.screens.map(\.id)).response(), context, responder)
+        guard let index = served.catalogue.screens.firstIndex(where: { $0 === definition }) else {
+            return send(Problem.unknownScreen(definition.id, known: served.catalogue.screens.map(\.id)).response(), context, responder)
         }
         let session = token.map(SessionKey.init)
-        if let known = knownScreen(index, session: session) {
+        if let known = knownScreen(index, of: served, session: session) {
             return send(known.response(ifNoneMatch: tags), context, responder, token)
         }
         // Only a session's screen can be unknown without waiting.

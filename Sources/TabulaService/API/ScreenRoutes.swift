@@ -7,19 +7,20 @@ import TabulaPlatform
 /// in ScreenGet.swift).
 extension APIContext {
     func listScreens(_ context: RouteContext, _ responder: Responder) {
-        guard let list = screenList else {
+        guard let list = served.screenList else {
             return send(JSONResponse.make(.internalServerError, []), context, responder)
         }
         send(Response(list), context, responder)
     }
 
     func getChanges(_ context: RouteContext, _ responder: Responder) {
+        let served = self.served
         let definition: ScreenDefinition
         let token: String?
         let since: Int
         let copyDefinition: String?
         do throws(Problem) {
-            definition = try self.definition(context.parameters["id"] ?? "")
+            definition = try served.definition(context.parameters["id"] ?? "")
             since = try Self.since(context.request)
             copyDefinition = try Self.definitionQuery(context.request)
             token = try sessionToken(context.request)
@@ -27,28 +28,28 @@ extension APIContext {
             return send(error.response(), context, responder)
         }
         if let copy = definitions.copy(copyDefinition, of: definition) {
-            return sendChanges(definition, since: since, from: copy, token: token, context, responder)
+            return sendChanges(definition, of: served, since: since, from: copy, token: token, context, responder)
         }
         definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
             switch copy {
             case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
-            case .success(let copy): sendChanges(definition, since: since, from: copy, token: token, context, responder)
+            case .success(let copy): sendChanges(definition, of: served, since: since, from: copy, token: token, context, responder)
             }
         }
     }
 
     /// The changes from the client's copy (`copy` at revision `since`) to the current screen.
     private func sendChanges(
-        _ definition: ScreenDefinition, since: Int, from copy: DefinitionArchive.Copy, token: String?,
+        _ definition: ScreenDefinition, of served: ServedCatalogue, since: Int, from copy: DefinitionArchive.Copy, token: String?,
         _ context: RouteContext, _ responder: Responder
     ) {
         guard let token else {
-            let initial = catalogue.initialState
+            let initial = served.catalogue.initialState
             guard since == 0 else {
                 return send(Problem.futureRevision(since, current: 0).response(), context, responder)
             }
             do throws(Problem) {
-                let changes = diff(old: render(try copy.definition(current: definition), initial), new: cache.defaultScreen(definition, initial).screen)
+                let changes = diff(old: render(try copy.definition(current: definition), initial), new: served.defaultScreen(definition).screen)
                 return send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: 0, changes: changes)), context, responder)
             } catch {
                 return send(error.response(), context, responder)

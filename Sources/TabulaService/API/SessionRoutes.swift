@@ -11,7 +11,7 @@ extension APIContext {
         let new: NewSession
         do throws(Problem) {
             let request = try NewSessionRequest.decode(context.request.body)
-            var state = catalogue.initialState
+            var state = served.catalogue.initialState
             if request.needsBackendKey {
                 try Self.requireJSON(context.request)
                 try access.requireBackend(context.request)
@@ -46,7 +46,7 @@ extension APIContext {
     private func initialState(_ json: JSONValue) throws(Problem) -> SessionState {
         let state: SessionState
         do throws(StateDecodingError) {
-            state = try catalogue.schema.state(from: json)
+            state = try served.catalogue.schema.state(from: json)
         } catch {
             throw Problem.invalidState(error, under: "$.state")
         }

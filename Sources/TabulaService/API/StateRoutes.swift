@@ -89,6 +89,6 @@ extension APIContext {
         print["body"] = body
         return StateWrite(
             patch: patch, condition: condition, idempotencyKey: key, fingerprint: JSONValue.object(print).canonicalBytes,
-            schema: catalogue.schema, stateLimits: stateLimits)
+            schema: served.catalogue.schema, stateLimits: stateLimits)
     }
 }

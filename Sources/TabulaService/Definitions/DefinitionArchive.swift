@@ -84,7 +84,9 @@ final class DefinitionArchive: Sendable {
         }
     }
 
-    private func remember(_ definition: ScreenDefinition) {
+    /// Keeps `definition` at hand: a reload remembers the definitions it replaces, which
+    /// clients still show.
+    func remember(_ definition: ScreenDefinition) {
         remembered.withLock { remembered in
             if remembered.count >= Self.maxRemembered, let any = remembered.keys.first { remembered[any] = nil }
             remembered[definition.definitionID] = definition

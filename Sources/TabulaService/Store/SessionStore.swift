@@ -54,7 +54,8 @@ public protocol SessionStore: Sendable {
     /// Keeps the documents of the definitions the service is about to serve, so that any
     /// instance, now or after a restart, can render a screen with them (each is recorded as
     /// served now); then removes each of their screens' versions beyond the newest
-    /// ``StoreSettings/keepDefinitions``. Called once, before serving; returns once durable.
+    /// ``StoreSettings/keepDefinitions``. Called before serving, and by each reload of the
+    /// definitions while serving; returns once durable.
     func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError)
 
     /// The kept definition with this id; `nil` when the store has none.

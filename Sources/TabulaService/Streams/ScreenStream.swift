@@ -9,13 +9,17 @@ import TabulaPlatform
 /// The server takes bytes from it on the connection's thread (``nextChunk()``); the
 /// ``StreamHub`` offers changes from its own thread and wakes the connection.
 final class ScreenStream: StreamSource, Sendable {
-    let definition: ScreenDefinition
+    /// The screen's id; its definition can change with a reload of the catalogue.
+    let screenID: String
     let session: SessionKey
     /// The heartbeat tick at which the stream was opened, to find streams whose response
     /// was never sent (a shutdown answered the request first).
     let openedAtTick: Int
 
     private struct State {
+        /// The definition the stream renders the screen with: the catalogue's current one,
+        /// as the hub's deliverer last saw it.
+        var definition: ScreenDefinition
         /// What the client holds once it has read every byte handed to the server.
         var copy: ScreenCopy?
         /// The change from ``copy`` to its `copy`, not handed to the server yet.
@@ -26,8 +30,9 @@ final class ScreenStream: StreamSource, Sendable {
         /// Sent before anything else: the reconnect delay and the first event.
         var opening: [UInt8] = []
         var heartbeatDue = false
-        /// The session is gone: `event: gone` is sent next, then the stream ends.
-        var gone = false
+        /// The session is gone, or the screen: `event: gone` with this reason is sent next,
+        /// then the stream ends.
+        var gone: EndReason?
         var goneSent = false
         var started = false
         var closed = false
@@ -39,12 +44,29 @@ final class ScreenStream: StreamSource, Sendable {
         var onClose: (@Sendable (ScreenStream) -> Void)?
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
+
+    /// Why a stream ends with `event: gone`.
+    enum EndReason: Sendable {
+        /// The session was deleted or expired.
+        case sessionEnded
+        /// A reload of the catalogue removed the screen.
+        case screenRemoved
+    }
 
     init(definition: ScreenDefinition, session: SessionKey, tick: Int) {
-        self.definition = definition
+        screenID = definition.id
         self.session = session
         openedAtTick = tick
+        state = Locked(State(definition: definition))
+    }
+
+    /// The definition the stream renders the screen with.
+    var definition: ScreenDefinition { state.withLock { $0.definition } }
+
+    /// Renders the screen with `definition` from now on: a reload replaced it.
+    func adopt(_ definition: ScreenDefinition) {
+        state.withLock { $0.definition = definition }
     }
 
     /// Sets what the stream starts with: `opening` (the reconnect delay and the first event,
@@ -93,7 +115,7 @@ final class ScreenStream: StreamSource, Sendable {
     /// (the server took the waiting event meanwhile): the caller computes again from ``copy``.
     func offer(_ bytes: [UInt8], from base: ScreenCopy, to target: ScreenCopy) -> Bool {
         let wake = state.withLock { state -> Bool? in
-            guard !state.closed, !state.gone, let copy = state.copy, Self.isNew(target, after: state.offered) else { return false }
+            guard !state.closed, state.gone == nil, let copy = state.copy, Self.isNew(target, after: state.offered) else { return false }
             guard copy.isSame(as: base) else { return nil }
             state.offered = (target.definitionID, target.revision)
             state.pending = bytes.isEmpty ? nil : (bytes, target)
@@ -110,9 +132,10 @@ final class ScreenStream: StreamSource, Sendable {
         wake()
     }
 
-    /// The session was deleted or expired: `event: gone`, then the end of the stream.
-    func end() {
-        state.withLock { $0.gone = true }
+    /// The session was deleted or expired, or the screen removed: `event: gone`, then the
+    /// end of the stream.
+    func end(_ reason: EndReason = .sessionEnded) {
+        state.withLock { $0.gone = reason }
         wake()
     }
 
@@ -128,12 +151,12 @@ final class ScreenStream: StreamSource, Sendable {
             state.started = true
             var bytes = state.opening
             state.opening = []
-            if state.gone {
+            if let reason = state.gone {
                 guard !state.goneSent else { return .end }
                 state.goneSent = true
                 state.pending = nil
                 let id = state.copy?.eventID ?? ""
-                bytes.append(contentsOf: EventStreamFrames.event("gone", id: id, data: Self.goneData))
+                bytes.append(contentsOf: EventStreamFrames.event("gone", id: id, data: Self.goneData(reason, screen: screenID)))
                 return .bytes(bytes)
             }
             if let pending = state.pending {
@@ -159,6 +182,19 @@ final class ScreenStream: StreamSource, Sendable {
         onClose?(self)
     }
 
-    private static let goneData = Array(
-        #"{"detail":"the session was deleted or expired; create a new one with POST /v1/sessions","reason":"session-ended"}"#.utf8)
+    private static func goneData(_ reason: EndReason, screen: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        switch reason {
+        case .sessionEnded:
+            writer.key("detail"); writer.string("the session was deleted or expired; create a new one with POST /v1/sessions")
+            writer.key("reason"); writer.string("session-ended")
+        case .screenRemoved:
+            writer.key("detail")
+            writer.string("the screen \"\(screen)\" is no longer served (the definitions were reloaded without it); GET /v1/screens lists the screens")
+            writer.key("reason"); writer.string("screen-removed")
+        }
+        writer.endObject()
+        return writer.bytes
+    }
 }

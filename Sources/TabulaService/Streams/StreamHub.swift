@@ -53,6 +53,7 @@ final class StreamHub: Sendable {
         case deliver(Channel, SessionState)
         case gone(Channel)
         case readFeed(FeedStream)
+        case reload(Catalogue)
     }
 
     let settings: StreamSettings
@@ -67,11 +68,16 @@ final class StreamHub: Sendable {
     private let ticks = BlockingQueue<Void>(capacity: 1)
     private let tick = Atomic<Int>(0)
     private let threads = Locked<[WorkerThread]>([])
+    /// The catalogue deliveries render with. The deliverer's own: it changes only between
+    /// two of its batches, so no stream is offered an older definition's screen after a
+    /// newer one's.
+    private nonisolated(unsafe) var catalogue: Catalogue
 
-    init(settings: StreamSettings, store: any SessionStore, cache: ScreenCache) {
+    init(settings: StreamSettings, store: any SessionStore, cache: ScreenCache, catalogue: Catalogue) {
         self.settings = settings
         self.store = store
         self.cache = cache
+        self.catalogue = catalogue
         let deliverer = WorkerThread.start { [self] in runDeliverer() }
         let ticker = WorkerThread.start { [self] in runTicker() }
         threads.withLock { $0 = [deliverer, ticker] }
@@ -194,6 +200,13 @@ final class StreamHub: Sendable {
         }
     }
 
+    /// The catalogue was reloaded: every open stream is brought to its screen by the new
+    /// definition (a change set from the old one), and a stream of a screen the catalogue no
+    /// longer has ends with `event: gone`.
+    func reloaded(_ catalogue: Catalogue) {
+        _ = jobs.push(.reload(catalogue))
+    }
+
     /// Reads every streamed session again.
     private func recheckAll() {
         for id in channels.withLock({ Array($0.byID.keys) }) { recheck(id: id) }
@@ -263,6 +276,10 @@ final class StreamHub: Sendable {
                 newest[ObjectIdentifier(channel)] = nil
             case .readFeed(let stream):
                 stream.read(from: store)
+            case .reload(let catalogue):
+                self.catalogue = catalogue
+                // Each session read again is delivered with the new definitions.
+                recheckAll()
             }
         }
         for key in order {
@@ -296,13 +313,18 @@ final class StreamHub: Sendable {
         var targets: [String: ScreenCopy] = [:]
         var events = EventCache()
         for stream in streams {
-            let definition = stream.definition
+            guard let definition = catalogue.screen(id: stream.screenID) else {
+                unregister(stream)
+                stream.end(.screenRemoved)
+                continue
+            }
+            if definition !== stream.definition { stream.adopt(definition) }
             let target: ScreenCopy
             if let known = targets[definition.id] {
                 target = known
             } else {
                 let screen =
-                    cache.screenForDiff(session: channel.key, screen: definition.id, revision: state.revision) ?? render(definition, state)
+                    cache.screenForDiff(session: channel.key, definition, revision: state.revision) ?? render(definition, state)
                 target = ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: screen)
                 targets[definition.id] = target
             }

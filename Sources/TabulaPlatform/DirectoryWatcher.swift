@@ -1,0 +1,87 @@
+internal import CTabulaPlatform
+
+/// Calls back when files directly inside a directory are written, added, renamed or
+/// removed: at once through inotify on Linux, else by comparing every file's stamp
+/// (``Files/stamp(_:)``) every quarter of a second. A burst of changes (an editor's save
+/// writes a temporary file, renames it and touches the directory) becomes one call, made a
+/// short quiet time after the last change, so the callback sees the files complete.
+public final class DirectoryWatcher: Sendable {
+    /// How long the directory must be quiet before the callback, in milliseconds.
+    public static let quietMilliseconds: Int32 = 100
+    private static let pollMilliseconds: Int32 = 250
+
+    private let stopping = Locked(false)
+    private let thread = Locked<WorkerThread?>(nil)
+    /// How the watcher learns of changes, for the startup log.
+    public let method: String
+
+    /// Starts watching `directory`; `onChange` runs on the watcher's own thread. `polling`
+    /// compares stamps even where inotify is available (for tests of that method).
+    public init(directory: String, polling: Bool = false, onChange: @escaping @Sendable () -> Void) {
+        #if os(Linux)
+            let descriptor = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+            if descriptor >= 0, inotify_add_watch(descriptor, directory, mask) >= 0 {
+                method = "inotify"
+                thread.withLock { [self] in $0 = WorkerThread.start { self.notify(descriptor, onChange) } }
+                return
+            }
+            if descriptor >= 0 { close(descriptor) }
+        #endif
+        method = "polling"
+        thread.withLock { [self] in $0 = WorkerThread.start { self.compareStamps(directory, onChange) } }
+    }
+
+    /// Stops watching and waits for the watcher's thread (and a callback in progress).
+    public func stop() {
+        stopping.withLock { $0 = true }
+        thread.withLock { $0.take() }?.join()
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    #if os(Linux)
+        private func notify(_ descriptor: Int32, _ onChange: @Sendable () -> Void) {
+            defer { close(descriptor) }
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            var changed = false
+            while !isStopping {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                // Short timeouts: stop() is noticed within one.
+                let ready = poll(&entry, 1, changed ? Self.quietMilliseconds : Self.pollMilliseconds)
+                if ready > 0 {
+                    // The events themselves do not matter: any change reads the directory again.
+                    while buffer.withUnsafeMutableBytes({ readDescriptor(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+                    changed = true
+                } else if ready == 0 && changed {
+                    changed = false
+                    onChange()
+                }
+            }
+        }
+    #endif
+
+    private func compareStamps(_ directory: String, _ onChange: @Sendable () -> Void) {
+        var last = Self.stamps(directory)
+        var changed = false
+        while !isStopping {
+            usleep(UInt32(changed ? Self.quietMilliseconds : Self.pollMilliseconds) * 1000)
+            let now = Self.stamps(directory)
+            if now != last {
+                last = now
+                changed = true
+            } else if changed {
+                changed = false
+                onChange()
+            }
+        }
+    }
+
+    private static func stamps(_ directory: String) -> [String: [Int]] {
+        var stamps: [String: [Int]] = [:]
+        for name in (try? Files.names(in: directory, endingIn: "")) ?? [] {
+            stamps[name] = Files.stamp("\(directory)/\(name)")
+        }
+        return stamps
+    }
+}

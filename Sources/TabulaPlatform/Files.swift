@@ -1,0 +1,60 @@
+/// A file or directory that could not be read, and the system's reason.
+public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+
+    fileprivate static func current(_ path: String, _ action: String) -> FileError {
+        FileError(path: path, reason: "cannot \(action): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// Whole-file reads and directory listings, for the files a service is configured with.
+public enum Files {
+    /// A whole file's bytes.
+    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .current(path, "read") }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .current(path, "read")
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The names of the files directly inside `directory` that end in `suffix` and do not
+    /// start with a dot (editors' hidden and swap files), sorted.
+    public static func names(in directory: String, endingIn suffix: String) throws(FileError) -> [String] {
+        guard let handle = opendir(directory) else { throw .current(directory, "list") }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+            }
+            if name.hasSuffix(suffix) && !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// What identifies a version of a file without reading it: its modification time in
+    /// nanoseconds, size and inode; `nil` when it cannot be examined.
+    public static func stamp(_ path: String) -> [Int]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [modificationNanoseconds(status), Int(status.st_size), Int(status.st_ino)]
+    }
+}

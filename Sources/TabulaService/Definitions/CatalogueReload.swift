@@ -1,0 +1,63 @@
+import TabulaCore
+import TabulaPlatform
+
+/// What a reload of the definitions did.
+public enum ReloadOutcome: Sendable, Equatable {
+    /// A new catalogue is served: screens whose definition changed, added and removed.
+    case reloaded(version: Int, changed: [String], added: [String], removed: [String])
+    /// Every definition is the one served already; nothing changed.
+    case unchanged(version: Int)
+    /// Nothing was loaded: the catalogue of `version` keeps serving.
+    case refused(CatalogueProblems, version: Int)
+}
+
+extension ReloadOutcome {
+    /// The outcome's label in `tabula_definition_reloads_total`.
+    var label: String {
+        switch self {
+        case .reloaded: "reloaded"
+        case .unchanged: "unchanged"
+        case .refused: "refused"
+        }
+    }
+}
+
+/// The served catalogue's version and, when the last reload was refused, why.
+public struct CatalogueStatus: Sendable {
+    public var version: Int
+    public var problems: [CatalogueProblem]
+}
+
+extension APIContext {
+    /// Serves `catalogue` from now on, a new version of every definition that changed:
+    /// its definitions are kept in the store first (other instances and clients' later
+    /// catch-up render with them), then it replaces the current catalogue whole, and open
+    /// streams are brought to their screens by the new definitions. Refused, with nothing
+    /// changed, when its initial state breaks the state limits or the store cannot keep it.
+    func adopt(_ catalogue: Catalogue) -> ReloadOutcome {
+        let old = catalogues.current
+        let oldIDs = Dictionary(old.catalogue.screens.map { ($0.id, $0.definitionID) }, uniquingKeysWith: { first, _ in first })
+        let newIDs = Dictionary(catalogue.screens.map { ($0.id, $0.definitionID) }, uniquingKeysWith: { first, _ in first })
+        guard oldIDs != newIDs else { return .unchanged(version: old.version) }
+        if let violation = stateLimits.violation(of: catalogue.initialState) {
+            return .refused(
+                CatalogueProblems([.refused("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")]
+                ),
+                version: old.version)
+        }
+        do throws(StoreError) {
+            try store.keepDefinitions(catalogue.screens.map(KeptDefinition.init))
+        } catch {
+            return .refused(CatalogueProblems([.refused("the \(store.name) store cannot keep the definitions: \(error)")]), version: old.version)
+        }
+        for definition in old.catalogue.screens { definitions.remember(definition) }
+        let new = ServedCatalogue(catalogue, version: old.version + 1, threadCacheEntries: threadCacheEntries)
+        catalogues.replace(with: new)
+        streams.reloaded(catalogue)
+        return .reloaded(
+            version: new.version,
+            changed: newIDs.keys.filter { oldIDs[$0] != nil && oldIDs[$0] != newIDs[$0] }.sorted(),
+            added: newIDs.keys.filter { oldIDs[$0] == nil }.sorted(),
+            removed: oldIDs.keys.filter { newIDs[$0] == nil }.sorted())
+    }
+}

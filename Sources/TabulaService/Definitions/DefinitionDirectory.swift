@@ -1,0 +1,99 @@
+public import TabulaCore
+public import TabulaPlatform
+
+/// A directory of screen definitions: every `*.json` file directly inside it (names that
+/// start with a dot, such as editors' swap files, are left out).
+public struct DefinitionDirectory: Sendable {
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    /// Every definition file, read whole; a directory without any is an error.
+    public func files() throws(FileError) -> [DefinitionFile] {
+        let names = try Files.names(in: path, endingIn: ".json")
+        guard !names.isEmpty else { throw FileError(path: path, reason: "no screen definitions (*.json files) found") }
+        var files: [DefinitionFile] = []
+        for name in names {
+            files.append(DefinitionFile(name: name, bytes: try Files.read("\(path)/\(name)")))
+        }
+        return files
+    }
+
+    /// The catalogue of every file, checked together, or every problem found.
+    public func load() -> Result<Catalogue, CatalogueProblems> {
+        do throws(FileError) {
+            let files = try files()
+            do throws(DefinitionErrors) {
+                return .success(try Catalogue.load(files))
+            } catch {
+                return .failure(CatalogueProblems(error.problems.map(CatalogueProblem.definition)))
+            }
+        } catch {
+            return .failure(CatalogueProblems([.unreadable(error)]))
+        }
+    }
+}
+
+/// Why a directory's definitions could not be served.
+public enum CatalogueProblem: Hashable, Sendable, CustomStringConvertible {
+    /// A problem in a definition (or between definitions).
+    case definition(DefinitionProblem)
+    /// The directory or a file could not be read.
+    case unreadable(FileError)
+    /// The store could not keep the definitions, or their initial state breaks the state
+    /// limits.
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case .definition(let problem): problem.description
+        case .unreadable(let error): error.description
+        case .refused(let reason): reason
+        }
+    }
+
+    /// `{"file", "line", "column", "path", "message"}`, with `null` for what is not known.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        switch self {
+        case .definition(let problem):
+            writer.key("column"); writer.optionalInt(problem.location?.column)
+            writer.key("file"); writer.string(problem.file)
+            writer.key("line"); writer.optionalInt(problem.location?.line)
+            writer.key("message"); writer.string(problem.message)
+            writer.key("path"); writer.string(problem.path)
+        case .unreadable(let error):
+            writer.key("column"); writer.null()
+            writer.key("file"); writer.string(error.path)
+            writer.key("line"); writer.null()
+            writer.key("message"); writer.string(error.reason)
+            writer.key("path"); writer.null()
+        case .refused(let reason):
+            writer.key("column"); writer.null()
+            writer.key("file"); writer.null()
+            writer.key("line"); writer.null()
+            writer.key("message"); writer.string(reason)
+            writer.key("path"); writer.null()
+        }
+        writer.endObject()
+    }
+}
+
+/// Every problem that kept a directory's definitions from being served.
+public struct CatalogueProblems: Error, Hashable, Sendable, CustomStringConvertible {
+    public var problems: [CatalogueProblem]
+
+    public init(_ problems: [CatalogueProblem]) {
+        self.problems = problems
+    }
+
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+extension JSONWriter {
+    fileprivate mutating func optionalInt(_ value: Int?) {
+        if let value { int(value) } else { null() }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import TabulaCore
+import TabulaSamples
+import TabulaService
+import TabulaTestSupport
+import Testing
+
+/// Reloading the definitions while serving (`--watch`, SIGHUP): a reload is a new
+/// definition version like a deployment, without a restart. Open streams get the change set
+/// from the old screen to the new one; every earlier copy still catches up exactly; a broken
+/// directory changes nothing and says why.
+@Suite struct ReloadTests {
+    /// A directory holding `files`, and a server started on it.
+    final class Served {
+        let directory: URL
+        let api: APITestServer
+
+        init(_ files: [DefinitionFile], store kind: StoreKind = .memory, factory: StoreFactory? = nil) throws {
+            directory = try makeTemporaryDirectory()
+            for file in files { try Self.write(file, to: directory) }
+            let catalogue = try Catalogue.load(files)
+            let factory = try factory ?? StoreFactory(kind)
+            api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        }
+
+        deinit {
+            api.store.close()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// Writes a file whole, as editors save: a temporary file renamed over the old one.
+        static func write(_ file: DefinitionFile, to directory: URL) throws {
+            let temporary = directory.appendingPathComponent(".\(file.name).tmp")
+            try Data(file.bytes).write(to: temporary)
+            guard rename(temporary.path, directory.appendingPathComponent(file.name).path) == 0 else {
+                throw ServerProcessError("cannot rename \(temporary.path): \(String(cString: strerror(errno)))")
+            }
+        }
+
+        func write(_ file: DefinitionFile) throws { try Self.write(file, to: directory) }
+
+        func reload() -> ReloadOutcome { api.service.reload(from: DefinitionDirectory(directory.path)) }
+
+        func screen(_ session: String, _ id: String) throws -> Screen {
+            let response = try api.send("GET", "/v1/screens/\(id)", session: session)
+            #expect(response.status == 200, "\(response.bodyText)")
+            return try Screen(jsonBytes: response.body)
+        }
+    }
+
+    static func fixtureFiles() throws -> [DefinitionFile] {
+        let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted().map {
+            DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
+        }
+    }
+
+    /// Random definitions edited at random between reloads, on each store: a stream open
+    /// across each reload reaches the new screen with one change set, and a copy from any
+    /// earlier revision and definition catches up exactly, or sends an event from it.
+    @Test(arguments: StoreKind.allCases)
+    func everyReloadReachesOpenStreamsAndEveryEarlierCopy(kind: StoreKind) throws {
+        for seed in 0..<(kind == .memory ? 12 : 4) {
+            var random = SplitMix64(seed: UInt64(seed) &+ 4_300)
+            var evolving = EvolvingDefinition.random(&random)
+            let served = try Served([evolving.file], store: kind)
+            let session = try served.api.newSession()
+            let screenID = evolving.screenID
+            var copies = [try served.screen(session, screenID)]
+            let stream = try StreamClientCopy(port: served.api.port, screen: screenID, session: session)
+            try stream.catchUp(to: copies[0], "seed \(seed): opening")
+            for round in 0..<3 {
+                // Events on the current screen, each kept as an earlier copy.
+                var client = DeploymentTests.Client(copy: try served.screen(session, screenID))
+                for _ in 0..<Int.random(in: 0...3, using: &random) {
+                    guard let (event, _) = RandomEvents.pick(on: client.copy, &random) else { break }
+                    var body = JSONObject()
+                    body["row"] = .string(event.rowID)
+                    if case .setSwitch(_, let isOn) = event { body["isOn"] = .bool(isOn) }
+                    let answer = try served.api.send(
+                        "POST", "/v1/screens/\(screenID)/\(event.kindName)", session: session, json: JSONValue.object(body).canonicalText)
+                    guard answer.status == 200 else { continue }
+                    try client.apply(answer, reaching: try served.screen(session, screenID), "seed \(seed) round \(round): \(event)")
+                    copies.append(client.copy)
+                }
+                evolving.evolve(&random, edits: Int.random(in: 1...4, using: &random))
+                try served.write(evolving.file)
+                let outcome = served.reload()
+                let current = try served.screen(session, screenID)
+                if case .reloaded = outcome {
+                    #expect(current.definition == (try Catalogue.load([evolving.file])).screens.first?.definitionID)
+                } else {
+                    #expect(outcome == .unchanged(version: (outcome.version)), "seed \(seed) round \(round): \(outcome)")
+                }
+                try stream.catchUp(to: current, "seed \(seed) round \(round): the stream across the reload")
+
+                // Catch-up from an earlier copy, by its revision and definition.
+                var catchingUp = DeploymentTests.Client(copy: copies[Int.random(in: copies.indices, using: &random)])
+                let query = "since=\(catchingUp.copy.revision)&definition=\(catchingUp.copy.definition ?? "")"
+                try catchingUp.apply(
+                    try served.api.send("GET", "/v1/screens/\(screenID)/changes?\(query)", session: session), reaching: current,
+                    "seed \(seed) round \(round): catch-up")
+            }
+        }
+    }
+
+    /// A broken file changes nothing: the old screens keep serving, and the problems carry
+    /// the file, line, column and JSON path. Mending it reloads.
+    @Test func aBrokenDirectoryKeepsTheServedScreensAndSaysWhatIsWrong() throws {
+        let files = try Self.fixtureFiles()
+        let served = try Served(files)
+        let session = try served.api.newSession()
+        let before = try served.screen(session, "settings")
+        #expect(served.reload() == .unchanged(version: 1))
+
+        let settings = try #require(files.first { $0.name == "settings.json" })
+        let text = String(decoding: settings.bytes, as: UTF8.self)
+        let broken = text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "Wi-Fi {{wify}}""#)
+        try served.write(DefinitionFile(name: "settings.json", bytes: Array(broken.utf8)))
+        try Data("{\"id\": ".utf8).write(to: served.directory.appendingPathComponent("new.json"))
+        guard case .refused(let problems, version: 1) = served.reload() else {
+            Issue.record("a broken directory was reloaded")
+            return
+        }
+        #expect(try served.screen(session, "settings") == before)
+        let descriptions = problems.problems.map(\.description)
+        let line = try #require(broken.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("{{wify}}") }) + 1
+        #expect(
+            descriptions.contains {
+                $0.hasPrefix("settings.json:\(line):") && $0.contains("$.sections[0].rows[0].title: column 9: unknown state key 'wify'")
+            })
+        #expect(descriptions.contains { $0.hasPrefix("new.json:1:8: $: not valid JSON") })
+        #expect(served.api.service.definitionStatus.problems == problems.problems)
+        let metrics = try served.api.metrics(showing: #"tabula_definition_reloads_total{outcome="refused"} 1"#)
+        #expect(metrics.contains(#"tabula_definition_reloads_total{outcome="refused"} 1"#))
+
+        try FileManager.default.removeItem(at: served.directory.appendingPathComponent("new.json"))
+        let mended = text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#)
+        try served.write(DefinitionFile(name: "settings.json", bytes: Array(mended.utf8)))
+        #expect(served.reload() == .reloaded(version: 2, changed: ["settings"], added: [], removed: []))
+        #expect(served.api.service.definitionStatus.problems.isEmpty)
+        #expect(try served.api.send("GET", "/v1/screens/settings", session: session).bodyText.contains(#""title":"WLAN""#))
+    }
+
+    /// Screens can come and go: a new file's screen is served, and a removed screen's
+    /// streams end with `gone` (reason `screen-removed`) while its GET is a 404.
+    @Test func addedScreensAreServedAndRemovedOnesEndTheirStreams() throws {
+        let files = try Self.fixtureFiles()
+        let served = try Served(files)
+        let session = try served.api.newSession()
+        let stream = try EventStreamClient(port: served.api.port, path: "/v1/screens/static-text/stream", headers: ["X-Session: \(session)"])
+        #expect(try stream.nextEvent()?.event == "screen")
+        try FileManager.default.removeItem(at: served.directory.appendingPathComponent("static-text.json"))
+        let extra = #"{"id": "extra", "title": "Extra", "sections": [{"id": "s", "rows": [{"id": "r", "kind": "basic", "title": "Hi"}]}]}"#
+        try served.write(DefinitionFile(name: "extra.json", bytes: Array(extra.utf8)))
+        #expect(served.reload() == .reloaded(version: 2, changed: [], added: ["extra"], removed: ["static-text"]))
+        let gone = try #require(try stream.nextEvent())
+        #expect(gone.event == "gone" && gone.data?.contains(#""reason":"screen-removed""#) == true, "\(gone)")
+        #expect(try stream.next() == nil, "the stream ends after gone")
+        #expect(try served.api.send("GET", "/v1/screens/static-text", session: session).status == 404)
+        #expect(try served.api.send("GET", "/v1/screens/extra", session: session).bodyText.contains(#""title":"Hi""#))
+        #expect(try served.api.send("GET", "/v1/screens").bodyText.contains(#""id":"extra""#))
+    }
+}
+
+extension ReloadOutcome {
+    var version: Int {
+        switch self {
+        case .reloaded(let version, _, _, _), .unchanged(let version), .refused(_, let version): version
+        }
+    }
+}
+
+/// `tabula serve --watch` and SIGHUP, on a real process.
+@Suite(.serialized) struct ReloadProcessTests {
+    /// A copy of the bundled fixtures to edit.
+    func fixturesCopy() throws -> URL {
+        let directory = try makeTemporaryDirectory()
+        for file in try ReloadTests.fixtureFiles() { try Data(file.bytes).write(to: directory.appendingPathComponent(file.name)) }
+        return directory
+    }
+
+    /// Polls `GET path` until `done` holds for its answer; the seconds it took.
+    @discardableResult
+    func waitFor(_ server: ServerProcess, _ path: String, within seconds: Double = 10, _ what: String, _ done: (RawHTTPResponse) -> Bool) throws -> Double {
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            if done(try connection.readResponse()) { return Date().timeIntervalSince(start) }
+            usleep(20_000)
+        }
+        Issue.record("\(what): not seen within \(seconds) s; log:\n\(server.log)")
+        return seconds
+    }
+
+    @Test func watchingPicksUpChangedAddedAndRemovedFiles() throws {
+        let directory = try fixturesCopy()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerProcess(arguments: ["--store", "memory", "--screens", directory.path, "--watch"])
+        #expect(server.log.contains("watching \(directory.path) for changes (inotify)"))
+        let settings = directory.appendingPathComponent("settings.json")
+        // Written in place, as some editors save.
+        let text = try String(contentsOf: settings, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#).utf8).write(to: settings)
+        let changed = try waitFor(server, "/v1/screens/settings", "the changed title") { $0.bodyText.contains(#""title":"WLAN""#) }
+        try Data(#"{"id": "extra", "title": "Extra", "sections": []}"#.utf8).write(to: directory.appendingPathComponent("extra.json"))
+        let added = try waitFor(server, "/v1/screens/extra", "the added screen") { $0.status == 200 }
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("extra.json"))
+        let removed = try waitFor(server, "/v1/screens/extra", "the removed screen") { $0.status == 404 }
+        print("reloads seen after \(changed), \(added) and \(removed) s")
+        #expect(server.log.contains("reloaded the definitions of \(directory.path): version 4; removed extra"))
+    }
+
+    @Test func sighupReloadsAndABrokenFileIsLoggedWithItsPlace() throws {
+        let directory = try fixturesCopy()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerProcess(arguments: ["--store", "memory", "--screens", directory.path])
+        let settings = directory.appendingPathComponent("settings.json")
+        let text = try String(contentsOf: settings, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#).utf8).write(to: settings)
+        server.signal(SIGHUP)
+        try waitFor(server, "/v1/screens/settings", "the reload on SIGHUP") { $0.bodyText.contains(#""title":"WLAN""#) }
+
+        try Data(text.replacingOccurrences(of: #""kind": "titleSwitch""#, with: #""kind": "titleSwich""#).utf8).write(to: settings)
+        server.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !server.log.contains("were not reloaded"), Date() < deadline { usleep(20_000) }
+        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(#""kind": "titleSwitch""#) }) + 1
+        #expect(server.log.contains("version 2 keeps serving"), "\(server.log)")
+        #expect(server.log.contains("settings.json:\(line):"), "\(server.log)")
+        #expect(server.log.contains(#"$.sections[0].rows[0].kind: unknown kind "titleSwich""#), "\(server.log)")
+        try waitFor(server, "/v1/screens/settings", "the screens served before") { $0.bodyText.contains(#""title":"WLAN""#) }
+    }
+}
