@@ -58,7 +58,7 @@ let package = Package(
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
-        // Embeds openapi.json in TabulaService (EmbeddedOpenAPI.text).
+        // Embeds openapi.json and the preview page's assets in TabulaService.
         .plugin(name: "EmbedFile", capability: .buildTool()),
         // Routes, problems, metrics, sessions and stores around the core.
         .target(
@@ -74,6 +74,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The preview page's files, embedded by the plugin.
+            exclude: ["Preview/Assets"],
             plugins: ["EmbedFile"]
         ),
         .executableTarget(

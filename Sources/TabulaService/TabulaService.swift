@@ -22,6 +22,8 @@ public struct ServiceConfiguration: Sendable {
     public var stateLimits = StateLimits()
     /// Heartbeats and limits of screen streams.
     public var streams = StreamSettings()
+    /// Serves the preview page (`/preview`) for authors.
+    public var preview = false
 
     public init() {}
 }
@@ -58,6 +60,9 @@ public final class TabulaService: HTTPHandler {
         let status = Locked(CatalogueStatus(version: 1, problems: []))
         catalogueStatus = status
         var routes = RouteTable()
+        if configuration.preview {
+            PreviewRoutes.add(to: &routes) { (api.served, status.withLock { $0 }) }
+        }
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, streams: api.streams, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(

@@ -33,6 +33,9 @@ struct ServeCommand: ParsableCommand {
             "Reload the screen definitions when a file of the directory changes, is added or removed, as SIGHUP does (env TABULA_WATCH=1)")
     var watch = false
 
+    @Flag(help: "Serve the preview page for authors at /preview (env TABULA_PREVIEW=1; off by default)")
+    var preview = false
+
     @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
 
@@ -170,6 +173,7 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.cors = settings.cors
         serviceConfiguration.stateLimits = settings.stateLimits
         serviceConfiguration.streams = settings.streams
+        serviceConfiguration.preview = settings.preview
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
@@ -198,6 +202,7 @@ struct ServeCommand: ParsableCommand {
         let directory = DefinitionDirectory(settings.screens)
         let watcher = settings.watch ? DirectoryWatcher(directory: settings.screens) { service.reload(from: directory) } : nil
         if let watcher { logger.notice("watching \(settings.screens) for changes (\(watcher.method))") }
+        if settings.preview { logger.notice("preview: \(base)/preview") }
 
         var received: Int32 = 0
         while sigwait(&signals, &received) == 0, received == SIGHUP {
@@ -229,6 +234,7 @@ struct ServeCommand: ParsableCommand {
         var server: ServerConfiguration
         var screens: String
         var watch: Bool
+        var preview: Bool
         var logLevel: Logger.Level
         var storeKind: String
         var dataDirectory: String
@@ -308,7 +314,8 @@ struct ServeCommand: ParsableCommand {
             "max-streams-per-session")
         server.maxStreams = streams.maxStreams
         return Settings(
-            server: server, screens: screens, watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"), logLevel: level, storeKind: storeKind,
+            server: server, screens: screens, watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
+            preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
             databasePoolSize: try positive(

@@ -15,12 +15,11 @@ import Testing
         let directory: URL
         let api: APITestServer
 
-        init(_ files: [DefinitionFile], store kind: StoreKind = .memory, factory: StoreFactory? = nil) throws {
+        init(_ files: [DefinitionFile], store kind: StoreKind = .memory, preview: Bool = false) throws {
             directory = try makeTemporaryDirectory()
             for file in files { try Self.write(file, to: directory) }
             let catalogue = try Catalogue.load(files)
-            let factory = try factory ?? StoreFactory(kind)
-            api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+            api = try APITestServer(catalogue: catalogue, store: try StoreFactory(kind).open(catalogue)) { $0.preview = preview }
         }
 
         deinit {
@@ -209,7 +208,11 @@ extension ReloadOutcome {
         try FileManager.default.removeItem(at: directory.appendingPathComponent("extra.json"))
         let removed = try waitFor(server, "/v1/screens/extra", "the removed screen") { $0.status == 404 }
         print("reloads seen after \(changed), \(added) and \(removed) s")
-        #expect(server.log.contains("reloaded the definitions of \(directory.path): version 4; removed extra"))
+        // Log lines below warning are written every 100 ms.
+        let logged = "reloaded the definitions of \(directory.path): version 4; removed extra"
+        let deadline = Date().addingTimeInterval(5)
+        while !server.log.contains(logged), Date() < deadline { usleep(20_000) }
+        #expect(server.log.contains(logged), "\(server.log)")
     }
 
     @Test func sighupReloadsAndABrokenFileIsLoggedWithItsPlace() throws {

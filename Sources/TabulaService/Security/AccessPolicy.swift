@@ -2,7 +2,7 @@ import HTTPTypes
 import TabulaHTTP
 
 /// What the service requires of a request: before any route sees it, the API key on `/v1`
-/// paths (the backend key passes too) and CORS for browsers, one rule set for the two ways
+/// paths and the preview page's API (the backend key passes too) and CORS for browsers, one rule set for the two ways
 /// a request comes in (routed, or as a unparsed GET answered from memory before routing);
 /// and the backend key on the backend's routes, which ask ``requireBackend(_:)``.
 struct AccessPolicy: Sendable {
@@ -85,9 +85,10 @@ struct AccessPolicy: Sendable {
         rawPath.hasSuffix("/stream") && requiresKey(rawPath)
     }
 
-    /// Whether a path needs the API key: every `/v1` route; `/healthz`, `/metrics` and
-    /// `/openapi.json` stay open for probes and scrapers.
+    /// Whether a path needs the API key: every `/v1` route, and the preview page's catalogue
+    /// (it names the definition files); `/healthz`, `/metrics` and `/openapi.json` stay open
+    /// for probes and scrapers, and the preview page's own files, which hold no data.
     static func requiresKey(_ rawPath: String) -> Bool {
-        rawPath == "/v1" || rawPath.hasPrefix("/v1/")
+        rawPath == "/v1" || rawPath.hasPrefix("/v1/") || rawPath.hasPrefix("/preview/api/")
     }
 }

@@ -1,0 +1,67 @@
+import HTTPTypes
+import TabulaCore
+import TabulaHTTP
+
+/// `tabula serve --preview`: the page authors see their screens on (`/preview`, the list,
+/// and `/preview/{screen}`, one screen in a session the page makes), its two assets, and
+/// `/preview/api/catalogue`, the served catalogue's version, screens and problems, which the
+/// page polls. The page itself talks to the ordinary API, as any client does.
+enum PreviewRoutes {
+    static func add(to routes: inout RouteTable, catalogue: @escaping @Sendable () -> (ServedCatalogue, CatalogueStatus)) {
+        // no-store: a page kept in the browser's back-forward cache would keep its stream open.
+        let page = asset(EmbeddedPreview.html, type: "text/html; charset=utf-8", cacheControl: "no-store")
+        routes.add(.get, "/preview", immediate { _ in page })
+        routes.add(.get, "/preview/{screen}", immediate { _ in page })
+        let files = [
+            "preview.css": asset(EmbeddedPreview.css, type: "text/css; charset=utf-8"),
+            "preview.js": asset(EmbeddedPreview.js, type: "text/javascript; charset=utf-8"),
+        ]
+        routes.add(
+            .get, "/preview/assets/{file}",
+            immediate { context throws(Problem) in
+                guard let file = files[context.parameters["file"] ?? ""] else {
+                    throw Problem.notFound(path: context.request.rawPath)
+                }
+                return file
+            })
+        routes.add(
+            .get, "/preview/api/catalogue",
+            immediate { _ in
+                let (served, status) = catalogue()
+                return JSONResponse.make(.ok, catalogueBody(served, status))
+            })
+    }
+
+    /// `{"version", "screens": [{"id", "title", "file"}], "problems": [...]}`.
+    static func catalogueBody(_ served: ServedCatalogue, _ status: CatalogueStatus) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("problems")
+        writer.array(status.problems) { writer, problem in problem.write(to: &writer) }
+        writer.key("screens")
+        writer.array(served.catalogue.screens) { writer, screen in
+            writer.beginObject()
+            writer.key("file"); writer.string(screen.file)
+            writer.key("id"); writer.string(screen.id)
+            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: served.catalogue.initialState)))
+            writer.endObject()
+        }
+        writer.key("version"); writer.int(served.version)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// An embedded file's answer. `no-cache` by default: a new binary serves new files at the
+    /// same URLs.
+    private static func asset(_ text: String, type: String, cacheControl: String = "no-cache") -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = type
+        fields[.cacheControl] = cacheControl
+        if let name = HTTPField.Name("X-Content-Type-Options") { fields[name] = "nosniff" }
+        // The page loads nothing from elsewhere and runs no inline script.
+        if let name = HTTPField.Name("Content-Security-Policy") {
+            fields[name] = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'"
+        }
+        return Response(status: .ok, headerFields: fields, body: Array(text.utf8))
+    }
+}

@@ -1,0 +1,771 @@
+#!/usr/bin/env python3
+"""Checks the preview page of `tabula serve --preview` in headless Chromium.
+
+    python3 Tests/Browser/preview_test.py --tabula .build/debug/tabula \
+        --fixtures Fixtures/screens --output .build/test-output/preview
+
+It copies the fixtures to a temporary directory, serves them with
+`tabula serve --preview --watch --store memory --port 0`, and drives the page with Selenium:
+
+1. the list page lists the screens of GET /v1/screens;
+2. every screen is drawn as GET /v1/screens/{id} answers it in the page's session;
+3. random taps, switches and deletions (seeded) are applied from their answers, and the page
+   still equals GET after each; navigate effects open the target screen, openURL ones are
+   listed;
+4. two windows on one session follow each other;
+5. an event sent with plain HTTP, and a backend patch, reach the page through its stream;
+6. a saved definition file shows up without a reload, and a broken one is listed under the
+   catalogue problems while the screen stays;
+7. screenshots of three screens (one per table style) in light and dark mode.
+
+Exits 1 with a message on the first mismatch. Needs the PyPI package `selenium` and
+Debian's `chromium` and `chromium-driver` (Scripts/browser-check installs them).
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import ElementClickInterceptedException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+BACKEND_KEY = "preview-test-backend-key"
+COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "height", "estimatedHeight", "accessory"}
+EVENTS_PER_SCREEN = 30
+SCREENSHOT_SCREENS = ["settings", "people", "users"]
+
+
+class Failure(Exception):
+    """A mismatch or a step that did not happen: the test fails with its message."""
+
+
+def step(text):
+    print(f"-- {text}", flush=True)
+
+
+# ---------------------------------------------------------------------------- the server
+
+
+class Server:
+    """`tabula serve --preview --watch` on a free port, stopped by its PID."""
+
+    def __init__(self, binary, screens, log_path):
+        self.binary = binary
+        self.screens = screens
+        self.log_path = log_path
+        self.lines = []
+        self.process = None
+        self.url = None
+
+    def start(self, timeout=20):
+        command = [
+            self.binary, "serve", "--preview", "--watch", "--store", "memory", "--port", "0",
+            "--screens", self.screens, "--log-level", "info", "--backend-key", BACKEND_KEY,
+        ]
+        print("$ " + " ".join(command), flush=True)
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+        listening = threading.Event()
+
+        def read():
+            with open(self.log_path, "w", encoding="utf-8") as log:
+                for line in self.process.stdout:
+                    self.lines.append(line.rstrip("\n"))
+                    log.write(line)
+                    log.flush()
+                    match = re.search(r"listening on (http://[^\s,]+)", line)
+                    if match and not self.url:
+                        self.url = match.group(1).rstrip("/")
+                        listening.set()
+            listening.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        listening.wait(timeout)
+        if not self.url:
+            self.stop()
+            tail = "\n".join(self.lines[-20:])
+            raise Failure(
+                f"tabula serve did not start (no 'listening on' line within {timeout} s); its output:\n{tail}\n"
+                "(a binary without --preview or --watch fails here)")
+
+    def stop(self):
+        if not self.process or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def tail(self, count=30):
+        return "\n".join(self.lines[-count:])
+
+
+class API:
+    """Plain HTTP to the service, as a second client would talk to it."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def call(self, method, path, body=None, session=None, headers=None, content_type="application/json"):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", content_type)
+        if session:
+            request.add_header("X-Session", session)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                text = response.read().decode()
+                return response.status, (json.loads(text) if text else None)
+        except urllib.error.HTTPError as error:
+            text = error.read().decode()
+            try:
+                return error.code, json.loads(text)
+            except ValueError:
+                return error.code, text
+
+    def get(self, path, session=None):
+        status, body = self.call("GET", path, session=session)
+        if status != 200:
+            raise Failure(f"GET {path} answered {status}: {body}")
+        return body
+
+    def screen(self, screen_id, session):
+        return self.get(f"/v1/screens/{urllib.parse.quote(screen_id)}", session)
+
+
+# ---------------------------------------------------------------------------- the browser
+
+
+def make_driver(output):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,900",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions", "--hide-scrollbars"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service("/usr/bin/chromedriver", log_output=os.path.join(output, "chromedriver.log"))
+    return webdriver.Chrome(service=service, options=options)
+
+
+def wait_for(driver, condition, timeout, what):
+    """Polls `condition(driver)` (WebDriver errors count as not yet) until it is truthy."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while True:
+        try:
+            value = condition(driver)
+            if value:
+                return value
+        except WebDriverException as error:
+            last_error = error
+        if time.monotonic() > deadline:
+            detail = f" (last error: {last_error.msg})" if last_error else ""
+            raise Failure(f"timed out after {timeout} s waiting for {what}{detail}")
+        time.sleep(0.05)
+
+
+def wait_ready(driver, what="the page", timeout=10):
+    wait_for(driver, lambda d: d.execute_script("return document.body && document.body.dataset.ready === 'true'"),
+             timeout, f"{what} to be drawn (body[data-ready])")
+
+
+def page_field(driver, name):
+    return driver.find_element(By.CSS_SELECTOR, f'#inspector [data-field="{name}"]').get_attribute("textContent").strip()
+
+
+def applied(driver):
+    return int(driver.execute_script("return Number(document.body.dataset.applied || 0)"))
+
+
+def settle(driver):
+    """Waits for the page's animations (rows sliding, fading, switches) to end, so a click lands where it aims."""
+    wait_for(driver, lambda d: d.execute_script(
+        "return document.getAnimations().filter((a) => a.playState === 'running').length === 0"), 3, "animations to end")
+
+
+def scroll_to(driver, element):
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
+
+
+def click(driver, element):
+    """Scrolls the element to the middle of the screen once the page is still, and clicks it."""
+    settle(driver)
+    scroll_to(driver, element)
+    try:
+        element.click()
+    except ElementClickInterceptedException:
+        settle(driver)
+        element.click()
+
+
+READ_PAGE = """
+const text = (node) => node ? node.textContent.trim() : null;
+const main = document.getElementById('screen');
+if (!main) return null;
+return {
+  id: main.dataset.screenId, style: main.dataset.style,
+  revision: Number(main.dataset.revision), definition: main.dataset.definition,
+  title: text(document.getElementById('large-title')),
+  sections: Array.from(main.querySelectorAll(':scope > section.section')).map((section) => {
+    const header = section.querySelector(':scope > .section-header');
+    const footer = section.querySelector(':scope > .section-footer');
+    return {
+      id: section.dataset.sectionId,
+      header: header ? {kind: header.dataset.kind, text: text(header)} : null,
+      footer: footer ? {kind: footer.dataset.kind, text: text(footer)} : null,
+      rows: Array.from(section.querySelectorAll('.row')).map((row) => {
+        const input = row.querySelector('input.row-switch');
+        const check = row.querySelector('.row-checkmark');
+        const fields = {};
+        for (const field of row.querySelectorAll('.row-field')) fields[field.dataset.name] = text(field.querySelector('.row-field-value'));
+        const remove = row.querySelector('.row-delete');
+        return {
+          id: row.dataset.rowId, kind: row.dataset.kind, accessory: row.dataset.accessory || null,
+          selectable: row.dataset.selectable === 'true', deletable: row.dataset.deletable === 'true',
+          title: text(row.querySelector('.row-title')), subtitle: text(row.querySelector('.row-subtitle')),
+          detail: text(row.querySelector('.row-detail')),
+          image: row.querySelector('.row-image') ? row.querySelector('.row-image').dataset.image : null,
+          isOn: input ? input.checked : null,
+          checked: Boolean(check && check.getBoundingClientRect().width > 0),
+          deleteControl: Boolean(remove && remove.tagName === 'BUTTON' && remove.getBoundingClientRect().width > 0),
+          fields: fields,
+        };
+      }),
+    };
+  }),
+};
+"""
+
+
+def field_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def expected_header_footer(model):
+    if not model:
+        return None
+    kind = model["kind"]
+    if kind == "titleHeader":
+        return {"kind": kind, "text": model["title"]}
+    if kind == "textFooter":
+        return {"kind": kind, "text": model["text"]}
+    return {"kind": kind, "text": None}  # a custom kind: its fields are shown, compared by kind only
+
+
+def expected_row(row):
+    kind = row["kind"]
+    title = subtitle = detail = image = None
+    fields = {}
+    if kind in ("basic", "subtitle", "titleSwitch", "checkmark", "button"):
+        title = row["title"]
+    if kind == "subtitle":
+        subtitle = row["subtitle"]
+        image = row.get("image")
+    if kind == "leftRightTitles":
+        title, detail = row["leftTitle"], row["rightTitle"]
+    if kind not in ("basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button"):
+        fields = {name: field_text(value) for name, value in row.items() if name not in COMMON_ROW_KEYS}
+    return {
+        "id": row["id"], "kind": kind, "accessory": row.get("accessory"),
+        "selectable": bool(row.get("selectable")), "deletable": bool(row.get("deletable")),
+        "title": title, "subtitle": subtitle, "detail": detail, "image": image,
+        "isOn": row["isOn"] if kind == "titleSwitch" else None,
+        "checked": bool(kind == "checkmark" and row.get("isChecked")) or row.get("accessory") == "checkmark",
+        "deleteControl": bool(row.get("deletable")),
+        "fields": fields,
+    }
+
+
+def expected_page(screen):
+    return {
+        "id": screen["id"], "style": screen.get("style") or "plain",
+        "revision": screen["revision"], "definition": screen["definition"], "title": screen["title"],
+        "sections": [{
+            "id": section["id"],
+            "header": expected_header_footer(section.get("header")),
+            "footer": expected_header_footer(section.get("footer")),
+            "rows": [expected_row(row) for row in section["rows"]],
+        } for section in screen["sections"]],
+    }
+
+
+def normalize(page):
+    """The page as read, with custom header and footer texts left out (compared by kind)."""
+    if page is None:
+        return None
+    for section in page["sections"]:
+        for key in ("header", "footer"):
+            model = section[key]
+            if model and model["kind"] not in ("titleHeader", "textFooter"):
+                model["text"] = None
+    return page
+
+
+def first_difference(actual, expected, path="page"):
+    if type(actual) is not type(expected) and not (actual is None or expected is None):
+        return f"{path}: the page has {actual!r}, GET has {expected!r}"
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(actual) | set(expected)):
+            found = first_difference(actual.get(key), expected.get(key), f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(actual) != len(expected):
+            ids = lambda items: [item.get("id") if isinstance(item, dict) else item for item in items]
+            return f"{path}: the page has {len(actual)} items {ids(actual)}, GET has {len(expected)} {ids(expected)}"
+        for index, (a, e) in enumerate(zip(actual, expected)):
+            found = first_difference(a, e, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if actual != expected:
+        return f"{path}: the page has {actual!r}, GET has {expected!r}"
+    return None
+
+
+def assert_page_matches(driver, api, screen_id, session, what, timeout=5):
+    """Waits until the page shows exactly what GET answers in the session, else fails with the first difference."""
+    deadline = time.monotonic() + timeout
+    while True:
+        expected = expected_page(api.screen(screen_id, session))
+        actual = normalize(driver.execute_script(READ_PAGE))
+        difference = first_difference(actual, expected)
+        if difference is None:
+            return expected
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: the page differs from GET /v1/screens/{screen_id}: {difference}")
+        time.sleep(0.1)
+
+
+# ---------------------------------------------------------------------------- the steps
+
+
+class PreviewTest:
+    def __init__(self, args, server, api, driver, screens_dir):
+        self.args = args
+        self.server = server
+        self.api = api
+        self.driver = driver
+        self.screens_dir = screens_dir
+        self.random = random.Random(args.seed)
+        self.events = 0
+
+    def open(self, screen_id, session=None):
+        url = f"{self.server.url}/preview/{urllib.parse.quote(screen_id)}"
+        if session:
+            url += "?" + urllib.parse.urlencode({"session": session})
+        self.driver.get(url)
+        wait_ready(self.driver, f"/preview/{screen_id}")
+        session = session or page_field(self.driver, "session")
+        if not session or session in ("—", "-"):
+            raise Failure(f"/preview/{screen_id}: the inspector shows no session token")
+        current = urllib.parse.urlsplit(self.driver.current_url)
+        if urllib.parse.parse_qs(current.query).get("session") != [session]:
+            raise Failure(f"/preview/{screen_id}: the URL {self.driver.current_url} does not carry ?session= its session")
+        return session
+
+    def check_list_page(self):
+        step("the list of screens")
+        self.driver.get(f"{self.server.url}/preview")
+        wait_ready(self.driver, "/preview")
+        expected = {screen["id"]: screen["title"] for screen in self.api.get("/v1/screens")["screens"]}
+        links = self.driver.execute_script("""
+            return Array.from(document.querySelectorAll('#screen-list a')).map((a) => ({
+              href: a.getAttribute('href'), text: a.textContent}));""")
+        found = {}
+        for link in links:
+            match = re.fullmatch(r"/preview/([^?]+)", link["href"])
+            if not match:
+                raise Failure(f"list page: a link goes to {link['href']}, not /preview/ID")
+            screen_id = urllib.parse.unquote(match.group(1))
+            found[screen_id] = link["text"]
+        if set(found) != set(expected):
+            raise Failure(f"list page: lists {sorted(found)}, GET /v1/screens has {sorted(expected)}")
+        for screen_id, title in expected.items():
+            if title not in found[screen_id] or screen_id not in found[screen_id]:
+                raise Failure(f"list page: the link to {screen_id} reads {found[screen_id]!r}, without its title {title!r} and id")
+        return sorted(expected)
+
+    def act(self, screen_id, session):
+        """One random event on the page; returns False when the screen has nothing to act on."""
+        driver = self.driver
+        targets = driver.execute_script("""
+            const main = document.getElementById('screen');
+            const ids = (selector) => Array.from(main.querySelectorAll(selector)).map((node) => node.closest('.row').dataset.rowId);
+            return {select: ids(".row[data-selectable='true']"), toggle: ids('.row input.row-switch'), remove: ids('.row .row-delete')};""")
+        choices = [(kind, row) for kind, rows in targets.items() for row in rows]
+        if not choices:
+            return False
+        kind, row_id = self.random.choice(choices)
+        selector = {"select": f'.row[data-row-id="{row_id}"]', "toggle": f'.row[data-row-id="{row_id}"] input.row-switch',
+                    "remove": f'.row[data-row-id="{row_id}"] .row-delete'}[kind]
+        element = driver.find_element(By.CSS_SELECTOR, "#screen " + selector)
+        settle(driver)
+        scroll_to(driver, element)
+        before = applied(driver)
+        effects_before = driver.execute_script("return document.querySelectorAll('#effects li').length")
+        self.events += 1
+        marker = self.events
+        driver.execute_script("window.__eventMarker = arguments[0]", marker)
+        click(driver, element)
+        outcome = wait_for(driver, lambda d: d.execute_script(
+            "if (window.__eventMarker !== arguments[0]) return 'navigated';"
+            "if (Number(document.body.dataset.applied || 0) <= arguments[1]) return null;"
+            "return document.body.dataset.navigating ? 'navigating' : 'applied';", marker, before),
+            5, f"{kind} {row_id} on {screen_id} to be applied (body[data-applied] > {before}) or to navigate")
+        if outcome == "navigating":
+            outcome = wait_for(driver, lambda d: d.execute_script(
+                "return window.__eventMarker !== arguments[0] ? 'navigated' : null", marker),
+                5, f"{kind} {row_id} on {screen_id} to navigate (body[data-navigating] is set)")
+        if outcome == "navigated":
+            wait_ready(driver, f"the screen {kind} {row_id} navigated to")
+            path = urllib.parse.urlsplit(driver.current_url)
+            target = urllib.parse.unquote(path.path.rsplit("/", 1)[-1])
+            if not path.path.startswith("/preview/") or urllib.parse.parse_qs(path.query).get("session") != [session]:
+                raise Failure(f"{kind} {row_id} on {screen_id} navigated to {driver.current_url}, not /preview/SCREEN?session=(the same session)")
+            assert_page_matches(driver, self.api, target, session, f"after navigating from {screen_id} to {target}")
+            print(f"   {kind} {row_id}: navigated to {target}; back to {screen_id}", flush=True)
+            self.open(screen_id, session)
+        else:
+            effects_after = driver.execute_script("return document.querySelectorAll('#effects li').length")
+            if effects_after > effects_before:
+                print(f"   {kind} {row_id}: openURL listed", flush=True)
+        assert_page_matches(driver, self.api, screen_id, session, f"after {kind} {row_id} on {screen_id}")
+        return True
+
+    def check_screens(self, screen_ids):
+        for screen_id in screen_ids:
+            step(f"/preview/{screen_id}: drawn as GET answers it, then random events")
+            session = self.open(screen_id)
+            expected = assert_page_matches(self.driver, self.api, screen_id, session, f"/preview/{screen_id} when first drawn")
+            if expected["revision"] != 0:
+                raise Failure(f"/preview/{screen_id}: a new session should show revision 0, not {expected['revision']}")
+            if page_field(self.driver, "revision") != "0" or page_field(self.driver, "definition") != expected["definition"]:
+                raise Failure(f"/preview/{screen_id}: the inspector does not show revision 0 and definition {expected['definition']}")
+            count = 0
+            for _ in range(EVENTS_PER_SCREEN):
+                if not self.act(screen_id, session):
+                    break
+                count += 1
+            refetched = self.driver.execute_script("return Number(document.body.dataset.refetched || 0)")
+            if refetched:
+                raise Failure(f"/preview/{screen_id}: the page fetched the whole screen again {refetched} times; "
+                              "answers and stream events should be applied as change sets")
+            wait_for(self.driver, lambda d: d.execute_script("return document.getElementById('ghosts').children.length === 0"),
+                     2, "the rows animated out to be gone (#ghosts empty)")
+            print(f"   {count} events, page equal to GET after each", flush=True)
+
+    def check_effects(self):
+        step("effects: navigate opens the target in the same session, openURL is listed")
+        driver = self.driver
+        session = self.open("about-details")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="licenses"]'))
+        wait_for(driver, lambda d: "https://example.com/tabula/licenses" in d.find_element(By.ID, "effects").get_attribute("textContent"),
+                 5, "the openURL effect of 'licenses' to be listed in #effects")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="back"]'))
+        wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == "/preview/settings", 5,
+                 "'Back to Settings' to navigate to /preview/settings")
+        wait_ready(driver, "/preview/settings after navigating")
+        if page_field(driver, "session") != session:
+            raise Failure("navigating lost the session: /preview/settings shows another session token")
+        assert_page_matches(driver, self.api, "settings", session, "after navigating to settings")
+
+    def check_two_windows(self):
+        step("two windows on one session follow each other")
+        driver = self.driver
+        session = self.open("settings")
+        first = driver.current_window_handle
+        another = driver.find_element(By.ID, "open-another").get_attribute("href")
+        if f"session={urllib.parse.quote(session)}" not in another and f"session={session}" not in another:
+            raise Failure(f"'Open in another window' links to {another}, without the session {session}")
+        driver.switch_to.new_window("window")
+        second = driver.current_window_handle
+        driver.get(another)
+        wait_ready(driver, "the second window")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "the second window's stream to connect")
+        windows = [first, second]
+        for index in range(8):
+            acting = windows[index % 2]
+            driver.switch_to.window(acting)
+            # Keep to events that stay on the screen (no navigation) so both windows keep showing it.
+            targets = driver.execute_script("""
+                const main = document.getElementById('screen');
+                return Array.from(main.querySelectorAll("input.row-switch, .row-delete, .row[data-kind='checkmark'][data-selectable='true']"))
+                  .map((node) => [node.closest('.row').dataset.rowId, node.matches('input') ? 'input.row-switch' : node.matches('.row-delete') ? '.row-delete' : '']);""")
+            row_id, part = self.random.choice(targets)
+            element = driver.find_element(By.CSS_SELECTOR, f'#screen .row[data-row-id="{row_id}"] {part}'.strip())
+            click(driver, element)
+            for window in windows:
+                driver.switch_to.window(window)
+                assert_page_matches(driver, self.api, "settings", session,
+                                    f"{'acting' if window == acting else 'other'} window after {row_id} in window {index % 2 + 1}")
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+
+    def check_burst(self):
+        step("a burst of taps without waiting: events go one at a time, each from the copy the page then shows")
+        driver = self.driver
+        session = self.open("settings")
+        for row_id in ["bluetooth", "wifi", "bluetooth", "dark", "bluetooth", "light", "wifi"]:
+            part = "" if row_id in ("dark", "light") else " input.row-switch"
+            # A script's click: no waiting for the page to be still, as fast as taps can come.
+            driver.execute_script("arguments[0].click()", driver.find_element(By.CSS_SELECTOR, f'#screen .row[data-row-id="{row_id}"]{part}'))
+        wait_for(driver, lambda d: applied(d) >= 7, 10, "the seven answers to be applied")
+        assert_page_matches(driver, self.api, "settings", session, "after a burst of taps")
+        refetched = driver.execute_script("return Number(document.body.dataset.refetched || 0)")
+        if refetched:
+            raise Failure(f"a burst of taps made the page fetch the whole screen {refetched} times")
+
+    def check_outside_events(self):
+        step("an event sent with curl-like HTTP and a backend patch reach the page through the stream")
+        driver = self.driver
+        session = self.open("settings")
+        session_id = page_field(driver, "session-id")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "the stream to connect")
+        driver.execute_script("window.__marker = 1")
+        screen = self.api.screen("settings", session)
+        bluetooth = next(row for section in screen["sections"] for row in section["rows"] if row["id"] == "bluetooth")
+        before = applied(driver)
+        status, answer = self.api.call("POST", "/v1/screens/settings/switch",
+                                       {"row": "bluetooth", "isOn": not bluetooth["isOn"], "eventId": "browser-test-http"}, session=session)
+        if status != 200:
+            raise Failure(f"POST /v1/screens/settings/switch answered {status}: {answer}")
+        wait_for(driver, lambda d: applied(d) > before, 5, "the page to apply the stream's change set after an HTTP event")
+        assert_page_matches(driver, self.api, "settings", session, "after an event sent over HTTP")
+        before = applied(driver)
+        status, answer = self.api.call(
+            "PATCH", f"/v1/sessions/{session_id}/state", {"appearance": "light"}, content_type="application/merge-patch+json",
+            headers={"Authorization": f"Bearer {BACKEND_KEY}", "If-Match": "*"})
+        if status != 200:
+            raise Failure(f"PATCH /v1/sessions/{session_id}/state answered {status}: {answer}")
+        wait_for(driver, lambda d: applied(d) > before, 5, "the page to apply the stream's change set after a backend patch")
+        assert_page_matches(driver, self.api, "settings", session, "after a backend patch")
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded to follow an outside event; it should apply the stream's change set")
+        last = driver.find_element(By.ID, "last-changes").get_attribute("textContent")
+        try:
+            json.loads(last)
+        except ValueError:
+            raise Failure(f"#last-changes is not the last change set as JSON: {last[:200]!r}")
+
+    def check_live_reload(self):
+        step("a saved definition file reloads the page live; a broken one is listed as a problem")
+        if not self.screens_dir:
+            print("   skipped: the server was not started by this test", flush=True)
+            return
+        driver = self.driver
+        path = os.path.join(self.screens_dir, "settings.json")
+        with open(path, encoding="utf-8") as file:
+            original = file.read()
+        session = self.open("settings")
+        old_definition = driver.find_element(By.ID, "screen").get_attribute("data-definition")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "the stream to connect")
+        driver.execute_script("window.__marker = 1")
+        definition = json.loads(original)
+        appearance = next(section for section in definition["sections"] if section["id"] == "appearance")
+        appearance["rows"].append({"id": "added-by-browser-test", "kind": "basic", "title": "Added while open"})
+        write_atomically(path, json.dumps(definition, indent=2, ensure_ascii=False))
+        started = time.monotonic()
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id="added-by-browser-test"]'),
+                 3, "the row added to settings.json to appear (live reload through the stream)")
+        print(f"   the added row appeared after {time.monotonic() - started:.2f} s", flush=True)
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded to show the edited definition; it should apply the stream's change set")
+        expected = assert_page_matches(driver, self.api, "settings", session, "after the definition was edited")
+        if expected["definition"] == old_definition:
+            raise Failure("the edited definition kept its definition id")
+        if page_field(driver, "definition") != expected["definition"]:
+            raise Failure(f"the inspector shows definition {page_field(driver, 'definition')}, the screen has {expected['definition']}")
+
+        write_atomically(path, original[: len(original) // 2])
+        wait_for(driver, lambda d: "settings.json" in d.execute_script(
+            "return Array.from(document.querySelectorAll('#catalogue-problems li')).map((li) => li.textContent).join('\\n')"),
+            5, "#catalogue-problems to list settings.json after it was broken")
+        problems = driver.execute_script("return Array.from(document.querySelectorAll('#catalogue-problems li')).map((li) => li.textContent)")
+        print(f"   listed: {problems}", flush=True)
+        if not driver.find_element(By.ID, "catalogue-problems").is_displayed():
+            raise Failure("#catalogue-problems lists the problem but is not visible")
+        if not driver.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id="added-by-browser-test"]'):
+            raise Failure("the screen lost the added row when the file broke; the last good catalogue should keep serving")
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded when the file broke")
+        assert_page_matches(driver, self.api, "settings", session, "while settings.json is broken")
+
+        write_atomically(path, original)
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#catalogue-problems li"), 5,
+                 "#catalogue-problems to empty once settings.json is fixed")
+        print("   problems cleared once the file was fixed", flush=True)
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id="added-by-browser-test"]'),
+                 3, "the added row to leave once the original file is back")
+        if driver.find_element(By.ID, "catalogue-problems").is_displayed():
+            raise Failure("#catalogue-problems is still shown with no problems")
+        assert_page_matches(driver, self.api, "settings", session, "after settings.json was restored")
+
+        # A removed screen: the page says so and keeps its last copy; back, it follows again.
+        path = os.path.join(self.screens_dir, "static-text.json")
+        with open(path, encoding="utf-8") as file:
+            original = file.read()
+        session = self.open("static-text")
+        driver.execute_script("window.__marker = 1")
+        os.remove(path)
+        wait_for(driver, lambda d: d.find_element(By.ID, "banner").is_displayed(), 5,
+                 "the page to say static-text was removed (#banner) after its file was deleted")
+        if not driver.find_elements(By.CSS_SELECTOR, "#screen .row"):
+            raise Failure("the page emptied the removed screen; it should keep showing its last copy")
+        write_atomically(path, original)
+        wait_for(driver, lambda d: not d.find_element(By.ID, "banner").is_displayed(), 5,
+                 "the removal notice to go once static-text.json is back")
+        assert_page_matches(driver, self.api, "static-text", session, "after static-text.json came back")
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded when its screen was removed or came back")
+        print("   a removed screen is reported, and followed again once it is back", flush=True)
+
+    def screenshots(self):
+        step("screenshots")
+        driver = self.driver
+        paths = []
+        # A phone beside the inspector, at twice the pixels, as a Retina screen shows it.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1100, "height": 900, "deviceScaleFactor": 2, "mobile": False})
+        try:
+            for scheme in ("light", "dark"):
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+                    "features": [{"name": "prefers-color-scheme", "value": scheme},
+                                 {"name": "prefers-reduced-motion", "value": "reduce"}]})
+                driver.get(f"{self.server.url}/preview")
+                wait_ready(driver, "/preview")
+                paths.append(self.save(f"list-{scheme}.png"))
+                for screen_id in SCREENSHOT_SCREENS:
+                    self.open(screen_id)
+                    style = driver.find_element(By.ID, "screen").get_attribute("data-style")
+                    wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                             5, "the stream to connect")
+                    paths.append(self.save(f"{screen_id}-{style}-{scheme}.png"))
+        finally:
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        return paths
+
+    def save(self, name):
+        path = os.path.join(self.args.output, name)
+        if not self.driver.save_screenshot(path):
+            raise Failure(f"could not save the screenshot {path}")
+        print(f"   {path}", flush=True)
+        return path
+
+
+def write_atomically(path, text):
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.replace(temporary, path)
+
+
+def browser_errors(driver):
+    """Errors the page logged to the console (failed requests the test caused on purpose aside)."""
+    try:
+        entries = driver.get_log("browser")
+    except WebDriverException:
+        return []
+    return [entry["message"] for entry in entries if entry.get("level") == "SEVERE" and "/v1/" not in entry["message"]]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tabula", default=".build/debug/tabula", help="the tabula binary")
+    parser.add_argument("--fixtures", default="Fixtures/screens", help="the screens to copy and serve")
+    parser.add_argument("--output", default=".build/test-output/preview", help="where screenshots and logs go")
+    parser.add_argument("--seed", type=int, default=43, help="the seed of the random events")
+    parser.add_argument("--url", help="development: use this running server instead of starting one")
+    parser.add_argument("--screens-dir", help="development, with --url: the directory that server watches (else the live reload step is skipped)")
+    args = parser.parse_args()
+    os.makedirs(args.output, exist_ok=True)
+    stale = os.path.join(args.output, "failure.png")
+    if os.path.exists(stale):
+        os.remove(stale)
+
+    temporary = tempfile.mkdtemp(prefix="tabula-preview-test-")
+    server = None
+    driver = None
+    try:
+        if args.url:
+            server = Server(None, None, None)
+            server.url = args.url.rstrip("/")
+            screens_dir = args.screens_dir
+        else:
+            screens_dir = os.path.join(temporary, "screens")
+            shutil.copytree(args.fixtures, screens_dir)
+            server = Server(os.path.abspath(args.tabula), screens_dir, os.path.join(args.output, "server.log"))
+            server.start()
+        print(f"serving on {server.url}", flush=True)
+        api = API(server.url)
+        driver = make_driver(args.output)
+        test = PreviewTest(args, server, api, driver, screens_dir)
+        screen_ids = test.check_list_page()
+        test.check_screens(screen_ids)
+        test.check_effects()
+        test.check_two_windows()
+        test.check_burst()
+        test.check_outside_events()
+        test.check_live_reload()
+        shots = test.screenshots()
+        errors = browser_errors(driver)
+        if errors:
+            raise Failure("the page logged errors to the console:\n  " + "\n  ".join(errors))
+        print(f"preview: {len(screen_ids)} screens, {test.events} random events, {len(shots)} screenshots in {args.output}")
+        print("1 passed, 0 failed")
+        return 0
+    except (Failure, WebDriverException) as failure:
+        message = failure.msg if isinstance(failure, WebDriverException) else str(failure)
+        print(f"FAIL: {message}", file=sys.stderr, flush=True)
+        if driver:
+            try:
+                path = os.path.join(args.output, "failure.png")
+                driver.save_screenshot(path)
+                print(f"screenshot of the failure: {path}", file=sys.stderr)
+                for message in browser_errors(driver):
+                    print(f"console: {message}", file=sys.stderr)
+            except WebDriverException:
+                pass
+        if server and server.process:
+            print(f"the server's last lines:\n{server.tail()}", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        if server:
+            server.stop()
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
