@@ -77,6 +77,7 @@ public final class TabulaService: HTTPHandler {
     private static func addAPIRoutes(to router: inout RouteTable, _ api: APIContext) {
         router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
         router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
+        router.add(.put, APIContext.clientRoute) { api.putClient($0, $1) }
         router.add(.get, APIContext.sessionRoute) { api.getSession($0, $1) }
         router.add(.delete, APIContext.sessionRoute) { api.deleteSession($0, $1) }
         router.add(.patch, APIContext.stateRoute) { api.writeState($0, $1) }

@@ -168,7 +168,7 @@ import Testing
             (#"{"state": {"appearance": "\#(String(repeating: "x", count: 5000))"}}"#, 422, "state-too-large", nil),
             (#"{"subject": "\#(String(repeating: "é", count: 129))"}"#, 422, "subject-too-long", "$.subject"),
             (#"{"subject": 42}"#, 400, "invalid-body", nil),
-            (#"{"client": {}}"#, 400, "invalid-body", nil),
+            (#"{"client": []}"#, 400, "invalid-body", nil),
             (#"["state"]"#, 400, "invalid-body", nil),
             (#"{"state": "#, 400, "malformed-json", nil),
         ]

@@ -60,10 +60,13 @@ extension DefinitionReader {
         let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
         object.reportUnread(log: &log, hints: Self.rowMemberHints)
         guard let id, let kind, Self.builtInRowFields[kind] != nil || kinds[kind] != nil else { return nil }
-        return RowDefinition(
-            id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, accessory: accessory,
-            height: height, estimatedHeight: estimatedHeight, onSelect: onSelect, onSwitch: onSwitch, onDelete: onDelete,
-            path: object.path)
+        func row(_ kind: String, _ fields: [String: FieldSource], fallbacks: [RowDefinition] = []) -> RowDefinition {
+            RowDefinition(
+                id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, accessory: accessory,
+                height: height, estimatedHeight: estimatedHeight, onSelect: onSelect, onSwitch: onSwitch, onDelete: onDelete,
+                path: object.path, fallbacks: fallbacks)
+        }
+        return row(kind, fields, fallbacks: fallbackChain(of: kind, fields: fields).map { row($0.kind, $0.fields) })
     }
 
     private mutating func readForEach(_ object: inout DefinitionObject) -> String? {

@@ -169,12 +169,127 @@ extension DefinitionReader {
                 log.add(.structure, at: kindPath, "\"\(name)\" is a built-in kind; give the custom kind another name")
                 continue
             }
-            guard let schema = recordSchema(value, path: kindPath) else { continue }
+            // Short form: the fields themselves. Long form: {"fields": {...}, "fallback": {...}}
+            // (a field's type is a string, so an object under "fields" is the long form).
+            var fieldsJSON = value
+            var fallbackJSON: JSONValue?
+            var fieldsPath = kindPath
+            if case .object(let members) = value, case .object? = members["fields"] {
+                fieldsJSON = members["fields"] ?? value
+                fallbackJSON = members["fallback"]
+                fieldsPath = "\(kindPath).fields"
+                for (member, _) in members.pairs where member != "fields" && member != "fallback" {
+                    log.add(.structure, at: "\(kindPath).\(member)", "unknown member \"\(member)\"; a kind declares \"fields\" and an optional \"fallback\"")
+                }
+            }
+            guard let schema = recordSchema(fieldsJSON, path: fieldsPath) else { continue }
             if let reserved = schema.fields.keys.sorted().first(where: Row.reservedKeys.contains) {
-                log.add(.structure, at: "\(kindPath).\(reserved)", "\"\(reserved)\" is a key every row carries; name the field differently")
+                log.add(.structure, at: "\(fieldsPath).\(reserved)", "\"\(reserved)\" is a key every row carries; name the field differently")
                 continue
             }
-            kinds[name] = KindDeclaration(name: name, fields: schema.fields)
+            let fallback = fallbackJSON.flatMap { kindFallback($0, path: "\(kindPath).fallback") }
+            kinds[name] = KindDeclaration(name: name, fields: schema.fields, fallback: fallback)
         }
+        for name in kinds.keys.sorted() { checkFallback(of: name, path: "\(path).\(name).fallback") }
+    }
+
+    /// `{"kind": KIND, "fields": {FIELD OF KIND: FIELD OF THE CUSTOM KIND}}`.
+    private mutating func kindFallback(_ json: JSONValue, path: String) -> KindFallback? {
+        guard case .object(let object) = json else {
+            log.wrongType(at: path, expected: "an object with \"kind\" and \"fields\"", found: json)
+            return nil
+        }
+        for (member, _) in object.pairs where member != "kind" && member != "fields" {
+            log.add(.structure, at: "\(path).\(member)", "unknown member \"\(member)\"; a fallback has \"kind\" and \"fields\"")
+        }
+        guard case .string(let kind)? = object["kind"] else {
+            log.add(.structure, at: "\(path).kind", "a fallback names the kind a client gets instead: \"kind\": \"subtitle\"")
+            return nil
+        }
+        var fields: [String: String] = [:]
+        switch object["fields"] {
+        case nil:
+            break
+        case .object(let mapping)?:
+            for (target, source) in mapping.pairs {
+                guard case .string(let sourceName) = source else {
+                    log.add(.structure, at: "\(path).fields.\(target)", "name the field of the custom kind whose value \"\(target)\" takes")
+                    continue
+                }
+                fields[target] = sourceName
+            }
+        case let other?:
+            log.wrongType(at: "\(path).fields", expected: "an object of the fallback kind's fields and the custom kind's fields they take", found: other)
+        }
+        return KindFallback(kind: kind, fields: fields)
+    }
+
+    /// Checks a declared kind's fallback against the kinds of this file: its kind is a
+    /// built-in row kind or another declared kind, each field it fills is one of that kind's
+    /// and takes a field of the custom kind of the same type, every field that kind requires
+    /// is filled, and the chain of fallbacks comes to an end.
+    private mutating func checkFallback(of name: String, path: String) {
+        guard let declaration = kinds[name], let fallback = declaration.fallback else { return }
+        let targetFields: [(name: String, type: ScalarType, required: Bool)]
+        if let builtIn = Self.builtInRowFields[fallback.kind] {
+            targetFields = builtIn
+        } else if let custom = kinds[fallback.kind], fallback.kind != name {
+            targetFields = custom.fields.keys.sorted().compactMap { field in custom.fields[field].map { (field, $0, true) } }
+        } else {
+            log.add(
+                .unknownKind, at: "\(path).kind",
+                "a fallback is a built-in row kind (\(RowContent.builtInKinds.joined(separator: ", "))) or another kind declared under \"kinds\", not \"\(fallback.kind)\""
+            )
+            return
+        }
+        for (target, source) in fallback.fields.sorted(by: { $0.key < $1.key }) {
+            guard let targetType = targetFields.first(where: { $0.name == target })?.type else {
+                log.add(
+                    .structure, at: "\(path).fields.\(target)",
+                    "\"\(fallback.kind)\" has no field \"\(target)\"; its fields: \(targetFields.map(\.name).joined(separator: ", "))")
+                continue
+            }
+            guard let sourceType = declaration.fields[source] else {
+                log.add(
+                    .structure, at: "\(path).fields.\(target)",
+                    "\"\(name)\" has no field \"\(source)\"; its fields: \(declaration.fields.keys.sorted().joined(separator: ", "))")
+                continue
+            }
+            if sourceType != targetType {
+                log.add(
+                    .typeMismatch, at: "\(path).fields.\(target)",
+                    "\"\(target)\" of \"\(fallback.kind)\" is a \(targetType.rawValue), but \"\(source)\" of \"\(name)\" is a \(sourceType.rawValue)")
+            }
+        }
+        for field in targetFields where field.required && fallback.fields[field.name] == nil {
+            log.add(.structure, at: "\(path).fields", "\"\(fallback.kind)\" needs its field \"\(field.name)\"; name the field of \"\(name)\" it takes")
+        }
+        var seen: Set<String> = [name]
+        var next = fallback.kind
+        while let further = kinds[next]?.fallback {
+            guard seen.insert(next).inserted else {
+                log.add(.structure, at: "\(path).kind", "the fallbacks of \"\(name)\" come back to \"\(next)\"; a chain of fallbacks must end")
+                return
+            }
+            next = further.kind
+        }
+    }
+
+    /// The fields of each kind of a custom kind's fallback chain, each taken from the one
+    /// before it (the first from `fields`, the row's own), in the order the chain tries them.
+    func fallbackChain(of kind: String, fields: [String: FieldSource]) -> [(kind: String, fields: [String: FieldSource])] {
+        var chain: [(kind: String, fields: [String: FieldSource])] = []
+        var seen: Set<String> = [kind]
+        var current = (kind: kind, fields: fields)
+        while let fallback = kinds[current.kind]?.fallback, seen.insert(fallback.kind).inserted {
+            var mapped: [String: FieldSource] = [:]
+            for (target, source) in fallback.fields { mapped[target] = current.fields[source] }
+            if fallback.kind == Self.buttonStyleField.kind && mapped[Self.buttonStyleField.name] == nil {
+                mapped[Self.buttonStyleField.name] = .template(Template(constant: ButtonStyle.default.rawValue))
+            }
+            current = (fallback.kind, mapped)
+            chain.append(current)
+        }
+        return chain
     }
 }

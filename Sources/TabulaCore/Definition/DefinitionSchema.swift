@@ -131,11 +131,50 @@ public enum DefinitionSchema {
             "propertyNames": ["$ref": "#/$defs/identifier"],
             "additionalProperties": enumeration(ScalarType.allCases.map(\.rawValue), "The field's type."),
         ]
-        definitions["kindDeclaration"] = [
+        definitions["kindFields"] = [
             "$ref": "#/$defs/fieldTypes",
             "description":
                 "The kind's fields and their types; rows (and headers and footers) of the kind carry each of them. A field cannot be named like a member every row has.",
             "propertyNames": ["not": enumeration(Row.reservedKeys.sorted(by: { $0.utf8Precedes($1) }), nil)],
+        ]
+        definitions["kindDeclaration"] = [
+            "description":
+                "A custom kind: its fields and their types ({\"name\": \"string\"}), or {\"fields\": {...}, \"fallback\": {...}} to give clients that do not draw it another kind instead.",
+            "oneOf": [
+                ["$ref": "#/$defs/kindFields"],
+                .object(
+                    objectSchema(
+                        [
+                            ("fields", reference("kindFields", "The kind's fields and their types.")),
+                            (
+                                "fallback",
+                                .object(
+                                    objectSchema(
+                                        [
+                                            (
+                                                "kind",
+                                                [
+                                                    "type": "string",
+                                                    "description":
+                                                        "The kind a client that does not draw this one gets instead: a built-in row kind, or another custom kind of this file (whose own fallback is tried next).",
+                                                ]
+                                            ),
+                                            (
+                                                "fields",
+                                                [
+                                                    "type": "object",
+                                                    "description":
+                                                        "Each field of the fallback kind, and the field of this kind whose value it takes: {\"title\": \"name\"}. Every field the fallback kind requires must be given, with a field of the same type.",
+                                                    "additionalProperties": ["type": "string"],
+                                                ]
+                                            ),
+                                        ], required: ["kind"],
+                                        description:
+                                            "What a client that lists the kinds it draws, without this one, gets instead: the fallback kind, its fields taken from this kind's; a client that draws neither gets the next fallback, or no row."
+                                    ))
+                            ),
+                        ], required: ["fields"], description: "A custom kind with its fields and a fallback.")),
+            ],
         ]
         definitions["section"] = .object(
             objectSchema(

@@ -16,6 +16,9 @@ public final class RowDefinition: Sendable {
     public let onDelete: [Action]?
     /// Where the row is declared (`$.sections[0].rows[2]`), for messages.
     public let path: String
+    /// For a custom kind with a fallback: the row as each kind of its fallback chain, in
+    /// order (the same row, with the fallback's kind and fields).
+    public let fallbacks: [RowDefinition]
 
     /// Every state key the row's rendering reads (its list too, when it repeats): when none
     /// changed, neither did its rows.
@@ -27,7 +30,7 @@ public final class RowDefinition: Sendable {
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
         visibleWhen: Expression?, accessory: Accessory?, height: Expression?, estimatedHeight: Expression?,
-        onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?, path: String
+        onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?, path: String, fallbacks: [RowDefinition] = []
     ) {
         self.id = id
         self.forEach = forEach
@@ -41,6 +44,7 @@ public final class RowDefinition: Sendable {
         self.onSwitch = onSwitch
         self.onDelete = onDelete
         self.path = path
+        self.fallbacks = fallbacks
         var structure = id.stateKeys
         if let forEach { structure.insert(forEach) }
         if let visibleWhen { structure.formUnion(visibleWhen.stateKeys) }
@@ -53,6 +57,14 @@ public final class RowDefinition: Sendable {
 }
 
 extension RowDefinition {
+    /// The row as a client that draws `kinds` gets it (every kind, when `nil`): itself when
+    /// it lists the row's kind, else the first of its fallbacks whose kind it lists; `nil`
+    /// when there is none, and the row is left out of that client's screen.
+    public func shown(drawing kinds: Set<String>?) -> RowDefinition? {
+        guard let kinds, !kinds.contains(kind) else { return self }
+        return fallbacks.first { kinds.contains($0.kind) }
+    }
+
     /// The state keys the row's actions read or write.
     var actionStateKeys: Set<String> {
         var keys: Set<String> = []

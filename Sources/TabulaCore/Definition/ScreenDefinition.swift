@@ -130,13 +130,30 @@ public struct HeaderFooterDefinition: Sendable {
     }
 }
 
-/// A custom kind a definition declares: its name and typed fields (all required).
+/// A custom kind a definition declares: its name and typed fields (all required), and what
+/// a client that does not draw it gets instead.
 public struct KindDeclaration: Hashable, Sendable {
     public let name: String
     public let fields: [String: ScalarType]
+    public let fallback: KindFallback?
 
-    public init(name: String, fields: [String: ScalarType]) {
+    public init(name: String, fields: [String: ScalarType], fallback: KindFallback? = nil) {
         self.name = name
+        self.fields = fields
+        self.fallback = fallback
+    }
+}
+
+/// A custom kind's stand-in, for clients that list the kinds they draw and not this one:
+/// another kind (built-in, or custom with a fallback of its own), whose fields take the
+/// values of the custom kind's fields.
+public struct KindFallback: Hashable, Sendable {
+    public let kind: String
+    /// Each field of `kind`, and the field of the custom kind whose value it takes.
+    public let fields: [String: String]
+
+    public init(kind: String, fields: [String: String]) {
+        self.kind = kind
         self.fields = fields
     }
 }

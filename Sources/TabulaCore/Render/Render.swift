@@ -6,7 +6,9 @@
 /// that evaluate below zero are written as zero. The screen's revision is the state's, and
 /// its `definition` the definition's id. The definition reads the state
 /// ``ScreenDefinition/conformed(_:)``: a key it declares that the state lacks or holds as
-/// another type reads as the declared default.
+/// another type reads as the declared default. A client that lists the kinds it draws gets
+/// each row as ``RowDefinition/shown(drawing:)`` says: as its kind, as a fallback, or not
+/// at all.
 public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Screen {
     let state = definition.conformed(state)
     let stateContext = EvaluationContext(state: state)
@@ -26,6 +28,8 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
+    // Another client context can change any row's kind, and every text.
+    guard state.client == previousState.client else { return render(definition, state) }
     let state = definition.conformed(state)
     let previousState = definition.conformed(previousState)
     let masks = definition.dependencyMasks
@@ -83,8 +87,8 @@ private func render(
                 if let row = earlierRows?.row(id: rowDefinition.id.evaluate(context)) { section.rows.append(row) }
                 return
             }
-            guard rowDefinition.visibleWhen?.isTrue(context) ?? true else { return }
-            section.rows.append(rowDefinition.render(context))
+            guard rowDefinition.visibleWhen?.isTrue(context) ?? true, let shown = rowDefinition.shown(drawing: state.client.kinds) else { return }
+            section.rows.append(shown.render(context))
         }
     }
     return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
@@ -104,8 +108,8 @@ private func patch(
     for (rowDefinition, rowMask) in zip(sectionDefinition.rows, masks.rows) where rowMask & changed != 0 {
         definition.forEachInstance(of: rowDefinition, state) { _, context in
             if earlierRows == nil { earlierRows = EarlierRows(earlier.rows) }
-            if let position = earlierRows?.position(id: rowDefinition.id.evaluate(context)) {
-                section.rows[position] = rowDefinition.render(context)
+            if let position = earlierRows?.position(id: rowDefinition.id.evaluate(context)), let shown = rowDefinition.shown(drawing: state.client.kinds) {
+                section.rows[position] = shown.render(context)
             }
         }
     }

@@ -15,7 +15,10 @@ extension ScreenDefinition {
         let section = sections[position.section]
         let row = section.rows[position.row]
         let context = EvaluationContext(state: state, item: item)
-        let visible = (section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+        // A row the client does not draw, even as a fallback, is not on its screen.
+        let visible =
+            (section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+            && row.shown(drawing: state.client.kinds) != nil
         return RowInstance(definition: row, item: item, id: id, isVisible: visible)
     }
 

@@ -1,28 +1,33 @@
-/// The state of one session: the values of the catalogue's state keys and the session's
-/// revision, which every state-changing event raises by exactly one.
+/// The state of one session: the values of the catalogue's state keys, the session's
+/// client, and the session's revision, which every state-changing event raises by exactly
+/// one.
 public struct SessionState: Hashable, Sendable {
     public var revision: Int
     public var values: [String: StateValue] {
         didSet { conformsTo = nil }
     }
+    /// The language and kinds the session's screens render for.
+    public var client: ClientContext
     /// The ``DefinitionDocument/fingerprint`` of a definition whose declarations the values
     /// are known to conform to, so that reading them through it costs no lookups (see
     /// `Conformance.swift`). Not part of the value: equality and hashing leave it out, and
     /// any change of `values` clears it.
     var conformsTo: UInt64?
 
-    public init(revision: Int = 0, values: [String: StateValue] = [:]) {
+    public init(revision: Int = 0, values: [String: StateValue] = [:], client: ClientContext = .unspecified) {
         self.revision = revision
         self.values = values
+        self.client = client
     }
 
     public static func == (lhs: SessionState, rhs: SessionState) -> Bool {
-        lhs.revision == rhs.revision && lhs.values == rhs.values
+        lhs.revision == rhs.revision && lhs.values == rhs.values && lhs.client == rhs.client
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(revision)
         hasher.combine(values)
+        hasher.combine(client)
     }
 
     /// A scalar key's value, or `nil` when the key is missing or is a list.

@@ -60,9 +60,16 @@ extension SessionState {
         self.init(revision: revision)
         guard case .object(let object) = json else { return }
         for (key, value) in object.pairs {
-            if let stored = StateValue(stored: value) { values[key] = stored }
+            if key == Self.clientKey {
+                client = ClientContext(stored: value)
+            } else if let stored = StateValue(stored: value) {
+                values[key] = stored
+            }
         }
     }
+
+    /// Where stores keep the ``client`` among the values: no state key starts with `$`.
+    static let clientKey = "$client"
 
     /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
     /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
@@ -76,6 +83,11 @@ extension SessionState {
     public func valuesBytes(encodingLists list: (String, [Record]) -> [UInt8]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 256)
         writer.beginObject()
+        // `$` sorts before every key a definition can declare.
+        if client != .unspecified {
+            writer.key(Self.clientKey)
+            writer.rawValue(client.json.canonicalBytes)
+        }
         for (key, value) in values.sorted(by: { $0.key.utf8Precedes($1.key) }) {
             writer.key(key)
             switch value {

@@ -1,15 +1,19 @@
 import TabulaCore
 
-/// The body of `POST /v1/sessions`, which may be empty: `{"state": {...}?, "subject": STRING?}`.
-/// Both members are the backend's (they need the backend key); the state is checked against
-/// the catalogue's schema by the route, once the key is.
+/// The body of `POST /v1/sessions`, which may be empty:
+/// `{"client": {...}?, "state": {...}?, "subject": STRING?}`. The client context is the
+/// client's own (``ClientRequest``); the state and subject are the backend's (they need the
+/// backend key), and the state is checked against the catalogue's schema by the route, once
+/// the key is.
 struct NewSessionRequest: Sendable {
+    /// The client's language and kinds.
+    var client: ClientContext?
     /// The initial state's members as sent; keys not given take their defaults.
     var state: JSONValue?
     /// The backend's name for the session's user.
     var subject: String?
 
-    static let fields = ["state", "subject"]
+    static let fields = ["client", "state", "subject"]
     static let maxSubjectBytes = 256
 
     /// Whether the request carries anything only a backend may send.
@@ -22,6 +26,8 @@ struct NewSessionRequest: Sendable {
         var request = NewSessionRequest()
         for (key, value) in try JSONBody.members(body) {
             switch key {
+            case "client":
+                request.client = try ClientRequest.decode(value, at: "client")
             case "state":
                 request.state = value
             case "subject":

@@ -12,10 +12,14 @@ extension APIContext {
         do throws(Problem) {
             let request = try NewSessionRequest.decode(context.request.body)
             var state = served.catalogue.initialState
+            if let client = request.client {
+                try Self.requireJSON(context.request)
+                state.client = client
+            }
             if request.needsBackendKey {
                 try Self.requireJSON(context.request)
                 try access.requireBackend(context.request)
-                if let json = request.state { state = try initialState(json) }
+                if let json = request.state { state = try initialState(json, client: state.client) }
             }
             new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
         } catch {
@@ -43,15 +47,39 @@ extension APIContext {
     /// The state a backend gives a new session: its members checked against the catalogue's
     /// schema (paths in problems are the body's), the others at their defaults, within the
     /// state limits.
-    private func initialState(_ json: JSONValue) throws(Problem) -> SessionState {
-        let state: SessionState
+    private func initialState(_ json: JSONValue, client: ClientContext) throws(Problem) -> SessionState {
+        var state: SessionState
         do throws(StateDecodingError) {
             state = try served.catalogue.schema.state(from: json)
+            state.client = client
         } catch {
             throw Problem.invalidState(error, under: "$.state")
         }
         if let violation = stateLimits.violation(of: state) { throw Problem.stateLimit(violation, cause: "this state") }
         return state
+    }
+
+    static let clientRoute = "/v1/session/client"
+
+    /// `PUT /v1/session/client` with `X-Session`: the client replaces its context (its
+    /// language and the kinds it draws); 200 `{"client", "fromRevision", "toRevision"}`.
+    func putClient(_ context: RouteContext, _ responder: Responder) {
+        let token: String
+        let client: ClientContext
+        do throws(Problem) {
+            try Self.requireJSON(context.request)
+            guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
+            token = sessionToken
+            client = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body")
+        } catch {
+            return send(error.response(), context, responder)
+        }
+        runTransaction(ClientWrite(client: client), session: .token(token)) { [self] outcome in
+            switch outcome {
+            case .written(let body): send(JSONResponse.make(.ok, body), context, responder, token)
+            case .problem(let problem): send(problem.response(), context, responder, token)
+            }
+        }
     }
 
     /// `GET /v1/sessions/{id}`: the session as the backend sees it, tagged with its revision.

@@ -113,7 +113,12 @@ struct StateWrite: SessionDecision {
         } catch {
             throw Problem.patchFailed(error)
         }
-        if case .replace = patch { return try decode(result, revision: current.revision) }
+        if case .replace = patch {
+            // The client's context is the client's: the backend's whole state leaves it.
+            var replaced = try decode(result, revision: current.revision)
+            replaced.client = current.client
+            return replaced
+        }
         guard case .object(let members) = result else {
             throw Problem.invalidState(StateDecodingError(path: "$", message: "the state must be an object, not \(result.typeName)"), under: "$")
         }

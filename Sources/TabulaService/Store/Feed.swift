@@ -5,7 +5,7 @@ import TabulaCore
 /// transaction that commits the change.
 public struct FeedRecord: Sendable, Equatable {
     public enum Cause: String, Sendable, CaseIterable {
-        case created, event, patch, deleted
+        case created, event, patch, client, deleted
     }
 
     public var cause: Cause
@@ -25,6 +25,9 @@ public struct FeedRecord: Sendable, Equatable {
     public static func created(_ state: SessionState) -> FeedRecord {
         FeedRecord(cause: .created, event: nil, changedKeys: keysJSON(Array(state.values.keys)))
     }
+
+    /// A client replaced its context (``ClientContext``): no state key changed.
+    public static let client = FeedRecord(cause: .client, event: nil, changedKeys: keysJSON([]))
 
     /// A client's event that changed the state.
     public static func event(kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String]) -> FeedRecord {

@@ -289,9 +289,16 @@ enum StateUndo {
     case key(String, StateValue?)
     /// All values before the revision, when it changed more or fewer keys than one.
     case values([String: StateValue])
+    /// The whole state before a revision that changed the client's context (rare: boxed,
+    /// so that the common cases stay small in the ring).
+    indirect case whole(SessionState)
 
     /// The undo of going from `previous` to `next` (whose revision is one more).
     init(from next: SessionState, to previous: SessionState) {
+        guard next.client == previous.client else {
+            self = .whole(previous)
+            return
+        }
         var changed: String?
         var count = 0
         next.forEachChangedKey(since: previous) { key in
@@ -309,6 +316,9 @@ enum StateUndo {
         switch self {
         case .key(let key, let value): state.values[key] = value
         case .values(let values): state.values = values
+        case .whole(let previous):
+            state = previous
+            return
         }
         state.revision -= 1
     }

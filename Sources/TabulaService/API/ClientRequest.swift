@@ -1,0 +1,103 @@
+import TabulaCore
+
+/// A client context as a request gives it: `{"locale": BCP-47-TAG?, "kinds": [KIND]?}`, in
+/// `POST /v1/sessions` (as `client`) and `PUT /v1/session/client`. Problems are 400s that
+/// say which member to fix.
+enum ClientRequest {
+    static let members = ["kinds", "locale"]
+    static let maxKinds = 256
+    static let maxKindBytes = 64
+    static let maxLocaleBytes = 35
+
+    static func decode(_ json: JSONValue, at path: String) throws(Problem) -> ClientContext {
+        guard case .object(let object) = json else {
+            throw Problem.invalidBody("\(path) must be an object such as {\"locale\": \"fr-CH\", \"kinds\": [\"basic\", \"subtitle\"]}, not \(json.typeName)")
+        }
+        var client = ClientContext()
+        for (key, value) in object.pairs {
+            switch key {
+            case "locale":
+                guard case .string(let tag) = value, let locale = canonicalLocale(tag) else {
+                    throw Problem.invalidBody("\(path).locale must be a BCP 47 language tag such as \"fr\" or \"pt-BR\"")
+                }
+                client.locale = locale
+            case "kinds":
+                guard case .array(let names) = value, names.count <= maxKinds else {
+                    throw Problem.invalidBody("\(path).kinds must be an array of at most \(maxKinds) row kind names the client draws")
+                }
+                var kinds: Set<String> = []
+                for name in names {
+                    guard case .string(let kind) = name, !kind.isEmpty, kind.utf8.count <= maxKindBytes,
+                        kind.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+                    else {
+                        throw Problem.invalidBody("\(path).kinds must hold kind names: 1 to \(maxKindBytes) printable ASCII characters each")
+                    }
+                    kinds.insert(kind)
+                }
+                client.kinds = kinds
+            default:
+                throw Problem.invalidBody("unknown field \"\(key.clippedForDetail)\" in \(path); a client context takes \(members.joined(separator: ", "))")
+            }
+        }
+        return client
+    }
+
+    /// A well-formed tag in its usual case: language lower case, a four-letter script
+    /// capitalized, a two-letter region upper case (`pt-br` → `pt-BR`); `nil` when the tag is
+    /// not letters and digits in subtags of one to eight, beginning with a language of two
+    /// to eight letters. Whether the catalogue has strings for it is not asked here.
+    static func canonicalLocale(_ tag: String) -> String? {
+        guard !tag.isEmpty, tag.utf8.count <= maxLocaleBytes else { return nil }
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard let language = subtags.first, (2...8).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return nil
+        }
+        var canonical = [language.lowercased()]
+        for subtag in subtags.dropFirst() {
+            guard (1...8).contains(subtag.count), subtag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+            switch subtag.count {
+            case 2 where subtag.allSatisfy(\.isLetter): canonical.append(subtag.uppercased())
+            case 4 where subtag.allSatisfy(\.isLetter): canonical.append(subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased())
+            default: canonical.append(subtag.lowercased())
+            }
+        }
+        return canonical.joined(separator: "-")
+    }
+}
+
+/// `PUT /v1/session/client`: a client replaces its context. A new context is a revision
+/// like any other (every screen renders for it, and streams get their change sets); the same
+/// context again changes nothing.
+struct ClientWrite: SessionDecision {
+    let client: ClientContext
+
+    var read: SessionRead { SessionRead() }
+
+    static func refused(_ problem: Problem) -> ClientWriteOutcome { .problem(problem) }
+
+    func decide(_ snapshot: SessionSnapshot) -> (outcome: ClientWriteOutcome, commit: SessionCommit?) {
+        let current = snapshot.current
+        var next = current
+        next.client = client
+        let changed = next.client != current.client
+        if changed { next.revision += 1 }
+        var writer = JSONWriter(reservingCapacity: 96)
+        writer.beginObject()
+        writer.key("client"); writer.rawValue(client.json.canonicalBytes)
+        writer.key("fromRevision"); writer.int(current.revision)
+        writer.key("toRevision"); writer.int(next.revision)
+        writer.endObject()
+        let body = writer.bytes
+        guard changed else { return (.written(body: body), nil) }
+        let commit = SessionCommit(
+            expectedRevision: current.revision, change: (next, .client),
+            event: EventRecord(eventID: nil, kind: "client", payload: client.json.canonicalBytes, revision: next.revision, time: snapshot.time),
+            answer: nil)
+        return (.written(body: body), commit)
+    }
+}
+
+enum ClientWriteOutcome: Sendable {
+    case written(body: [UInt8])
+    case problem(Problem)
+}
