@@ -227,12 +227,13 @@ extension ReloadOutcome {
 
         try Data(text.replacingOccurrences(of: #""kind": "titleSwitch""#, with: #""kind": "titleSwich""#).utf8).write(to: settings)
         server.signal(SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while !server.log.contains("were not reloaded"), Date() < deadline { usleep(20_000) }
         let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(#""kind": "titleSwitch""#) }) + 1
+        // Each problem is its own log line, written as it is logged: wait for the one sought.
+        let problem = #"$.sections[0].rows[0].kind: unknown kind "titleSwich""#
+        let deadline = Date().addingTimeInterval(10)
+        while !server.log.contains(problem), Date() < deadline { usleep(20_000) }
         #expect(server.log.contains("version 2 keeps serving"), "\(server.log)")
-        #expect(server.log.contains("settings.json:\(line):"), "\(server.log)")
-        #expect(server.log.contains(#"$.sections[0].rows[0].kind: unknown kind "titleSwich""#), "\(server.log)")
+        #expect(server.log.contains("settings.json:\(line):") && server.log.contains(problem), "\(server.log)")
         try waitFor(server, "/v1/screens/settings", "the screens served before") { $0.bodyText.contains(#""title":"WLAN""#) }
     }
 }
