@@ -32,6 +32,8 @@ import Testing
         let factory = try StoreFactory(storeKind)
         let catalogue = try APITestServer.fixtures()
         var api: APITestServer? = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        // A PostgreSQL store holds connections until it is closed.
+        defer { api?.store.close() }
         let everyKind = try #require(api).newSession()
         let old = try newSession(try #require(api), client: #"{"locale": "fr-ch", "kinds": [\#(Self.builtIn)]}"#)
         #expect(kind(try screen(try #require(api), everyKind), "updates") == "badge")

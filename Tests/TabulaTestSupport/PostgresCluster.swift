@@ -37,7 +37,7 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// Starts (or restarts) the server and waits until it accepts connections.
     public func start() throws {
-        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
         try runAsServerUser(["pg_ctl", "-D", dataPath, "-l", directory.appendingPathComponent("server.log").path, "-o", options, "-w", "start"])
     }
 
