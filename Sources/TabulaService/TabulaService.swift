@@ -39,9 +39,9 @@ public final class TabulaService: HTTPHandler {
     private let api: APIContext
     private let access: AccessPolicy
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
-    /// The served catalogue's version and the last refused reload's problems; its lock
-    /// also keeps two reloads from running at once.
-    private let catalogueStatus: Locked<CatalogueStatus>
+    /// The problems of the last reload, when it was refused; its lock also keeps two
+    /// reloads from running at once.
+    private let reloadProblems: Locked<[CatalogueProblem]>
 
     /// Keeps the catalogue's definitions in the store (see ``SessionStore/keepDefinitions(_:)``)
     /// and builds the routes; throws when the store cannot keep them.
@@ -57,11 +57,11 @@ public final class TabulaService: HTTPHandler {
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
             streams: configuration.streams)
         self.api = api
-        let status = Locked(CatalogueStatus(version: 1, problems: []))
-        catalogueStatus = status
+        let problems = Locked<[CatalogueProblem]>([])
+        reloadProblems = problems
         var routes = RouteTable()
         if configuration.preview {
-            PreviewRoutes.add(to: &routes) { (api.served, status.withLock { $0 }) }
+            PreviewRoutes.add(to: &routes) { (api.served, problems.withLock { $0 }) }
         }
         Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, streams: api.streams, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
@@ -103,24 +103,24 @@ public final class TabulaService: HTTPHandler {
     /// screens reach open streams as change sets. One reload runs at a time.
     @discardableResult
     public func reload(from directory: DefinitionDirectory) -> ReloadOutcome {
-        catalogueStatus.withLock { status in
+        reloadProblems.withLock { lastProblems in
             let outcome: ReloadOutcome
             switch directory.load() {
             case .success(let catalogue): outcome = api.adopt(catalogue)
-            case .failure(let problems): outcome = .refused(problems, version: status.version)
+            case .failure(let problems): outcome = .refused(problems, version: api.served.version)
             }
             switch outcome {
             case .reloaded(let version, let changed, let added, let removed):
-                status = CatalogueStatus(version: version, problems: [])
+                lastProblems = []
                 let screens = [("changed", changed), ("added", added), ("removed", removed)].filter { !$0.1.isEmpty }
                 logger.notice(
                     "reloaded the definitions of \(directory.path): version \(version); \(screens.map { "\($0.0) \($0.1.joined(separator: ", "))" }.joined(separator: "; "))"
                 )
             case .unchanged(let version):
-                status = CatalogueStatus(version: version, problems: [])
+                lastProblems = []
                 logger.info("the definitions of \(directory.path) are unchanged: still version \(version)")
             case .refused(let problems, let version):
-                status = CatalogueStatus(version: version, problems: problems.problems)
+                lastProblems = problems.problems
                 logger.error(
                     "the definitions of \(directory.path) were not reloaded (\(problems.problems.count) problem\(problems.problems.count == 1 ? "" : "s")): version \(version) keeps serving"
                 )
@@ -132,7 +132,9 @@ public final class TabulaService: HTTPHandler {
     }
 
     /// The served catalogue's version and the last refused reload's problems.
-    public var definitionStatus: CatalogueStatus { catalogueStatus.withLock { $0 } }
+    public var definitionStatus: CatalogueStatus {
+        CatalogueStatus(version: api.served.version, problems: reloadProblems.withLock { $0 })
+    }
 
     /// Every route as (method, pattern).
     public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }

@@ -56,27 +56,18 @@ public enum CatalogueProblem: Hashable, Sendable, CustomStringConvertible {
 
     /// `{"file", "line", "column", "path", "message"}`, with `null` for what is not known.
     func write(to writer: inout JSONWriter) {
+        let (file, location, path, message): (String?, SourcePosition?, String?, String) =
+            switch self {
+            case .definition(let problem): (problem.file, problem.location, problem.path, problem.message)
+            case .unreadable(let error): (error.path, nil, nil, error.reason)
+            case .refused(let reason): (nil, nil, nil, reason)
+            }
         writer.beginObject()
-        switch self {
-        case .definition(let problem):
-            writer.key("column"); writer.optionalInt(problem.location?.column)
-            writer.key("file"); writer.string(problem.file)
-            writer.key("line"); writer.optionalInt(problem.location?.line)
-            writer.key("message"); writer.string(problem.message)
-            writer.key("path"); writer.string(problem.path)
-        case .unreadable(let error):
-            writer.key("column"); writer.null()
-            writer.key("file"); writer.string(error.path)
-            writer.key("line"); writer.null()
-            writer.key("message"); writer.string(error.reason)
-            writer.key("path"); writer.null()
-        case .refused(let reason):
-            writer.key("column"); writer.null()
-            writer.key("file"); writer.null()
-            writer.key("line"); writer.null()
-            writer.key("message"); writer.string(reason)
-            writer.key("path"); writer.null()
-        }
+        writer.key("column"); writer.optional(location?.column) { $0.int($1) }
+        writer.key("file"); writer.optional(file) { $0.string($1) }
+        writer.key("line"); writer.optional(location?.line) { $0.int($1) }
+        writer.key("message"); writer.string(message)
+        writer.key("path"); writer.optional(path) { $0.string($1) }
         writer.endObject()
     }
 }
@@ -93,7 +84,8 @@ public struct CatalogueProblems: Error, Hashable, Sendable, CustomStringConverti
 }
 
 extension JSONWriter {
-    fileprivate mutating func optionalInt(_ value: Int?) {
-        if let value { int(value) } else { null() }
+    /// `value` as `write` writes it, or `null`.
+    fileprivate mutating func optional<Value>(_ value: Value?, _ write: (inout JSONWriter, Value) -> Void) {
+        if let value { write(&self, value) } else { null() }
     }
 }

@@ -32,14 +32,26 @@ final class ServedCatalogue: Sendable {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("screens")
-        writer.array(catalogue.screens) { writer, screen in
-            writer.beginObject()
-            writer.key("id"); writer.string(screen.id)
-            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: catalogue.initialState)))
-            writer.endObject()
-        }
+        Self.writeScreens(catalogue, to: &writer, withFiles: false)
         writer.endObject()
         screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: writer.bytes)
+    }
+
+    /// The screens as `GET /v1/screens` lists them, `[{"id", "title"}]` (titles at the
+    /// default state), with each one's `file` too for the preview page.
+    func writeScreens(to writer: inout JSONWriter, withFiles: Bool) {
+        Self.writeScreens(catalogue, to: &writer, withFiles: withFiles)
+    }
+
+    private static func writeScreens(_ catalogue: Catalogue, to writer: inout JSONWriter, withFiles: Bool) {
+        let defaults = EvaluationContext(state: catalogue.initialState)
+        writer.array(catalogue.screens) { writer, screen in
+            writer.beginObject()
+            if withFiles { writer.key("file"); writer.string(screen.file) }
+            writer.key("id"); writer.string(screen.id)
+            writer.key("title"); writer.string(screen.title.evaluate(defaults))
+            writer.endObject()
+        }
     }
 
     /// The screen definition with this id; 404 `unknown-screen` when there is none.

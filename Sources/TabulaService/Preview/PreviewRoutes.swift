@@ -7,7 +7,7 @@ import TabulaHTTP
 /// `/preview/api/catalogue`, the served catalogue's version, screens and problems, which the
 /// page polls. The page itself talks to the ordinary API, as any client does.
 enum PreviewRoutes {
-    static func add(to routes: inout RouteTable, catalogue: @escaping @Sendable () -> (ServedCatalogue, CatalogueStatus)) {
+    static func add(to routes: inout RouteTable, catalogue: @escaping @Sendable () -> (ServedCatalogue, problems: [CatalogueProblem])) {
         // no-store: a page kept in the browser's back-forward cache would keep its stream open.
         let page = asset(EmbeddedPreview.html, type: "text/html; charset=utf-8", cacheControl: "no-store")
         routes.add(.get, "/preview", immediate { _ in page })
@@ -27,25 +27,19 @@ enum PreviewRoutes {
         routes.add(
             .get, "/preview/api/catalogue",
             immediate { _ in
-                let (served, status) = catalogue()
-                return JSONResponse.make(.ok, catalogueBody(served, status))
+                let (served, problems) = catalogue()
+                return JSONResponse.make(.ok, catalogueBody(served, problems))
             })
     }
 
     /// `{"version", "screens": [{"id", "title", "file"}], "problems": [...]}`.
-    static func catalogueBody(_ served: ServedCatalogue, _ status: CatalogueStatus) -> [UInt8] {
+    static func catalogueBody(_ served: ServedCatalogue, _ problems: [CatalogueProblem]) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("problems")
-        writer.array(status.problems) { writer, problem in problem.write(to: &writer) }
+        writer.array(problems) { writer, problem in problem.write(to: &writer) }
         writer.key("screens")
-        writer.array(served.catalogue.screens) { writer, screen in
-            writer.beginObject()
-            writer.key("file"); writer.string(screen.file)
-            writer.key("id"); writer.string(screen.id)
-            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: served.catalogue.initialState)))
-            writer.endObject()
-        }
+        served.writeScreens(to: &writer, withFiles: true)
         writer.key("version"); writer.int(served.version)
         writer.endObject()
         return writer.bytes
