@@ -58,6 +58,9 @@ let package = Package(
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
+        // CLDR's plural rules and number formats from the system's ICU, loaded with dlopen
+        // like libpq: the core's LocaleRules, for string tables.
+        .target(name: "TabulaICU", dependencies: ["TabulaCore", "TabulaPlatform"]),
         // Embeds openapi.json and the preview page's assets in TabulaService.
         .plugin(name: "EmbedFile", capability: .buildTool()),
         // Routes, problems, metrics, sessions and stores around the core.
@@ -69,6 +72,7 @@ let package = Package(
                 "TabulaPlatform",
                 "TabulaSQLite",
                 "TabulaPostgres",
+                "TabulaICU",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -82,13 +86,14 @@ let package = Package(
             name: "tabula",
             dependencies: [
                 "TabulaCore",
+                "TabulaICU",
                 "TabulaPlatform",
                 "TabulaService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Seeded generators for tests, benchmarks and fuzzers; not a product.
-        .target(name: "TabulaSamples", dependencies: ["TabulaCore", "TabulaPlatform"]),
+        .target(name: "TabulaSamples", dependencies: ["TabulaCore", "TabulaICU", "TabulaPlatform"]),
         .executableTarget(
             name: "tabula-core-bench",
             dependencies: ["TabulaCore", "TabulaPlatform", "TabulaSamples"],
@@ -118,6 +123,7 @@ let package = Package(
             name: "TabulaCoreTests",
             dependencies: [
                 "TabulaCore",
+                "TabulaICU",
                 "TabulaSamples",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
@@ -143,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaServiceTests",
-            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaPlatform", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
+            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

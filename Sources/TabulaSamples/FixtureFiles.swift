@@ -1,11 +1,21 @@
 import TabulaCore
+import TabulaICU
 import TabulaPlatform
 
 /// Reads a directory of definitions, or one file, with plain system calls (no Foundation).
 public enum FixtureFiles {
+    /// The catalogue of a screens directory, with the string tables beside it (if any).
     public static func catalogue(directory: String) throws -> Catalogue {
         guard let files = definitionFiles(directory: directory) else { throw DefinitionErrors([]) }
-        return try Catalogue.load(files)
+        return try Catalogue.load(files, strings: strings(besideScreens: directory))
+    }
+
+    /// The string tables beside a screens directory, in the default locale; `nil` when there
+    /// is no strings directory.
+    public static func strings(besideScreens directory: String) -> StringSources? {
+        definitionFiles(directory: StringSources.directory(besideScreens: directory)).map {
+            StringSources(files: $0, defaultLocale: StringSources.defaultLocale, rules: ICULocaleRules())
+        }
     }
 
     /// Every `*.json` file of `directory`; `nil` when it cannot be opened.

@@ -1,7 +1,8 @@
 import TabulaCore
+import TabulaICU
 
-/// One broken catalogue of `Fixtures/invalid/`: a directory of definition files, and in its
-/// `expected.txt` what refuses it:
+/// One broken catalogue of `Fixtures/invalid/`: a directory of definition files (with its
+/// string tables in `strings/`, if it has them), and in its `expected.txt` what refuses it:
 ///
 /// ```
 /// # Why the case is there (comment lines, any number).
@@ -22,6 +23,8 @@ public struct InvalidDefinitionCase: Sendable {
 
     public let name: String
     public let files: [DefinitionFile]
+    /// The string tables of `strings/`, in the default locale; `nil` without that directory.
+    public let strings: StringSources?
     /// The comment lines and the `schema:` line.
     public let preamble: [String]
     /// The expected problems: kind, and `tabula validate`'s line.
@@ -36,6 +39,9 @@ public struct InvalidDefinitionCase: Sendable {
         else { return nil }
         self.name = name
         self.files = files
+        strings = FixtureFiles.definitionFiles(directory: "\(path)/strings").map {
+            StringSources(files: $0, defaultLocale: StringSources.defaultLocale, rules: ICULocaleRules())
+        }
         let lines = String(decoding: text, as: UTF8.self).split(separator: "\n").map(String.init)
         preamble = lines.filter { $0.hasPrefix("#") || $0.hasPrefix("schema:") }
         problems = lines.filter { !$0.hasPrefix("#") && !$0.hasPrefix("schema:") }.map { line in

@@ -106,7 +106,11 @@ public final class TabulaService: HTTPHandler {
         reloadProblems.withLock { lastProblems in
             let outcome: ReloadOutcome
             switch directory.load() {
-            case .success(let catalogue): outcome = api.adopt(catalogue)
+            case .success(let catalogue):
+                outcome = api.adopt(catalogue)
+                if case .reloaded = outcome {
+                    for warning in catalogue.warnings { logger.warning("\(warning.description)") }
+                }
             case .failure(let problems): outcome = .refused(problems, version: api.served.version)
             }
             switch outcome {

@@ -10,12 +10,3 @@ func readFile(_ path: String) throws -> [UInt8] {
         throw CommandFailure(error.description)
     }
 }
-
-/// Reads every definition file of a directory.
-func readDefinitionFiles(in directory: String) throws -> [DefinitionFile] {
-    do {
-        return try DefinitionDirectory(directory).files()
-    } catch {
-        throw CommandFailure(error.description)
-    }
-}

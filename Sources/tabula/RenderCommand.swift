@@ -18,6 +18,15 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "The directory of screen definitions.")
     var screens: String = "Fixtures/screens"
 
+    @Option(help: "The directory of string tables (default: the strings directory beside the screens, if any).")
+    var strings: String?
+
+    @Option(help: "The locale whose string table has every message.")
+    var defaultLocale: String = StringSources.defaultLocale
+
+    @Option(help: "The client's language, a BCP 47 tag such as fr or pl (default: the default locale).")
+    var locale: String?
+
     @Option(help: "A JSON file with state values to render at.")
     var state: String?
 
@@ -25,7 +34,7 @@ struct RenderCommand: ParsableCommand {
     var pretty = false
 
     func run() throws {
-        let catalogue = try loadCatalogue(screens)
+        let catalogue = try loadCatalogue(DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale))
         guard let definition = catalogue.screen(id: screen) else {
             throw CommandFailure("no screen \"\(screen)\" in \(screens); known screens: \(catalogue.screens.map(\.id).joined(separator: ", "))")
         }
@@ -40,14 +49,21 @@ struct RenderCommand: ParsableCommand {
                 throw CommandFailure("\(state): \(error)")
             }
         }
+        if let locale {
+            guard let tag = LanguageTag.canonical(locale) else { throw CommandFailure("\(locale) is not a BCP 47 language tag such as fr or pt-BR") }
+            sessionState.client.locale = tag
+        }
         printJSON(render(definition, sessionState).jsonBytes, pretty: pretty)
     }
 }
 
-/// Loads a catalogue, turning definition problems into one failure that lists them all.
-func loadCatalogue(_ directory: String) throws -> Catalogue {
-    switch DefinitionDirectory(directory).load() {
-    case .success(let catalogue): return catalogue
-    case .failure(let problems): throw CommandFailure("the screen definitions in \(directory) have problems:\n\(problems)")
+/// Loads a catalogue, turning definition problems into one failure that lists them all;
+/// each warning goes to `warn` (standard error by default).
+func loadCatalogue(_ directory: DefinitionDirectory, warn: (String) -> Void = { printToStandardError($0) }) throws -> Catalogue {
+    switch directory.load() {
+    case .success(let catalogue):
+        for warning in catalogue.warnings { warn(warning.description) }
+        return catalogue
+    case .failure(let problems): throw CommandFailure("the screen definitions in \(directory.path) have problems:\n\(problems)")
     }
 }

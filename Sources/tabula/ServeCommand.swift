@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import TabulaCore
 import TabulaHTTP
+import TabulaICU
 import TabulaPlatform
 import TabulaService
 
@@ -27,6 +28,12 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(Defaults.screens))")
     var screens: String?
+
+    @Option(help: "The directory of string tables, one LOCALE.json each (env TABULA_STRINGS, default: the strings directory beside the screens, if any)")
+    var strings: String?
+
+    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale))")
+    var defaultLocale: String?
 
     @Flag(
         help:
@@ -154,7 +161,7 @@ struct ServeCommand: ParsableCommand {
         LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: level) }
         defer { BufferedStandardOutput.shared.flush() }
         let logger = Logger(label: "tabula")
-        let catalogue = try loadCatalogue(settings.screens)
+        let catalogue = try loadCatalogue(settings.definitions, warn: { logger.warning("\($0)") })
 
         // Block the stop signals before libmicrohttpd starts its threads, so that only
         // this thread receives them (in sigwait below).
@@ -185,6 +192,13 @@ struct ServeCommand: ParsableCommand {
             store.close()
             throw CommandFailure("cannot keep the screens' definitions in the \(settings.storeKind) store: \(error)")
         }
+        // The catalogue's string tables are loaded and its default screens rendered: hand
+        // back ICU's code that only loading ran, before any thread could be loading ICU.
+        ICULocaleRules.releaseLoadingPages()
+        // Watch before serving: a file saved once the server answers is never missed.
+        let directory = settings.definitions
+        let watched = settings.watch ? directory.watchedDirectories : []
+        let watchers = watched.map { DirectoryWatcher(directory: $0) { service.reload(from: directory) } }
         let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
         do {
             try server.start()
@@ -199,9 +213,7 @@ struct ServeCommand: ParsableCommand {
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
         let base = "http://\(URLHost.bracketed(settings.server.host)):\(server.port)"
         logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
-        let directory = DefinitionDirectory(settings.screens)
-        let watcher = settings.watch ? DirectoryWatcher(directory: settings.screens) { service.reload(from: directory) } : nil
-        if let watcher { logger.notice("watching \(settings.screens) for changes (\(watcher.method))") }
+        for (path, watcher) in zip(watched, watchers) { logger.notice("watching \(path) for changes (\(watcher.method))") }
         if settings.preview { logger.notice("preview: \(base)/preview") }
 
         var received: Int32 = 0
@@ -210,7 +222,7 @@ struct ServeCommand: ParsableCommand {
             service.reload(from: directory)
         }
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
-        watcher?.stop()
+        for watcher in watchers { watcher.stop() }
         server.shutdown()
         service.close()
         store.close()
@@ -233,6 +245,8 @@ struct ServeCommand: ParsableCommand {
     struct Settings {
         var server: ServerConfiguration
         var screens: String
+        var strings: String?
+        var defaultLocale: String
         var watch: Bool
         var preview: Bool
         var logLevel: Logger.Level
@@ -246,6 +260,9 @@ struct ServeCommand: ParsableCommand {
         var cors: CORSPolicy?
         var stateLimits: StateLimits
         var streams: StreamSettings
+
+        /// The screens with their string tables.
+        var definitions: DefinitionDirectory { DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale) }
     }
 
     func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
@@ -291,6 +308,10 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
         let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: Defaults.screens)
+        let localeName = try EnvironmentSetting.resolve(defaultLocale, "TABULA_DEFAULT_LOCALE", default: StringSources.defaultLocale)
+        guard let defaultLocale = LanguageTag.canonical(localeName) else {
+            throw ValidationError("default locale \"\(localeName)\" is not a BCP 47 language tag such as en or pt-BR")
+        }
         let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: Defaults.storeKind)
         guard ["sqlite", "postgres", "memory"].contains(storeKind) else {
             throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
@@ -314,7 +335,8 @@ struct ServeCommand: ParsableCommand {
             "max-streams-per-session")
         server.maxStreams = streams.maxStreams
         return Settings(
-            server: server, screens: screens, watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
+            server: server, screens: screens, strings: strings ?? EnvironmentSetting.value("TABULA_STRINGS"), defaultLocale: defaultLocale,
+            watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
             preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),

@@ -1,28 +1,38 @@
 import ArgumentParser
 import TabulaCore
+import TabulaService
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check every screen definition in a directory.",
         discussion: """
-            Loads every *.json file in DIR as one catalogue and prints each problem on its own \
-            line as FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix (column N is the \
-            column within an expression). Exits 1 if there is any problem.
+            Loads every *.json file in DIR as one catalogue, with the string tables of the \
+            strings directory beside it, and prints each problem on its own line as \
+            FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix (column N is the column \
+            within an expression). Exits 1 if there is any problem; warnings (a message a \
+            locale lacks) are printed and do not fail.
             """
     )
 
     @Argument(help: "The directory of screen definitions.")
     var directory: String = "Fixtures/screens"
 
+    @Option(help: "The directory of string tables (default: the strings directory beside DIR, if any).")
+    var strings: String?
+
+    @Option(help: "The locale whose string table has every message.")
+    var defaultLocale: String = StringSources.defaultLocale
+
     func run() throws {
-        let files = try readDefinitionFiles(in: directory)
-        do {
-            let catalogue = try Catalogue.load(files)
-            print("\(catalogue.screens.count) screens valid: \(catalogue.screens.map(\.id).joined(separator: ", "))")
-        } catch {
-            printToStandardError(error.description)
-            printToStandardError("\(error.problems.count) problem\(error.problems.count == 1 ? "" : "s") in \(directory)")
+        switch DefinitionDirectory(directory, strings: strings, defaultLocale: defaultLocale).load() {
+        case .success(let catalogue):
+            for warning in catalogue.warnings { printToStandardError(warning.description) }
+            let warnings = catalogue.warnings.isEmpty ? "" : " (\(catalogue.warnings.count) warning\(catalogue.warnings.count == 1 ? "" : "s"))"
+            print("\(catalogue.screens.count) screens valid\(warnings): \(catalogue.screens.map(\.id).joined(separator: ", "))")
+        case .failure(let problems):
+            printToStandardError(problems.description)
+            printToStandardError("\(problems.problems.count) problem\(problems.problems.count == 1 ? "" : "s") in \(directory)")
             throw ExitCode(1)
         }
     }

@@ -723,6 +723,10 @@ def main():
         else:
             screens_dir = os.path.join(temporary, "screens")
             shutil.copytree(args.fixtures, screens_dir)
+            # The string tables beside the screens, as tabula finds them.
+            strings = os.path.join(os.path.dirname(os.path.abspath(args.fixtures)), "strings")
+            if os.path.isdir(strings):
+                shutil.copytree(strings, os.path.join(temporary, "strings"))
             server = Server(os.path.abspath(args.tabula), screens_dir, os.path.join(args.output, "server.log"))
             server.start()
         print(f"serving on {server.url}", flush=True)

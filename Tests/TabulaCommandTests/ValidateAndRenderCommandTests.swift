@@ -61,4 +61,36 @@ import Testing
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("no screen \"nope\" in Fixtures/screens; known screens: about-details, people"))
     }
+
+    @Test func rendersInALocale() throws {
+        let french = try runTabula(["render", "settings", "--locale", "fr"])
+        #expect(french.status == 0)
+        #expect(french.standardOutput.contains(#""text":"2 réseaux connus""#) && french.standardOutput.contains(#""title":"Réglages""#))
+        let polish = try runTabula(["render", "users", "--locale", "pl-PL"])
+        #expect(polish.standardOutput.contains(#""text":"4 użytkowników; przesuń wiersz, aby go usunąć""#), "\(polish.standardOutput)")
+        let bad = try runTabula(["render", "settings", "--locale", "français"])
+        #expect(bad.status == 1 && bad.standardError.contains("not a BCP 47 language tag"))
+    }
+
+    /// A message a locale lacks is a warning: printed, counted, and the catalogue is valid.
+    @Test func validatePrintsWarningsAndSucceeds() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let screens = directory.appendingPathComponent("screens")
+        let strings = directory.appendingPathComponent("strings")
+        for folder in [screens, strings] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        try Data(#"{"id": "a", "title": "{{@a.title}}", "sections": []}"#.utf8).write(to: screens.appendingPathComponent("a.json"))
+        try Data(#"{"a.title": "Title"}"#.utf8).write(to: strings.appendingPathComponent("en.json"))
+        try Data(#"{"a.other": "Autre"}"#.utf8).write(to: strings.appendingPathComponent("fr.json"))
+        let result = try runTabula(["validate", screens.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "1 screens valid (1 warning): a\n")
+        #expect(
+            result.standardError
+                == "fr.json:1:1: $: warning: no message \"a.title\", which a.json names at $.title; clients in fr get the en text\n")
+        // Another default locale, whose table lacks the message: an error.
+        let french = try runTabula(["validate", screens.path, "--default-locale", "fr"])
+        #expect(french.status == 1)
+        #expect(french.standardError.contains("no message \"a.title\" in fr.json, the default locale's table"), "\(french.standardError)")
+    }
 }

@@ -10,9 +10,9 @@ func definitionProblems(_ files: [String: String]) -> [DefinitionProblem] {
 /// Loads definition files and returns their problems; `located: false` leaves out their
 /// places in the text, for tests of what a problem says (JSONSourceMapTests and the cases of
 /// InvalidDefinitionTests check the places).
-func definitionProblems(_ files: [DefinitionFile], located: Bool = false) -> [DefinitionProblem] {
+func definitionProblems(_ files: [DefinitionFile], strings: StringSources? = nil, located: Bool = false) -> [DefinitionProblem] {
     do {
-        _ = try Catalogue.load(files)
+        _ = try Catalogue.load(files, strings: strings)
         return []
     } catch {
         return error.problems.map { problem in

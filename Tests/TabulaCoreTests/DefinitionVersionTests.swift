@@ -1,3 +1,4 @@
+import TabulaICU
 import TabulaSamples
 import Testing
 
@@ -28,7 +29,7 @@ import Testing
         for (key, value) in (json.objectValue?.pairs ?? []).reversed() { reordered[key] = value }
         reordered["$schema"] = "https://example.com/screen.schema.json"
         let reformatted = DefinitionFile(name: "renamed.json", bytes: Array(JSONValue.object(reordered).prettyText(indentation: 7).utf8))
-        let catalogue = try Catalogue.load(try fixtureFiles().filter { $0.name != "settings.json" } + [reformatted])
+        let catalogue = try Catalogue.load(try fixtureFiles().filter { $0.name != "settings.json" } + [reformatted], strings: fixtureStrings)
         let reloaded = try #require(catalogue.screen(id: "settings"))
         #expect(reloaded.definitionID == original.definitionID)
         #expect(reloaded.document == original.document)
@@ -40,13 +41,38 @@ import Testing
         let files = try fixtureFiles()
         func ids(_ edit: (String) -> String, in file: String) throws -> [String: String] {
             let edited = files.map { $0.name == file ? DefinitionFile(name: $0.name, bytes: Array(edit(String(decoding: $0.bytes, as: UTF8.self)).utf8)) : $0 }
-            return Dictionary(uniqueKeysWithValues: try Catalogue.load(edited).screens.map { ($0.id, $0.definitionID) })
+            return Dictionary(uniqueKeysWithValues: try Catalogue.load(edited, strings: fixtureStrings).screens.map { ($0.id, $0.definitionID) })
         }
         let before = try ids({ $0 }, in: "settings.json")
-        let retitled = try ids({ $0.replacingOccurrences(of: "\"Wi-Fi\"", with: "\"WLAN\"") }, in: "settings.json")
+        let retitled = try ids({ $0.replacingOccurrences(of: "\"{{@settings.bluetooth}}\"", with: "\"BT\"") }, in: "settings.json")
         #expect(retitled["settings"] != before["settings"])
         #expect(retitled.filter { $0.key != "settings" } == before.filter { $0.key != "settings" })
 
+    }
+
+    /// A definition's document holds the texts of the messages it names, in every locale: a
+    /// changed translation is a new version of the screens that name it, and of no other.
+    @Test func aChangedTranslationChangesTheIDsOfTheScreensThatNameIt() throws {
+        let sources = try #require(fixtureStrings)
+        func ids(_ edit: (String) -> String, in table: String) throws -> [String: String] {
+            var edited = sources
+            edited.files = sources.files.map {
+                $0.name == table ? DefinitionFile(name: $0.name, bytes: Array(edit(String(decoding: $0.bytes, as: UTF8.self)).utf8)) : $0
+            }
+            return Dictionary(uniqueKeysWithValues: try Catalogue.load(try fixtureFiles(), strings: edited).screens.map { ($0.id, $0.definitionID) })
+        }
+        let before = try ids({ $0 }, in: "fr.json")
+        let connectivity = try ids({ $0.replacingOccurrences(of: "\"Connectivité\"", with: "\"Réseaux\"") }, in: "fr.json")
+        #expect(connectivity["settings"] != before["settings"])
+        #expect(connectivity.filter { $0.key != "settings" } == before.filter { $0.key != "settings" })
+        // "common.on" is named by about-details and table-director.
+        let on = try ids({ $0.replacingOccurrences(of: "\"Włączone\"", with: "\"Wł.\"") }, in: "pl.json")
+        #expect(Set(on.keys.filter { on[$0] != before[$0] }) == ["about-details", "table-director"])
+        let restored = try #require(try fixtureCatalogue.screen(id: "settings"))
+        let read = try ScreenDefinition.reading(document: restored.document.bytes, rules: ICULocaleRules())
+        var state = try fixtureCatalogue.initialState
+        state.client.locale = "pl"
+        #expect(render(read, state) == render(restored, state))
     }
 
     /// A screen reads a key that another declares: the declaration is part of its document.
@@ -71,14 +97,14 @@ import Testing
                 DefinitionFile(name: "reader.json", bytes: Array(#"{"id": "reader", "title": "{{flag ? 'On' : 'Off'}}", "sections": []}"#.utf8)),
             ]).screen(id: "reader"))
         // The document declares what it reads, so it renders alone as it did in its catalogue.
-        let alone = try ScreenDefinition.reading(document: reader.document.bytes)
+        let alone = try ScreenDefinition.reading(document: reader.document.bytes, rules: ICULocaleRules())
         #expect(render(alone, SessionState()).title == "On")
     }
 
     @Test func aDocumentReadsBackAsTheSameDefinition() throws {
         var random = SplitMix64(seed: 7)
         for definition in try fixtureCatalogue.screens {
-            let restored = try ScreenDefinition.reading(document: definition.document.bytes)
+            let restored = try ScreenDefinition.reading(document: definition.document.bytes, rules: ICULocaleRules())
             #expect(restored.definitionID == definition.definitionID)
             #expect(restored.document == definition.document)
             for revision in 0..<20 {
@@ -86,8 +112,8 @@ import Testing
                 #expect(render(restored, state) == render(definition, state), "\(definition.id) at a random state")
             }
         }
-        #expect(throws: DefinitionErrors.self) { try ScreenDefinition.reading(document: Array("{\"id\": 3}".utf8)) }
-        #expect(throws: DefinitionErrors.self) { try ScreenDefinition.reading(document: Array("not json".utf8)) }
+        #expect(throws: DefinitionErrors.self) { try ScreenDefinition.reading(document: Array("{\"id\": 3}".utf8), rules: ICULocaleRules()) }
+        #expect(throws: DefinitionErrors.self) { try ScreenDefinition.reading(document: Array("not json".utf8), rules: ICULocaleRules()) }
     }
 
     @Test func storedValuesReadBackWithoutASchema() throws {

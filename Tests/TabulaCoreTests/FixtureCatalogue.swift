@@ -1,13 +1,16 @@
 import Foundation
 import TabulaCore
+import TabulaSamples
 import Testing
 
-/// The bundled catalogue under `Fixtures/screens`, loaded once for the tests.
+/// The bundled catalogue under `Fixtures/screens`, with the string tables of
+/// `Fixtures/strings`, loaded once for the tests.
 let fixtureLoad: Result<Catalogue, any Error> = Result {
-    let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
-    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
-    return try Catalogue.load(try names.map { DefinitionFile(name: $0, bytes: try readRepositoryFile("Fixtures/screens/\($0)")) })
+    try FixtureFiles.catalogue(directory: repositoryRoot.appendingPathComponent("Fixtures/screens").path)
 }
+
+/// The bundled string tables, to load fixture files with.
+let fixtureStrings = FixtureFiles.strings(besideScreens: repositoryRoot.appendingPathComponent("Fixtures/screens").path)
 
 var fixtureCatalogue: Catalogue {
     get throws { try fixtureLoad.get() }

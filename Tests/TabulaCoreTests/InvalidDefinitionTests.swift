@@ -17,7 +17,7 @@ import Testing
         let all: [DefinitionProblem.Kind] = [
             .invalidJSON, .structure, .duplicateScreenID, .duplicateSectionID, .duplicateRowID, .unknownStateKey, .typeMismatch,
             .expressionSyntax, .unknownScreen, .switchOnNonBool, .removeOutsideForEach, .unknownKind, .invalidStateDefault,
-            .conflictingDeclaration,
+            .conflictingDeclaration, .unknownMessage,
         ]
         #expect(kinds == Set(all.map { "\($0)" }))
     }
@@ -25,7 +25,7 @@ import Testing
     @Test(arguments: names) func reportsTheExpectedProblems(name: String) throws {
         let invalid = try #require(InvalidDefinitionCase(root: Self.root, name: name), "cannot read \(name)")
         #expect(invalid.preamble.contains { $0.hasPrefix("schema: ") }, "\(name)/\(InvalidDefinitionCase.expectationFile) needs a schema: line")
-        let problems = definitionProblems(invalid.files, located: true)
+        let problems = definitionProblems(invalid.files, strings: invalid.strings, located: true)
         #expect(!problems.isEmpty, "\(name) loads without a problem")
         let path = "\(InvalidDefinitionCase.directory)/\(name)/\(InvalidDefinitionCase.expectationFile)"
         if ProcessInfo.processInfo.environment["TABULA_UPDATE_GOLDEN"] == "1" {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import TabulaCore
 import TabulaHTTP
+import TabulaSamples
 import TabulaService
 import TabulaTestSupport
 
@@ -38,13 +39,9 @@ final class APITestServer {
         service.close()
     }
 
+    /// The bundled screens with their string tables.
     static func fixtures() throws -> Catalogue {
-        let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
-        return try Catalogue.load(
-            try names.map {
-                DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
-            })
+        try FixtureFiles.catalogue(directory: repositoryRoot.appendingPathComponent("Fixtures/screens").path)
     }
 
     /// Sends one request on a new connection and reads the answer.

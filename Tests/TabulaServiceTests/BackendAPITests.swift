@@ -42,7 +42,7 @@ import Testing
         let id = try #require(body["id"]?.stringValue)
         #expect(SessionID.isWellFormed(id) && SessionToken.isWellFormed(token))
         #expect(body["revision"] == 0)
-        #expect(Array(body.keys) == ["id", "revision", "session"])
+        #expect(Array(body.keys) == ["client", "id", "revision", "session"])
         #expect(created.header("Location") == "/v1/sessions/\(id)")
 
         // The client sees the user's data.

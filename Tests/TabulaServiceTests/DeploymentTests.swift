@@ -87,7 +87,7 @@ import Testing
         let factory = try StoreFactory(kind)
         factory.settings.keepDefinitions = 2
         let versions = try (1...3).map { version in
-            try Self.fixtures(editing: "settings.json") { $0.replacingOccurrences(of: #""Wi-Fi""#, with: #""Wi-Fi \#(version)""#) }
+            try Self.fixtures(editing: "settings.json") { $0.replacingOccurrences(of: #""{{@common.wifi}}""#, with: #""Wi-Fi \#(version)""#) }
         }
         var deployment = try Deployment(factory, versions[0])
         let session = try deployment.old.newSession()
@@ -232,7 +232,7 @@ import Testing
             try names.map { fileName in
                 let text = try String(contentsOf: directory.appendingPathComponent(fileName), encoding: .utf8)
                 return DefinitionFile(name: fileName, bytes: Array((fileName == name ? edit(text) : text).utf8))
-            })
+            }, strings: FixtureFiles.strings(besideScreens: directory.path))
     }
 }
 

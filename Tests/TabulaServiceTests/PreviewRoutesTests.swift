@@ -42,7 +42,7 @@ import Testing
     /// The catalogue's status: its version and screens, and the problems of a refused reload,
     /// each with its place; a good reload clears them.
     @Test func theCatalogueStatusListsTheProblemsOfARefusedReload() throws {
-        let served = try ReloadTests.Served(try ReloadTests.fixtureFiles(), preview: true)
+        let served = try ReloadTests.Served.fixtures(preview: true)
         let first = try served.api.send("GET", "/preview/api/catalogue").json.objectValue
         #expect(first?["version"]?.intValue == 1 && first?["problems"]?.arrayValue?.isEmpty == true)
         let screens = first?["screens"]?.arrayValue?.compactMap { $0.objectValue }
@@ -97,7 +97,7 @@ import Testing
         #expect(page?.status == 200)
         let settings = directory.appendingPathComponent("settings.json")
         let text = try String(contentsOf: settings, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#).utf8).write(to: settings)
+        try Data(text.replacingOccurrences(of: #""title": "{{@common.wifi}}""#, with: #""title": "WLAN""#).utf8).write(to: settings)
         var reloaded = false
         for _ in 0..<200 where !reloaded {
             let connection = try RawHTTPConnection(port: port)
@@ -105,10 +105,10 @@ import Testing
             reloaded = try connection.readResponse().bodyText.contains(#""title":"WLAN""#)
             if !reloaded { usleep(50_000) }
         }
-        #expect(reloaded, "the saved file was not served")
         process.terminate()
         process.waitUntilExit()
         let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(reloaded, "the saved file was not served: \(log)")
         #expect(log.contains("preview: http://127.0.0.1:\(port)/preview"), "\(log)")
         #expect(log.contains("memory store") && log.contains("(inotify)"), "\(log)")
     }

@@ -118,12 +118,13 @@ import Testing
             .replacingOccurrences(of: Self.streamLine, with: "\nstream_in_background curl -sS -N ")
             + "\nprintf '\\nSESSION=%s\\n' \"$SESSION\""
             + "\nprintf '\\nSCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $SESSION\" \"$TABULA/v1/screens/settings\")\"\n"
+            + "\nprintf '\\nFRENCH_SCREEN=%s\\n' \"$(curl -sS -H \"X-Session: $FRENCH\" \"$TABULA/v1/screens/settings\")\"\n"
         let (status, output) = try run(
             script, port: port,
             environment: [
                 "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
                 "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
-                "SCREENS": scratch.appendingPathComponent("screens").path, "TABULA_BACKEND_KEY": "walkthrough-backend-key",
+                "FIXTURES": scratch.appendingPathComponent("fixtures").path, "TABULA_BACKEND_KEY": "walkthrough-backend-key",
                 "TABULA_STREAM_OUT": streamOutput.path,
             ])
         #expect(status == 0, "\(output)")
@@ -142,6 +143,12 @@ import Testing
         #expect(screen.sections[1].rows[1].content == .checkmark(title: "Dark", isChecked: true))
         #expect(output.contains(#""fromRevision":0,"screen":"settings","toRevision":4"#))
         #expect(output.contains(#""status":422"#))
+        // The French session: plural, then singular, then Polish in one change set.
+        #expect(output.contains(#""text":"2 réseaux connus""#) && output.contains(#""text":"1 réseau connu""#))
+        #expect(output.contains(#"{"client":{"locale":"pl"},"fromRevision":1,"toRevision":2}"#))
+        let frenchLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("FRENCH_SCREEN=") })
+        let polish = try Screen(jsonBytes: Array(frenchLine.dropFirst(14).utf8))
+        #expect(polish.title == "Ustawienia" && polish.sections.first?.footer == .textFooter(text: "1 znana sieć"))
         // The backend's part: the patch, and the app's catch-up inserting the Lab network.
         #expect(output.contains(#"{"fromRevision":0,"toRevision":1}"#))
         #expect(output.contains(#""id":"network-lab""#))

@@ -1,5 +1,6 @@
 import Foundation
 import TabulaCore
+import TabulaICU
 import TabulaSamples
 import TabulaService
 import TabulaTestSupport
@@ -10,21 +11,36 @@ import Testing
 /// from the old screen to the new one; every earlier copy still catches up exactly; a broken
 /// directory changes nothing and says why.
 @Suite struct ReloadTests {
-    /// A directory holding `files`, and a server started on it.
+    /// A directory holding `files` (`screens/`, with `strings/` beside it when there are
+    /// string tables), and a server started on it.
     final class Served {
+        let root: URL
         let directory: URL
         let api: APITestServer
 
-        init(_ files: [DefinitionFile], store kind: StoreKind = .memory, preview: Bool = false) throws {
-            directory = try makeTemporaryDirectory()
+        init(_ files: [DefinitionFile], strings: [DefinitionFile] = [], store kind: StoreKind = .memory, preview: Bool = false) throws {
+            root = try makeTemporaryDirectory()
+            directory = root.appendingPathComponent("screens")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for file in files { try Self.write(file, to: directory) }
-            let catalogue = try Catalogue.load(files)
+            if !strings.isEmpty {
+                let stringsDirectory = root.appendingPathComponent("strings")
+                try FileManager.default.createDirectory(at: stringsDirectory, withIntermediateDirectories: true)
+                for file in strings { try Self.write(file, to: stringsDirectory) }
+            }
+            let sources = strings.isEmpty ? nil : StringSources(files: strings, defaultLocale: StringSources.defaultLocale, rules: ICULocaleRules())
+            let catalogue = try Catalogue.load(files, strings: sources)
             api = try APITestServer(catalogue: catalogue, store: try StoreFactory(kind).open(catalogue)) { $0.preview = preview }
+        }
+
+        /// The bundled screens and string tables.
+        static func fixtures(preview: Bool = false) throws -> Served {
+            try Served(try ReloadTests.fixtureFiles(), strings: try ReloadTests.fixtureFiles("Fixtures/strings"), preview: preview)
         }
 
         deinit {
             api.store.close()
-            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: root)
         }
 
         /// Writes a file whole, as editors save: a temporary file renamed over the old one.
@@ -47,8 +63,8 @@ import Testing
         }
     }
 
-    static func fixtureFiles() throws -> [DefinitionFile] {
-        let directory = repositoryRoot.appendingPathComponent("Fixtures/screens")
+    static func fixtureFiles(_ path: String = "Fixtures/screens") throws -> [DefinitionFile] {
+        let directory = repositoryRoot.appendingPathComponent(path)
         return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted().map {
             DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
         }
@@ -107,14 +123,14 @@ import Testing
     /// the file, line, column and JSON path. Mending it reloads.
     @Test func aBrokenDirectoryKeepsTheServedScreensAndSaysWhatIsWrong() throws {
         let files = try Self.fixtureFiles()
-        let served = try Served(files)
+        let served = try Served(files, strings: try Self.fixtureFiles("Fixtures/strings"))
         let session = try served.api.newSession()
         let before = try served.screen(session, "settings")
         #expect(served.reload() == .unchanged(version: 1))
 
         let settings = try #require(files.first { $0.name == "settings.json" })
         let text = String(decoding: settings.bytes, as: UTF8.self)
-        let broken = text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "Wi-Fi {{wify}}""#)
+        let broken = text.replacingOccurrences(of: #""title": "{{@common.wifi}}""#, with: #""title": "Wi-Fi {{wify}}""#)
         try served.write(DefinitionFile(name: "settings.json", bytes: Array(broken.utf8)))
         try Data("{\"id\": ".utf8).write(to: served.directory.appendingPathComponent("new.json"))
         guard case .refused(let problems, version: 1) = served.reload() else {
@@ -134,7 +150,7 @@ import Testing
         #expect(metrics.contains(#"tabula_definition_reloads_total{outcome="refused"} 1"#))
 
         try FileManager.default.removeItem(at: served.directory.appendingPathComponent("new.json"))
-        let mended = text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#)
+        let mended = text.replacingOccurrences(of: #""title": "{{@common.wifi}}""#, with: #""title": "WLAN""#)
         try served.write(DefinitionFile(name: "settings.json", bytes: Array(mended.utf8)))
         #expect(served.reload() == .reloaded(version: 2, changed: ["settings"], added: [], removed: []))
         #expect(served.api.service.definitionStatus.problems.isEmpty)
@@ -145,7 +161,7 @@ import Testing
     /// streams end with `gone` (reason `screen-removed`) while its GET is a 404.
     @Test func addedScreensAreServedAndRemovedOnesEndTheirStreams() throws {
         let files = try Self.fixtureFiles()
-        let served = try Served(files)
+        let served = try Served(files, strings: try Self.fixtureFiles("Fixtures/strings"))
         let session = try served.api.newSession()
         let stream = try EventStreamClient(port: served.api.port, path: "/v1/screens/static-text/stream", headers: ["X-Session: \(session)"])
         #expect(try stream.nextEvent()?.event == "screen")
@@ -172,11 +188,16 @@ extension ReloadOutcome {
 
 /// `tabula serve --watch` and SIGHUP, on a real process.
 @Suite(.serialized) struct ReloadProcessTests {
-    /// A copy of the bundled fixtures to edit.
+    /// A copy of the bundled fixtures to edit: the screens' directory, with the string tables
+    /// beside it.
     func fixturesCopy() throws -> URL {
-        let directory = try makeTemporaryDirectory()
-        for file in try ReloadTests.fixtureFiles() { try Data(file.bytes).write(to: directory.appendingPathComponent(file.name)) }
-        return directory
+        let root = try makeTemporaryDirectory()
+        for part in ["screens", "strings"] {
+            let directory = root.appendingPathComponent(part)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for file in try ReloadTests.fixtureFiles("Fixtures/\(part)") { try Data(file.bytes).write(to: directory.appendingPathComponent(file.name)) }
+        }
+        return root.appendingPathComponent("screens")
     }
 
     /// Polls `GET path` until `done` holds for its answer; the seconds it took.
@@ -201,7 +222,7 @@ extension ReloadOutcome {
         let settings = directory.appendingPathComponent("settings.json")
         // Written in place, as some editors save.
         let text = try String(contentsOf: settings, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#).utf8).write(to: settings)
+        try Data(text.replacingOccurrences(of: #""title": "{{@common.wifi}}""#, with: #""title": "WLAN""#).utf8).write(to: settings)
         let changed = try waitFor(server, "/v1/screens/settings", "the changed title") { $0.bodyText.contains(#""title":"WLAN""#) }
         try Data(#"{"id": "extra", "title": "Extra", "sections": []}"#.utf8).write(to: directory.appendingPathComponent("extra.json"))
         let added = try waitFor(server, "/v1/screens/extra", "the added screen") { $0.status == 200 }
@@ -221,7 +242,7 @@ extension ReloadOutcome {
         let server = try ServerProcess(arguments: ["--store", "memory", "--screens", directory.path])
         let settings = directory.appendingPathComponent("settings.json")
         let text = try String(contentsOf: settings, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: #""title": "Wi-Fi""#, with: #""title": "WLAN""#).utf8).write(to: settings)
+        try Data(text.replacingOccurrences(of: #""title": "{{@common.wifi}}""#, with: #""title": "WLAN""#).utf8).write(to: settings)
         server.signal(SIGHUP)
         try waitFor(server, "/v1/screens/settings", "the reload on SIGHUP") { $0.bodyText.contains(#""title":"WLAN""#) }
 

@@ -42,6 +42,29 @@ import Testing
         #expect(try mappedLibraries(sqlite).contains("libcrypto.so.3"))
     }
 
+    /// ICU is loaded for string tables only; once the start has handed its loading pages
+    /// back, a French screen is still written with ICU's rules.
+    @Test func icuIsLoadedOnlyForStringTables() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let screens = directory.appendingPathComponent("screens")
+        try FileManager.default.createDirectory(at: screens, withIntermediateDirectories: true)
+        try Data(#"{"id": "plain", "title": "Plain", "sections": []}"#.utf8).write(to: screens.appendingPathComponent("plain.json"))
+        let plain = try ServerProcess(arguments: ["--store", "memory", "--screens", screens.path])
+        #expect(!(try mappedLibraries(plain)).contains("libicu"))
+
+        let fixtures = try ServerProcess(arguments: ["--store", "memory"])
+        #expect(try mappedLibraries(fixtures).contains("libicui18n.so"))
+        let created = try RawHTTPConnection(port: fixtures.port)
+        let body = #"{"client": {"locale": "fr"}}"#
+        try created.send("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let session = try #require(try JSONSerialization.jsonObject(with: Data(try created.readResponse().body)) as? [String: Any])["session"] as? String
+        let screen = try RawHTTPConnection(port: fixtures.port)
+        try screen.send("GET /v1/screens/people HTTP/1.1\r\nHost: x\r\nX-Session: \(session ?? "")\r\n\r\n")
+        let text = try screen.readResponse().bodyText
+        #expect(text.contains(#""subtitle":"50 ans""#) && text.contains(#""title":"Personnes""#), "\(text)")
+    }
+
     @Test func sigtermLetsTheRequestInProgressFinishThenExitsZero() throws {
         let server = try ServerProcess(arguments: ["--shutdown-grace", "5"])
         let setup = try RawHTTPConnection(port: server.port)

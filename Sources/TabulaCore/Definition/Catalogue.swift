@@ -5,12 +5,30 @@ public struct Catalogue: Sendable {
     /// The screens, ordered by id.
     public let screens: [ScreenDefinition]
     public let schema: StateSchema
+    /// The texts of every locale; `nil` when the catalogue has no string tables.
+    public let strings: StringTables?
+    /// What loading found that does not keep the catalogue from serving: messages a locale
+    /// lacks, whose clients get the text of the locale it falls back to, and plural messages
+    /// whose forms are not those of their locale.
+    public let warnings: [DefinitionProblem]
     private let indexByID: [String: Int]
 
-    /// Loads definitions from files (read by the caller), reporting every problem of every
-    /// file at once.
-    public static func load(_ files: [DefinitionFile]) throws(DefinitionErrors) -> Catalogue {
+    /// Loads definitions from files (read by the caller), with the string tables of
+    /// `strings`, reporting every problem of every file at once.
+    public static func load(_ files: [DefinitionFile], strings sources: StringSources? = nil) throws(DefinitionErrors) -> Catalogue {
         var problems: [DefinitionProblem] = []
+        var strings: StringTables?
+        var tableWarnings: [DefinitionProblem] = []
+        if let sources, !sources.files.isEmpty {
+            let loaded = StringTables.load(sources.files, defaultLocale: sources.defaultLocale, rules: sources.rules)
+            strings = loaded.tables
+            problems += loaded.problems
+            tableWarnings = loaded.warnings
+        }
+        // With broken tables, every message would be reported missing too: those tables'
+        // problems are the ones to fix first.
+        let tablesBroken = !problems.isEmpty
+        var messageUses: [(key: String, file: String, path: String)] = []
         var screens: [ScreenDefinition] = []
         var schema = StateSchema()
         var kindsByName: [String: (declaration: KindDeclaration, file: String)] = [:]
@@ -43,9 +61,10 @@ public struct Catalogue: Sendable {
                         message: "not valid JSON: \(error)"))
                 continue
             }
-            var reader = DefinitionReader(file: file.name, sharedState: sharedState)
+            var reader = DefinitionReader(file: file.name, sharedState: sharedState, strings: strings)
             let screen = reader.readScreen(json)
             var log = reader.log
+            messageUses += reader.messageUses.map { (key: $0.key, file: file.name, path: $0.value) }
             for (key, declaration) in reader.state {
                 if let existing = schema.add(key, declaration) {
                     log.add(
@@ -74,7 +93,7 @@ public struct Catalogue: Sendable {
                 }
             }
             navigations += reader.navigations.map { ($0.target, $0.path, file.name) }
-            problems += log.problems
+            problems += tablesBroken ? log.problems.filter { $0.kind != .unknownMessage } : log.problems
         }
         for navigation in navigations where screenFiles[navigation.target] == nil {
             let known = screenFiles.keys.sorted().joined(separator: ", ")
@@ -84,7 +103,31 @@ public struct Catalogue: Sendable {
                     message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
         }
         guard problems.isEmpty else { throw DefinitionErrors(located(problems, in: files)) }
-        return Catalogue(screens: screens, schema: schema)
+        let warnings = tableWarnings + (strings.map { missingTranslations(messageUses, in: $0) } ?? [])
+        return Catalogue(screens: screens, schema: schema, strings: strings, warnings: warnings)
+    }
+
+    /// A warning for each message that a locale's tables lack (its own, and those of the
+    /// shorter tags it falls back to before the default locale's).
+    private static func missingTranslations(
+        _ uses: [(key: String, file: String, path: String)], in strings: StringTables
+    ) -> [DefinitionProblem] {
+        var firstUse: [String: (file: String, path: String)] = [:]
+        for use in uses where firstUse[use.key] == nil { firstUse[use.key] = (use.file, use.path) }
+        var warnings: [DefinitionProblem] = []
+        for locale in strings.locales where locale != strings.defaultLocale {
+            let chain = strings.fallbackChain(for: locale).filter { $0 != strings.defaultLocale }
+            for key in firstUse.keys.sorted() where !chain.contains(where: { strings.tables[$0]?[key] != nil }) {
+                guard let use = firstUse[key] else { continue }
+                warnings.append(
+                    DefinitionProblem(
+                        kind: .missingTranslation, file: "\(locale).json", path: "$", location: SourcePosition(line: 1, column: 1),
+                        message:
+                            "no message \"\(key)\", which \(use.file) names at \(use.path); clients in \(locale) get the \(strings.defaultLocale) text",
+                        severity: .warning))
+            }
+        }
+        return warnings
     }
 
     /// The problems with their places in their files' text.
@@ -99,9 +142,11 @@ public struct Catalogue: Sendable {
         }
     }
 
-    init(screens: [ScreenDefinition], schema: StateSchema) {
+    init(screens: [ScreenDefinition], schema: StateSchema, strings: StringTables? = nil, warnings: [DefinitionProblem] = []) {
         self.screens = screens.sorted { $0.id < $1.id }
         self.schema = schema
+        self.strings = strings
+        self.warnings = warnings
         var index: [String: Int] = [:]
         for (position, screen) in self.screens.enumerated() { index[screen.id] = position }
         indexByID = index
@@ -113,4 +158,31 @@ public struct Catalogue: Sendable {
 
     /// A new session's state: every key at its default, revision 0.
     public var initialState: SessionState { schema.initialState }
+}
+
+/// Where a catalogue's texts come from: the files of its strings directory (read by the
+/// caller), one `LOCALE.json` each, the locale that has every message, and the rules that
+/// write them.
+public struct StringSources: Sendable {
+    public var files: [DefinitionFile]
+    public var defaultLocale: String
+    public var rules: any LocaleRules
+
+    /// The default locale when none is chosen: its table has every message.
+    public static let defaultLocale = "en"
+
+    /// Where the string tables of a screens directory are when no other place is given: the
+    /// `strings` directory beside it (`Fixtures/strings` for `Fixtures/screens`).
+    public static func directory(besideScreens screens: String) -> String {
+        var path = screens
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "strings" }
+        return String(path[...slash]) + "strings"
+    }
+
+    public init(files: [DefinitionFile], defaultLocale: String, rules: any LocaleRules) {
+        self.files = files
+        self.defaultLocale = defaultLocale
+        self.rules = rules
+    }
 }

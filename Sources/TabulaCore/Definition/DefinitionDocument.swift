@@ -3,14 +3,16 @@
 /// A client's copy of a screen is identified by the definition that rendered it and the
 /// revision of the state. The document is the definition file without `$schema`, its
 /// `"state"` replaced by the explicit declaration (`{"type", "default", "item"?}`) of every
-/// key the screen declares, reads or writes (keys other screens declare included), written
+/// key the screen declares, reads or writes (keys other screens declare included), and,
+/// when it names messages, `"strings"`: their texts in every locale (so a changed
+/// translation is a new definition, as a changed row is), written
 /// as canonical JSON: the same content gives the same bytes whatever the file's layout, key
 /// order, number spelling or name. The id is the first 15 hexadecimal digits of the SHA-256
 /// of the format's tag and those bytes, so every instance computes the same id, and any
 /// change that can change what the screen renders gives a new one.
 ///
 /// Stores keep the documents of the definitions a service served, so that any instance can
-/// render a client's copy with the definition that made it (``ScreenDefinition/reading(document:)``).
+/// render a client's copy with the definition that made it (``ScreenDefinition/reading(document:rules:)``).
 public struct DefinitionDocument: Hashable, Sendable {
     /// The definition's id, as screens carry it in `"definition"`.
     public let id: String
@@ -32,17 +34,22 @@ public struct DefinitionDocument: Hashable, Sendable {
 
     /// The document of a definition file's top-level object and the declarations of the
     /// keys its screen uses.
-    init(_ file: JSONObject, declarations: [(key: String, declaration: StateDeclaration)]) {
+    init(_ file: JSONObject, declarations: [(key: String, declaration: StateDeclaration)], strings: StringTables? = nil) {
         var document = file
         document[ScreenMember.schema.rawValue] = nil
         var state = JSONObject()
         for (key, declaration) in declarations { state[key] = declaration.json }
         document["state"] = .object(state)
+        if let strings { document[Self.stringsMember] = strings.json }
         bytes = JSONValue.object(document).canonicalBytes
         let digest = SHA256.digest(Self.formatTag + bytes)
         id = String(SHA256.hex(digest).prefix(Self.idLength))
         fingerprint = digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    /// The member of a document that holds the texts of the messages the definition names;
+    /// no definition file has it (its strings are in the strings directory).
+    static let stringsMember = "strings"
 
     /// Whether `text` has the shape of an id (so that a malformed one can be refused
     /// before any lookup): 15 lowercase hexadecimal digits.
@@ -73,15 +80,24 @@ extension ScreenDefinition {
     /// Reads a definition from its document, as a store kept it. The document names no
     /// other file: it declares every key it uses. Its `navigate` targets are not checked
     /// (they were when the definition was first loaded, with its catalogue).
-    public static func reading(document bytes: [UInt8]) throws(DefinitionErrors) -> ScreenDefinition {
+    /// Its messages are written with `rules`.
+    public static func reading(document bytes: [UInt8], rules: any LocaleRules) throws(DefinitionErrors) -> ScreenDefinition {
         let file = "definition document"
-        let json: JSONValue
+        var json: JSONValue
         do {
             json = try JSONParser().parse(bytes)
         } catch {
             throw DefinitionErrors([DefinitionProblem(kind: .invalidJSON, file: file, path: "$", message: "not valid JSON: \(error)")])
         }
-        var reader = DefinitionReader(file: file)
+        var log = ProblemLog(file: file)
+        var strings: StringTables?
+        if case .object(var object) = json, let tables = object[DefinitionDocument.stringsMember] {
+            strings = StringTables.reading(document: tables, rules: rules, log: &log)
+            object[DefinitionDocument.stringsMember] = nil
+            json = .object(object)
+        }
+        guard log.problems.isEmpty else { throw DefinitionErrors(log.problems) }
+        var reader = DefinitionReader(file: file, strings: strings)
         guard let definition = reader.readScreen(json), reader.log.problems.isEmpty else {
             throw DefinitionErrors(reader.log.problems)
         }

@@ -20,6 +20,19 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
         case invalidStateDefault
         /// Two screens declare the same state key or custom kind differently.
         case conflictingDeclaration
+        /// A message the default locale's table lacks, or a message call that does not give
+        /// what its texts use.
+        case unknownMessage
+        /// A message a locale's tables lack: its clients get the text of a locale it falls
+        /// back to. A warning.
+        case missingTranslation
+    }
+
+    /// Whether the problem keeps the definitions from loading.
+    public enum Severity: String, Hashable, Sendable {
+        case error
+        /// Loading goes on; the author should know.
+        case warning
     }
 
     public var kind: Kind
@@ -31,9 +44,13 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
     /// names), once ``Catalogue/load(_:)`` located it.
     public var location: SourcePosition?
     public var message: String
+    public var severity: Severity
 
-    public init(kind: Kind, file: String, path: String, column: Int? = nil, location: SourcePosition? = nil, message: String) {
+    public init(
+        kind: Kind, file: String, path: String, column: Int? = nil, location: SourcePosition? = nil, message: String, severity: Severity = .error
+    ) {
         self.kind = kind
+        self.severity = severity
         self.file = file
         self.path = path
         self.column = column
@@ -43,10 +60,12 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
 
     /// `FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix`, the form editors and
     /// terminals link to the place (`column N` is the column within an expression); without
-    /// a location, `FILE: JSON-PATH[: column N]: what to fix`.
+    /// a location, `FILE: JSON-PATH[: column N]: what to fix`. A warning's message begins
+    /// with `warning: `.
     public var description: String {
         let place = location.map { "\(file):\($0.line):\($0.column)" } ?? file
-        return "\(place): \(path)\(column.map { ": column \($0)" } ?? ""): \(message)"
+        let prefix = severity == .warning ? "warning: " : ""
+        return "\(place): \(path)\(column.map { ": column \($0)" } ?? ""): \(prefix)\(message)"
     }
 }
 

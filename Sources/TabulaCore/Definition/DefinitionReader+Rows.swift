@@ -27,7 +27,7 @@ extension DefinitionReader {
             item: forEach.flatMap { list in
                 if case .list(let schema)? = stateTypes[list] { return (list, schema) }
                 return nil
-            })
+            }, strings: strings)
         let id = object.require(RowMember.id, log: &log).flatMap { rowID($0, path: object.memberPath(RowMember.id), forEach: forEach, scope: scope) }
         let kind = object.requireString(RowMember.kind, log: &log)
         var fields: [String: FieldSource] = [:]

@@ -14,7 +14,9 @@ extension DefinitionReader {
             return nil
         }
         do {
-            return try Template.compile(text, scope: scope)
+            let template = try Template.compile(text, scope: scope)
+            for key in template.messageKeys where messageUses[key] == nil { messageUses[key] = path }
+            return template
         } catch {
             log.add(error, at: path)
             return nil
@@ -32,6 +34,7 @@ extension DefinitionReader {
                     log.add(.typeMismatch, at: path, column: 1, "expected a \(type.rawValue) expression, but \"\(text)\" is a \(compiled.type.rawValue)")
                     return nil
                 }
+                for key in compiled.messageKeys where messageUses[key] == nil { messageUses[key] = path }
                 return compiled
             } catch {
                 log.add(error, at: path)

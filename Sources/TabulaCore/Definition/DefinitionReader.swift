@@ -12,11 +12,16 @@ struct DefinitionReader {
     var kinds: [String: KindDeclaration] = [:]
     /// `navigate` targets with their paths, checked once every screen is known.
     var navigations: [(target: String, path: String)] = []
+    /// The catalogue's string tables, which `@key` names.
+    let strings: StringTables?
+    /// The message keys the definition names, with the path of the first place each is.
+    var messageUses: [String: String] = [:]
 
     /// A reader for one file; `sharedState` holds the keys other screens declare.
-    init(file: String, sharedState: [String: StateDeclaration] = [:]) {
+    init(file: String, sharedState: [String: StateDeclaration] = [:], strings: StringTables? = nil) {
         log = ProblemLog(file: file)
         self.sharedState = sharedState
+        self.strings = strings
         stateTypes = sharedState.mapValues(\.type)
     }
 
@@ -29,7 +34,7 @@ struct DefinitionReader {
         return reader.state
     }
 
-    var stateScope: ExpressionScope { ExpressionScope(state: stateTypes) }
+    var stateScope: ExpressionScope { ExpressionScope(state: stateTypes, strings: strings) }
 
     /// Names usable as state keys and field names: they appear in expressions.
     static func isIdentifier(_ name: String) -> Bool {
@@ -86,9 +91,11 @@ struct DefinitionReader {
         checkIdentity(sections)
         guard let id, let title else { return nil }
         let declarations = declarations(read: ScreenDefinition.stateKeys(title: title, sections: sections))
+        let messages = messageUses.isEmpty ? nil : strings?.restricted(to: Set(messageUses.keys))
         return ScreenDefinition(
             id: id, file: log.file, title: title, style: style, state: state, kinds: kinds, sections: sections,
-            declarations: declarations, document: DefinitionDocument(object.object, declarations: declarations))
+            declarations: declarations, strings: messages,
+            document: DefinitionDocument(object.object, declarations: declarations, strings: messages))
     }
 
     /// This screen's own declarations, and those of the keys it reads or writes that other

@@ -98,7 +98,7 @@ public enum DefinitionSchema {
         definitions["template"] = [
             "type": "string",
             "description":
-                "A template: text with {{ expression }} parts, such as \"{{item.secure ? 'Secured' : 'Open'}}\" or \"{{networks.count}} known networks\". `{{` always opens an expression and the first `}}` closes it; numbers are written without a trailing .0, bools as true/false. The expressions are checked by `tabula validate`.",
+                "A template: text with {{ expression }} parts, such as \"{{item.name}}\" or \"{{@settings.title}}\". `{{` always opens an expression and the first `}}` closes it; numbers are written without a trailing .0, bools as true/false. @key is a message of the string tables in the client's language, with its arguments: \"{{@settings.knownNetworks(count: networks.count)}}\". The expressions are checked by `tabula validate`.",
         ]
         definitions[fieldDefinition(.bool)] = [
             "type": ["boolean", "string"],

@@ -18,6 +18,7 @@ struct ProblemLog {
             case .syntax: .expressionSyntax
             case .unknownStateKey: .unknownStateKey
             case .typeMismatch: .typeMismatch
+            case .unknownMessage: .unknownMessage
             }
         add(kind, at: path, column: error.offset + 1, error.message)
     }

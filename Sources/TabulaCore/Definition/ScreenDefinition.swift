@@ -15,6 +15,8 @@ public final class ScreenDefinition: Sendable {
     /// Every state key the screen declares, reads or writes, with its declaration (its own,
     /// or another screen's for a shared key), in ascending order of keys.
     public let declarations: [(key: String, declaration: StateDeclaration)]
+    /// The messages the definition names, in every locale; `nil` when it names none.
+    public let strings: StringTables?
     /// The definition as one self-contained document, and its id.
     public let document: DefinitionDocument
     /// Where each row id can come from, to find an event's row without rendering.
@@ -26,8 +28,9 @@ public final class ScreenDefinition: Sendable {
         id: String, file: String, title: Template, style: TableStyle?,
         state: [(key: String, declaration: StateDeclaration)], kinds: [String: KindDeclaration],
         sections: [SectionDefinition], declarations: [(key: String, declaration: StateDeclaration)],
-        document: DefinitionDocument
+        strings: StringTables? = nil, document: DefinitionDocument
     ) {
+        self.strings = strings
         self.id = id
         self.file = file
         self.title = title

@@ -3,7 +3,9 @@
 ///
 /// The language: literals (`true`, `false`, numbers, `'text'`), state keys, `item.field`
 /// inside `forEach`, `list.count`, `!`, unary `-`, `&&`, `||`, `==`, `!=`, `<`, `<=`, `>`,
-/// `>=`, `c ? a : b` and parentheses. Types are checked when the expression is compiled,
+/// `>=`, `c ? a : b`, parentheses, and messages of the string tables in the client's
+/// language: `@key`, or `@key(count: networks.count, name: item.name)` with the arguments
+/// its texts use (a string). Types are checked when the expression is compiled,
 /// so evaluation cannot fail.
 public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// The expression as written.
@@ -56,6 +58,13 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The keys of the messages the expression names.
+    public var messageKeys: Set<String> {
+        var keys: Set<String> = []
+        node.collectMessageKeys(into: &keys)
+        return keys
+    }
+
     public var description: String { source }
 }
 
@@ -64,10 +73,13 @@ public struct ExpressionScope: Sendable {
     public var state: [String: StateType]
     /// Inside `forEach`: the list being repeated and its record schema.
     public var item: (list: String, schema: RecordSchema)?
+    /// The messages `@key` may name; `nil` when the catalogue has no string tables.
+    public var strings: StringTables?
 
-    public init(state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil) {
+    public init(state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil, strings: StringTables? = nil) {
         self.state = state
         self.item = item
+        self.strings = strings
     }
 }
 
@@ -75,10 +87,13 @@ public struct ExpressionScope: Sendable {
 public struct EvaluationContext: Sendable {
     public var state: SessionState
     public var item: Record?
+    /// The messages the definition names, written in the language of the state's client.
+    public var strings: StringTables?
 
-    public init(state: SessionState, item: Record? = nil) {
+    public init(state: SessionState, item: Record? = nil, strings: StringTables? = nil) {
         self.state = state
         self.item = item
+        self.strings = strings
     }
 }
 
@@ -98,6 +113,12 @@ enum ComparisonOperator: String, Hashable, Sendable {
     }
 }
 
+/// A message's argument: its name and the expression giving its value.
+struct MessageArgument: Hashable, Sendable {
+    var name: String
+    var value: ExpressionNode
+}
+
 indirect enum ExpressionNode: Hashable, Sendable {
     case literal(FieldValue)
     case stateKey(String, ScalarType)
@@ -110,6 +131,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
     case equal(ExpressionNode, ExpressionNode, negated: Bool)
     case compare(ComparisonOperator, ExpressionNode, ExpressionNode)
     case conditional(ExpressionNode, ExpressionNode, ExpressionNode)
+    case message(String, [MessageArgument])
 
     func evaluate(_ context: EvaluationContext) -> FieldValue {
         switch self {
@@ -141,6 +163,28 @@ indirect enum ExpressionNode: Hashable, Sendable {
             }
         case .conditional(let condition, let then, let otherwise):
             return condition.bool(context) ? then.evaluate(context) : otherwise.evaluate(context)
+        case .message(let key, let arguments):
+            guard let strings = context.strings else { return .string(key) }
+            var values: [String: FieldValue] = [:]
+            for argument in arguments { values[argument.name] = argument.value.evaluate(context) }
+            return .string(strings.text(key, locale: context.state.client.locale, arguments: values))
+        }
+    }
+
+    func collectMessageKeys(into keys: inout Set<String>) {
+        switch self {
+        case .literal, .itemField, .stateKey, .count: return
+        case .message(let key, let arguments):
+            keys.insert(key)
+            for argument in arguments { argument.value.collectMessageKeys(into: &keys) }
+        case .not(let operand), .negate(let operand): operand.collectMessageKeys(into: &keys)
+        case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
+            left.collectMessageKeys(into: &keys)
+            right.collectMessageKeys(into: &keys)
+        case .conditional(let condition, let then, let otherwise):
+            condition.collectMessageKeys(into: &keys)
+            then.collectMessageKeys(into: &keys)
+            otherwise.collectMessageKeys(into: &keys)
         }
     }
 
@@ -156,6 +200,8 @@ indirect enum ExpressionNode: Hashable, Sendable {
             condition.collectStateKeys(into: &keys)
             then.collectStateKeys(into: &keys)
             otherwise.collectStateKeys(into: &keys)
+        case .message(_, let arguments):
+            for argument in arguments { argument.value.collectStateKeys(into: &keys) }
         }
     }
 

@@ -8,6 +8,9 @@ public struct ExpressionError: Error, Hashable, Sendable {
         case unknownStateKey
         /// Operands or results of the wrong type, or a member that a value does not have.
         case typeMismatch
+        /// A message key that the default locale's table lacks, or a message call that does
+        /// not give what the message's texts use.
+        case unknownMessage
     }
 
     public var kind: Kind

@@ -42,6 +42,7 @@ struct ExpressionParser {
         case .number(let value): "number \(FieldValue.number(value).json.canonicalText)"
         case .string(let text): "string '\(text)'"
         case .symbol(let symbol): "'\(symbol)'"
+        case .message(let key): "message '@\(key)'"
         case .end: "end of expression"
         }
     }
@@ -172,11 +173,65 @@ struct ExpressionParser {
             return Typed(node: inner.node, type: inner.type, offset: token.offset)
         case .identifier(let name):
             return try path(first: name, offset: token.offset)
+        case .message(let key):
+            return try message(key, offset: token.offset)
         case .end:
             throw ExpressionError("the expression ends too early; a value is missing", at: token.offset)
         default:
             throw ExpressionError("expected a value, found \(describe(token))", at: token.offset)
         }
+    }
+
+    /// `@key` or `@key(name: value, ...)`: a message in the client's language, checked
+    /// against every table's texts of it.
+    private mutating func message(_ key: String, offset: Int) throws(ExpressionError) -> Typed {
+        var arguments: [MessageArgument] = []
+        var argumentTypes: [String: ScalarType] = [:]
+        if isSymbol("(") {
+            _ = advance()
+            while !isSymbol(")") {
+                guard case .identifier(let name) = current.kind else {
+                    throw ExpressionError("expected an argument name, as in @\(key)(count: list.count), found \(describe(current))", at: current.offset)
+                }
+                let nameOffset = advance().offset
+                guard isSymbol(":") else { throw ExpressionError("expected ':' after the argument name '\(name)'", at: current.offset) }
+                _ = advance()
+                guard argumentTypes[name] == nil else { throw ExpressionError("the argument '\(name)' is given twice", at: nameOffset) }
+                let value = try conditional()
+                arguments.append(MessageArgument(name: name, value: value.node))
+                argumentTypes[name] = value.type
+                if isSymbol(",") {
+                    _ = advance()
+                } else if !isSymbol(")") {
+                    throw ExpressionError("expected ',' or ')' after an argument, found \(describe(current))", at: current.offset)
+                }
+            }
+            _ = advance()
+        }
+        guard let strings = scope.strings else {
+            throw ExpressionError(
+                "@\(key) names a message, but there are no string tables; put the texts in the strings directory, one LOCALE.json per language",
+                at: offset, kind: .unknownMessage)
+        }
+        let defaultTable = strings.tables[strings.defaultLocale] ?? [:]
+        guard defaultTable[key] != nil else {
+            throw ExpressionError(
+                "no message \"\(key)\" in \(strings.defaultLocale).json, the default locale's table, which must have every message",
+                at: offset, kind: .unknownMessage)
+        }
+        for locale in strings.locales {
+            guard let message = strings.tables[locale]?[key] else { continue }
+            if let missing = message.argumentNames.subtracting(argumentTypes.keys).sorted().first {
+                throw ExpressionError(
+                    "the \(locale) text of \"\(key)\" uses {\(missing)}; give it, as in @\(key)(\(missing): ...)", at: offset, kind: .unknownMessage)
+            }
+            if message.isPlural, argumentTypes[Message.countArgument] != .number {
+                throw ExpressionError(
+                    "the \(locale) text of \"\(key)\" has plural forms, chosen by a number: give it as @\(key)(\(Message.countArgument): ...)",
+                    at: offset, kind: .unknownMessage)
+            }
+        }
+        return Typed(node: .message(key, arguments), type: .string, offset: offset)
     }
 
     private mutating func path(first name: String, offset: Int) throws(ExpressionError) -> Typed {

@@ -4,7 +4,9 @@ struct ExpressionToken: Equatable {
         case identifier(String)
         case number(Double)
         case string(String)
-        case symbol(String)  // ! && || == != < <= > >= ? : ( ) . -
+        case symbol(String)  // ! && || == != < <= > >= ? : ( ) . - ,
+        /// `@key`: a message of the string tables.
+        case message(String)
         case end
     }
 
@@ -46,6 +48,16 @@ struct ExpressionLexer {
             }
             return ExpressionToken(kind: .identifier(name), offset: start)
         }
+        if scalar == "@" {
+            index += 1
+            var key = ""
+            while index < scalars.count, StringTables.isKeyCharacter(scalars[index]) {
+                key.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            guard !key.isEmpty else { throw ExpressionError("expected a message key after '@', such as @settings.title", at: start) }
+            return ExpressionToken(kind: .message(key), offset: start)
+        }
         if ("0"..."9").contains(scalar) {
             return ExpressionToken(kind: .number(try number()), offset: start)
         }
@@ -56,7 +68,7 @@ struct ExpressionLexer {
             index += 2
             return ExpressionToken(kind: .symbol(symbol), offset: start)
         }
-        if "!<>?:().-".unicodeScalars.contains(scalar) {
+        if "!<>?:().-,".unicodeScalars.contains(scalar) {
             index += 1
             return ExpressionToken(kind: .symbol(String(scalar)), offset: start)
         }

@@ -88,6 +88,11 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         expressions.reduce(into: Set<String>()) { $0.formUnion($1.stateKeys) }
     }
 
+    /// The keys of the messages the template's expressions name.
+    public var messageKeys: Set<String> {
+        expressions.reduce(into: Set<String>()) { $0.formUnion($1.messageKeys) }
+    }
+
     /// The literal text before and after the only expression, when the template is exactly
     /// `prefix{{expression}}suffix`; `nil` otherwise.
     var singleExpressionAffixes: (prefix: String, expression: Expression, suffix: String)? {

@@ -10,7 +10,7 @@ public struct SourcePosition: Hashable, Sendable {
     }
 }
 
-/// Finds where a value named by a JSON path (`$`, `.member`, `[index]`, as definition
+/// Finds where a value named by a JSON path (`$`, `.member`, `["member"]`, `[index]`, as definition
 /// problems write them) sits in a document's text, so that a problem can point an editor
 /// at it. Only asked for problems: it scans the text again rather than have every parse
 /// keep positions.
@@ -45,6 +45,11 @@ public enum JSONSourceMap {
                 let name = bytes.prefix { $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "[") }
                 components.append(.member(Array(name)))
                 bytes = bytes.dropFirst(name.count)
+            } else if first == UInt8(ascii: "["), bytes.first == UInt8(ascii: "\"") {
+                // `["name"]`, for a member whose name has dots (a message key).
+                let name = bytes.dropFirst().prefix { $0 != UInt8(ascii: "\"") }
+                components.append(.member(Array(name)))
+                bytes = bytes.dropFirst(name.count + 3)
             } else if first == UInt8(ascii: "[") {
                 let digits = bytes.prefix { $0 != UInt8(ascii: "]") }
                 guard let index = Int(String(decoding: digits, as: UTF8.self)) else { return components }

@@ -14,10 +14,10 @@ extension ScreenDefinition {
         guard let (position, item) = rowLocator.locate(id, in: state) else { return nil }
         let section = sections[position.section]
         let row = section.rows[position.row]
-        let context = EvaluationContext(state: state, item: item)
+        let context = EvaluationContext(state: state, item: item, strings: strings)
         // A row the client does not draw, even as a fallback, is not on its screen.
         let visible =
-            (section.visibleWhen?.isTrue(EvaluationContext(state: state)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+            (section.visibleWhen?.isTrue(EvaluationContext(state: state, strings: strings)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
             && row.shown(drawing: state.client.kinds) != nil
         return RowInstance(definition: row, item: item, id: id, isVisible: visible)
     }
@@ -25,9 +25,9 @@ extension ScreenDefinition {
     /// Calls `body` once per instance of a row: once, or once per item of its list.
     func forEachInstance(of row: RowDefinition, _ state: SessionState, _ body: (Record?, EvaluationContext) -> Void) {
         if let list = row.forEach {
-            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item)) }
+            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item, strings: strings)) }
         } else {
-            body(nil, EvaluationContext(state: state))
+            body(nil, EvaluationContext(state: state, strings: strings))
         }
     }
 }

@@ -43,23 +43,25 @@ private func reduceConforming(
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, effects: &effects, setKeys: &setKeys)
+        perform(actions, on: &next, item: instance.item, strings: definition.strings, effects: &effects, setKeys: &setKeys)
     case .setSwitch(_, let isOn):
         guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
         next.values[action.key] = .scalar(.bool(isOn))
         setKeys.append(action.key)
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, effects: &effects, setKeys: &setKeys)
+        perform(actions, on: &next, item: instance.item, strings: definition.strings, effects: &effects, setKeys: &setKeys)
     }
     guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) else { return (state, effects) }
     next.revision = state.revision + 1
     return (next, effects)
 }
 
-private func perform(_ actions: [Action], on state: inout SessionState, item: Record?, effects: inout [Effect], setKeys: inout [String]) {
+private func perform(
+    _ actions: [Action], on state: inout SessionState, item: Record?, strings: StringTables?, effects: inout [Effect], setKeys: inout [String]
+) {
     for action in actions {
-        let context = EvaluationContext(state: state, item: item)
+        let context = EvaluationContext(state: state, item: item, strings: strings)
         switch action {
         case .toggle(let key):
             let current = state.scalar(key) == .bool(true)

@@ -7,7 +7,6 @@ enum ClientRequest {
     static let members = ["kinds", "locale"]
     static let maxKinds = 256
     static let maxKindBytes = 64
-    static let maxLocaleBytes = 35
 
     static func decode(_ json: JSONValue, at path: String) throws(Problem) -> ClientContext {
         guard case .object(let object) = json else {
@@ -17,7 +16,7 @@ enum ClientRequest {
         for (key, value) in object.pairs {
             switch key {
             case "locale":
-                guard case .string(let tag) = value, let locale = canonicalLocale(tag) else {
+                guard case .string(let tag) = value, let locale = LanguageTag.canonical(tag) else {
                     throw Problem.invalidBody("\(path).locale must be a BCP 47 language tag such as \"fr\" or \"pt-BR\"")
                 }
                 client.locale = locale
@@ -40,28 +39,6 @@ enum ClientRequest {
             }
         }
         return client
-    }
-
-    /// A well-formed tag in its usual case: language lower case, a four-letter script
-    /// capitalized, a two-letter region upper case (`pt-br` → `pt-BR`); `nil` when the tag is
-    /// not letters and digits in subtags of one to eight, beginning with a language of two
-    /// to eight letters. Whether the catalogue has strings for it is not asked here.
-    static func canonicalLocale(_ tag: String) -> String? {
-        guard !tag.isEmpty, tag.utf8.count <= maxLocaleBytes else { return nil }
-        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-        guard let language = subtags.first, (2...8).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            return nil
-        }
-        var canonical = [language.lowercased()]
-        for subtag in subtags.dropFirst() {
-            guard (1...8).contains(subtag.count), subtag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
-            switch subtag.count {
-            case 2 where subtag.allSatisfy(\.isLetter): canonical.append(subtag.uppercased())
-            case 4 where subtag.allSatisfy(\.isLetter): canonical.append(subtag.prefix(1).uppercased() + subtag.dropFirst().lowercased())
-            default: canonical.append(subtag.lowercased())
-            }
-        }
-        return canonical.joined(separator: "-")
     }
 }
 

@@ -3,7 +3,8 @@ import TabulaCore
 import TabulaHTTP
 
 /// `POST /v1/sessions` (a client's, or a backend's with the user's data), and the backend's
-/// `GET` and `DELETE /v1/sessions/{id}`.
+/// `GET` and `DELETE /v1/sessions/{id}`. A new session without a locale takes the one of the
+/// catalogue's string tables that its `Accept-Language` prefers, if any.
 extension APIContext {
     static let sessionRoute = "/v1/sessions/{id}"
 
@@ -21,6 +22,7 @@ extension APIContext {
                 try access.requireBackend(context.request)
                 if let json = request.state { state = try initialState(json, client: state.client) }
             }
+            state.client.locale = state.client.locale ?? negotiatedLocale(context.request)
             new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
         } catch {
             return send(error.response(), context, responder)
@@ -33,6 +35,7 @@ extension APIContext {
                 streams.feedChanged()
                 var writer = JSONWriter()
                 writer.beginObject()
+                writer.key("client"); writer.rawValue(new.state.client.json.canonicalBytes)
                 writer.key("id"); writer.string(new.id)
                 writer.key("revision"); writer.int(0)
                 writer.key("session"); writer.string(new.token)
@@ -61,8 +64,16 @@ extension APIContext {
 
     static let clientRoute = "/v1/session/client"
 
+    /// The locale of the catalogue's string tables that a request's `Accept-Language`
+    /// prefers, for a client context that names none; `nil` for none (the default locale).
+    private func negotiatedLocale(_ request: Request) -> String? {
+        guard let strings = served.catalogue.strings else { return nil }
+        return strings.negotiate(acceptLanguage: request.headerFields[values: .acceptLanguage].joined(separator: ","))
+    }
+
     /// `PUT /v1/session/client` with `X-Session`: the client replaces its context (its
-    /// language and the kinds it draws); 200 `{"client", "fromRevision", "toRevision"}`.
+    /// language and the kinds it draws; without a locale, `Accept-Language` chooses, as for
+    /// a new session); 200 `{"client", "fromRevision", "toRevision"}`.
     func putClient(_ context: RouteContext, _ responder: Responder) {
         let token: String
         let client: ClientContext
@@ -70,7 +81,9 @@ extension APIContext {
             try Self.requireJSON(context.request)
             guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
             token = sessionToken
-            client = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body")
+            var decoded = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body")
+            decoded.locale = decoded.locale ?? negotiatedLocale(context.request)
+            client = decoded
         } catch {
             return send(error.response(), context, responder)
         }

@@ -1,5 +1,6 @@
 import Logging
 import TabulaCore
+import TabulaICU
 import TabulaPlatform
 
 /// The definitions a client's copy of a screen can have been rendered with: the
@@ -70,7 +71,7 @@ final class DefinitionArchive: Sendable {
     /// did: the same id (a newer Tabula's documents may not read, or not alike).
     private func read(_ kept: KeptDefinition) -> ScreenDefinition? {
         do {
-            let definition = try ScreenDefinition.reading(document: kept.document)
+            let definition = try ScreenDefinition.reading(document: kept.document, rules: ICULocaleRules())
             guard definition.definitionID == kept.id, definition.id == kept.screen else {
                 logger.warning(
                     "definition \(kept.id) of screen \(kept.screen) reads as \(definition.definitionID) here (kept by another version of Tabula?); clients showing it will fetch the screen again"

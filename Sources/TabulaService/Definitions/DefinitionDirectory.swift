@@ -1,13 +1,43 @@
 public import TabulaCore
+import TabulaICU
 public import TabulaPlatform
 
 /// A directory of screen definitions: every `*.json` file directly inside it (names that
-/// start with a dot, such as editors' swap files, are left out).
+/// start with a dot, such as editors' swap files, are left out), and the directory of their
+/// string tables, one `LOCALE.json` each.
 public struct DefinitionDirectory: Sendable {
     public let path: String
+    /// The string tables' directory.
+    public let strings: String
+    /// Whether the string tables' directory was named: a named one must exist, while the
+    /// one beside the screens is optional.
+    private let stringsRequired: Bool
+    /// The locale whose table has every message.
+    public let defaultLocale: String
 
-    public init(_ path: String) {
+    /// The definitions in `path`, with the string tables in `strings` (by default the
+    /// `strings` directory beside `path`, if there is one).
+    public init(_ path: String, strings: String? = nil, defaultLocale: String = StringSources.defaultLocale) {
         self.path = path
+        self.strings = strings ?? StringSources.directory(besideScreens: path)
+        stringsRequired = strings != nil
+        self.defaultLocale = defaultLocale
+    }
+
+    /// The directories a reload reads: the screens', and the string tables' when it exists.
+    public var watchedDirectories: [String] {
+        Files.stamp(strings) == nil && !stringsRequired ? [path] : [path, strings]
+    }
+
+    /// The string tables, each read whole; `nil` when there is no strings directory (and
+    /// none was named).
+    public func stringFiles() throws(FileError) -> [DefinitionFile]? {
+        if !stringsRequired, Files.stamp(strings) == nil { return nil }
+        var files: [DefinitionFile] = []
+        for name in try Files.names(in: strings, endingIn: ".json") {
+            files.append(DefinitionFile(name: name, bytes: try Files.read("\(strings)/\(name)")))
+        }
+        return files
     }
 
     /// Every definition file, read whole; a directory without any is an error.
@@ -25,8 +55,9 @@ public struct DefinitionDirectory: Sendable {
     public func load() -> Result<Catalogue, CatalogueProblems> {
         do throws(FileError) {
             let files = try files()
+            let sources = try stringFiles().map { StringSources(files: $0, defaultLocale: defaultLocale, rules: ICULocaleRules()) }
             do throws(DefinitionErrors) {
-                return .success(try Catalogue.load(files))
+                return .success(try Catalogue.load(files, strings: sources))
             } catch {
                 return .failure(CatalogueProblems(error.problems.map(CatalogueProblem.definition)))
             }

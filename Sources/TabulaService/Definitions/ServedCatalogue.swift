@@ -38,18 +38,17 @@ final class ServedCatalogue: Sendable {
     }
 
     /// The screens as `GET /v1/screens` lists them, `[{"id", "title"}]` (titles at the
-    /// default state), with each one's `file` too for the preview page.
+    /// default state, in the default locale), with each one's `file` too for the preview page.
     func writeScreens(to writer: inout JSONWriter, withFiles: Bool) {
         Self.writeScreens(catalogue, to: &writer, withFiles: withFiles)
     }
 
     private static func writeScreens(_ catalogue: Catalogue, to writer: inout JSONWriter, withFiles: Bool) {
-        let defaults = EvaluationContext(state: catalogue.initialState)
         writer.array(catalogue.screens) { writer, screen in
             writer.beginObject()
             if withFiles { writer.key("file"); writer.string(screen.file) }
             writer.key("id"); writer.string(screen.id)
-            writer.key("title"); writer.string(screen.title.evaluate(defaults))
+            writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: catalogue.initialState, strings: screen.strings)))
             writer.endObject()
         }
     }

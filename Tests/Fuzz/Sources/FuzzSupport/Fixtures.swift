@@ -17,11 +17,14 @@ public enum Fixtures {
         let files = definitionFiles()
         guard !files.isEmpty else { fatalError("no definitions found in \(directory)") }
         do {
-            return try Catalogue.load(files)
+            return try Catalogue.load(files, strings: strings)
         } catch {
             fatalError("the fixtures in \(directory) do not load: \(error)")
         }
     }()
+
+    /// The bundled string tables (`Fixtures/strings`), which definitions name with `@key`.
+    public static let strings = FixtureFiles.strings(besideScreens: directory)
 
     static func definitionFiles() -> [DefinitionFile] {
         FixtureFiles.definitionFiles(directory: directory) ?? []

@@ -4,7 +4,8 @@ import TabulaCore
 /// Fuzzes the definition loader and, through the definitions it accepts, the rest of the
 /// pure pipeline. The input is a catalogue: definition files separated by NUL bytes (never
 /// valid inside JSON, so splitting loses nothing). A rejected catalogue must say where
-/// each problem is; an accepted one must render valid screens, and events on every row
+/// each problem is (with the bundled string tables, so `@key` finds messages); an accepted
+/// one must render valid screens, and events on every row
 /// shown must go through reduce, render and diff with all their promises kept.
 @main enum FuzzDefinitionLoader {
     static func main() {
@@ -22,7 +23,7 @@ public func fuzzDefinitionLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let files = parts.enumerated().map { DefinitionFile(name: "fuzz-\($0.offset).json", bytes: Array($0.element)) }
     let catalogue: Catalogue
     do {
-        catalogue = try Catalogue.load(files)
+        catalogue = try Catalogue.load(files, strings: Fixtures.strings)
     } catch {
         checkProblems(error, files: files)
         return 0

@@ -49,10 +49,13 @@ enum ExpressionFixture {
         "volume": .scalar(.number), "networks": .list(recordSchema), "people": .list(RecordSchema()),
     ]
 
+    /// The bundled string tables, which `@key` names.
+    static let strings = Fixtures.catalogue.strings
+
     /// Inside a `forEach` row over `networks`.
-    static let rowScope = ExpressionScope(state: state, item: ("networks", recordSchema))
+    static let rowScope = ExpressionScope(state: state, item: ("networks", recordSchema), strings: strings)
     /// Anywhere else: no `item`.
-    static let screenScope = ExpressionScope(state: state)
+    static let screenScope = ExpressionScope(state: state, strings: strings)
 
     static let home = Record(id: "home", fields: ["name": .string("Home"), "secure": .bool(true), "age": .number(3)])
 
@@ -61,10 +64,17 @@ enum ExpressionFixture {
         "volume": .scalar(.number(-7.5)), "networks": .list([home]), "people": .list([]),
     ])
 
-    /// A full state, and an empty one where every key falls back to its type's zero.
+    /// A full state, in English and in Polish, and an empty one where every key falls back
+    /// to its type's zero.
     static func contexts(for scope: ExpressionScope) -> [EvaluationContext] {
         let item = scope.item == nil ? nil : home
-        return [EvaluationContext(state: sessionState, item: item), EvaluationContext(state: SessionState(), item: nil)]
+        var polish = sessionState
+        polish.client.locale = "pl"
+        return [
+            EvaluationContext(state: sessionState, item: item, strings: strings),
+            EvaluationContext(state: polish, item: item, strings: strings),
+            EvaluationContext(state: SessionState(), item: nil, strings: strings),
+        ]
     }
 
     static func checkValues(of expression: Expression, source: String, scope: ExpressionScope) {
