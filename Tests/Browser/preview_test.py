@@ -576,6 +576,58 @@ class PreviewTest:
         except ValueError:
             raise Failure(f"#last-changes is not the last change set as JSON: {last[:200]!r}")
 
+    def check_languages(self):
+        step("the language menu switches the screen's language with one change set; a saved translation reloads live")
+        driver = self.driver
+        session = self.open("settings")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "the stream to connect")
+        driver.execute_script("window.__marker = 1")
+        menu = driver.find_element(By.ID, "locale")
+        wait_for(driver, lambda d: not d.find_element(By.ID, "locale").get_property("disabled"), 5, "the language menu to be enabled")
+        options = driver.execute_script("return Array.from(document.querySelectorAll('#locale option')).map((o) => o.value)")
+        if options != ["en", "fr", "pl"]:
+            raise Failure(f"the language menu offers {options}, the catalogue has en, fr, pl")
+        if menu.get_property("value") != "en":
+            raise Failure(f"a new session in an English browser shows {menu.get_property('value')!r}, not en")
+        for locale, title, footer in [("fr", "Réglages", "2 réseaux connus"), ("pl", "Ustawienia", "2 znane sieci")]:
+            before = applied(driver)
+            driver.execute_script(
+                "const menu = document.getElementById('locale'); menu.value = arguments[0];"
+                " menu.dispatchEvent(new Event('change'));", locale)
+            wait_for(driver, lambda d: applied(d) > before, 5, f"the page to apply the change set of the switch to {locale}")
+            expected = assert_page_matches(driver, self.api, "settings", session, f"in {locale}")
+            shown = driver.find_element(By.ID, "navbar-title").get_attribute("textContent").strip()
+            if expected.get("title") != title or shown != title:
+                raise Failure(f"in {locale}, the title is {shown!r} (GET: {expected.get('title')!r}), expected {title!r}")
+            footers = driver.execute_script("return Array.from(document.querySelectorAll('#screen .section-footer')).map((f) => f.textContent.trim())")
+            if footer not in footers:
+                raise Failure(f"in {locale}, the footers are {footers}, expected {footer!r} among them")
+            print(f"   {locale}: {title!r}, {footer!r}", flush=True)
+        driver.save_screenshot(os.path.join(self.args.output, "settings-pl.png"))
+        refetched = driver.execute_script("return Number(document.body.dataset.refetched || 0)")
+        if refetched:
+            raise Failure(f"switching the language made the page fetch the whole screen {refetched} times")
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded to switch the language; it should apply the stream's change set")
+
+        if not self.screens_dir:
+            return
+        path = os.path.join(os.path.dirname(self.screens_dir), "strings", "pl.json")
+        with open(path, encoding="utf-8") as file:
+            original = file.read()
+        before = applied(driver)
+        write_atomically(path, original.replace('"Ustawienia"', '"Ustawienia (nowe)"', 1))
+        wait_for(driver, lambda d: d.find_element(By.ID, "navbar-title").get_attribute("textContent").strip() == "Ustawienia (nowe)",
+                 5, "the edited Polish title to appear (a saved string table reloads live)")
+        assert_page_matches(driver, self.api, "settings", session, "after pl.json was edited")
+        write_atomically(path, original)
+        wait_for(driver, lambda d: d.find_element(By.ID, "navbar-title").get_attribute("textContent").strip() == "Ustawienia",
+                 5, "the Polish title to come back once pl.json is restored")
+        if driver.execute_script("return window.__marker") != 1:
+            raise Failure("the page reloaded to show the edited string table")
+        print(f"   pl.json edited and restored: the page followed, {applied(driver) - before} change sets", flush=True)
+
     def check_live_reload(self):
         step("a saved definition file reloads the page live; a broken one is listed as a problem")
         if not self.screens_dir:
@@ -739,6 +791,7 @@ def main():
         test.check_two_windows()
         test.check_burst()
         test.check_outside_events()
+        test.check_languages()
         test.check_live_reload()
         shots = test.screenshots()
         errors = browser_errors(driver)

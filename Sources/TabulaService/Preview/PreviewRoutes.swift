@@ -32,15 +32,24 @@ enum PreviewRoutes {
             })
     }
 
-    /// `{"version", "screens": [{"id", "title", "file"}], "problems": [...]}`.
+    /// `{"defaultLocale", "locales", "problems": [...], "screens": [{"id", "title", "file"}],
+    /// "version", "warnings": [...]}`: the problems of the last reload, when it was refused,
+    /// and the warnings of the catalogue served (a message a locale lacks).
     static func catalogueBody(_ served: ServedCatalogue, _ problems: [CatalogueProblem]) -> [UInt8] {
+        let strings = served.catalogue.strings
         var writer = JSONWriter()
         writer.beginObject()
+        writer.key("defaultLocale")
+        if let strings { writer.string(strings.defaultLocale) } else { writer.null() }
+        writer.key("locales")
+        writer.array(strings?.locales ?? []) { writer, locale in writer.string(locale) }
         writer.key("problems")
         writer.array(problems) { writer, problem in problem.write(to: &writer) }
         writer.key("screens")
         served.writeScreens(to: &writer, withFiles: true)
         writer.key("version"); writer.int(served.version)
+        writer.key("warnings")
+        writer.array(served.catalogue.warnings) { writer, warning in CatalogueProblem.definition(warning).write(to: &writer) }
         writer.endObject()
         return writer.bytes
     }

@@ -48,10 +48,11 @@
     }
   }
 
-  /** The preview URL of a screen, keeping the session and the API key. */
+  /** The preview URL of a screen, keeping the session, its language and the API key. */
   function previewURL(screenID, session) {
     const query = new URLSearchParams();
     if (session) query.set("session", session);
+    if (session && page.locale) query.set("locale", page.locale);
     if (apiKey) query.set("key", apiKey);
     const text = query.toString();
     return `/preview/${encodeURIComponent(screenID)}${text ? `?${text}` : ""}`;
@@ -183,6 +184,48 @@
     list.hidden = problems.length === 0;
     $("#problems-box").hidden = problems.length === 0;
     document.body.dataset.problems = String(problems.length);
+    const warnings = catalogue.warnings || [];
+    $("#catalogue-warnings").replaceChildren(...warnings.map((warning) => el("li", "", problemLine(warning))));
+    $("#warnings-box").hidden = warnings.length === 0;
+    showLocales(catalogue.locales || [], catalogue.defaultLocale);
+  }
+
+  // ---------------------------------------------------------------- the language
+
+  /** The language menu: the catalogue's locales, the session's selected. */
+  function showLocales(locales, defaultLocale) {
+    const menu = $("#locale");
+    const shown = Array.from(menu.options, (option) => option.value).join(",");
+    if (shown !== locales.join(",")) {
+      menu.replaceChildren(...locales.map((locale) => {
+        const option = el("option", "", locale === defaultLocale ? `${locale} (default)` : locale);
+        option.value = locale;
+        return option;
+      }));
+    }
+    page.defaultLocale = defaultLocale;
+    menu.value = page.locale || defaultLocale || "";
+    menu.disabled = locales.length === 0 || !page.session;
+  }
+
+  /**
+   * Asks for the screen in another language: the session's client context changes, and the
+   * screen's stream brings the change set, as for any change of the session.
+   */
+  async function chooseLocale(locale) {
+    const menu = $("#locale");
+    menu.disabled = true;
+    try {
+      const answer = await request("PUT", "/v1/session/client", { session: page.session, body: { locale } });
+      page.locale = (answer.client && answer.client.locale) || locale;
+      log(`language ${page.locale}: revision ${answer.fromRevision} → ${answer.toRevision}`);
+      history.replaceState(null, "", previewURL(page.screenID, page.session));
+    } catch (error) {
+      log(`the language could not be changed: ${error.message}`, "error");
+    } finally {
+      menu.value = page.locale || page.defaultLocale || "";
+      menu.disabled = false;
+    }
   }
 
   // ---------------------------------------------------------------- the list page
@@ -739,6 +782,8 @@
     copy: null,
     applied: 0,
     refetched: 0,
+    locale: null,
+    defaultLocale: null,
     stream: null,
     streamCopy: null,
     queue: Promise.resolve(),
@@ -1114,10 +1159,12 @@
     pollCatalogue();
 
     let session = params.get("session");
+    page.locale = session ? params.get("locale") : null;
     try {
       if (!session) {
         const created = await request("POST", "/v1/sessions");
         session = created.session;
+        page.locale = (created.client && created.client.locale) || null;
         setText('[data-field="session-id"]', created.id);
         history.replaceState(null, "", previewURL(screenID, session));
         log(`new session ${created.id}`);
@@ -1128,6 +1175,9 @@
     }
     page.session = session;
     setText('[data-field="session"]', session);
+    const menu = $("#locale");
+    menu.addEventListener("change", () => chooseLocale(menu.value));
+    if (catalogueText) showCatalogue(JSON.parse(catalogueText));
     const another = $("#open-another");
     another.href = previewURL(screenID, session);
     another.hidden = false;
