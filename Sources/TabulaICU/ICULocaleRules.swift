@@ -160,17 +160,46 @@ final class ICUNumbers: LocaleNumbers, @unchecked Sendable {
     private let rules: OpaquePointer
     private let formatter: OpaquePointer
     let pluralCategories: Set<PluralCategory>
+    /// The text and form of each whole number below `smallNumbers.count`, worked out when
+    /// the rules are built: counts are what plural messages take, and asking ICU costs
+    /// microseconds a call (`tabula-core-bench`, "render the settings screen").
+    private let smallNumbers: [(text: String, category: PluralCategory)]
+    static let smallNumberCount = 128
 
     init(functions: ICU.Functions, rules: OpaquePointer, formatter: OpaquePointer, categories: Set<PluralCategory>) {
         self.functions = functions
         self.rules = rules
         self.formatter = formatter
         pluralCategories = categories
+        smallNumbers = (0..<Self.smallNumberCount).map { number in
+            let value = Double(number)
+            return (
+                Self.askFormat(value, functions: functions, formatter: formatter),
+                Self.askCategory(value, functions: functions, rules: rules, formatter: formatter)
+            )
+        }
     }
 
     /// The form of the number as `format` writes it (so 1.0000001, written "1", is `one`).
     func pluralCategory(of number: Double) -> PluralCategory {
-        formatted(number) { result, status in
+        if let index = Self.smallIndex(number), index < smallNumbers.count { return smallNumbers[index].category }
+        return Self.askCategory(number, functions: functions, rules: rules, formatter: formatter)
+    }
+
+    func format(_ number: Double) -> String {
+        if let index = Self.smallIndex(number), index < smallNumbers.count { return smallNumbers[index].text }
+        return Self.askFormat(number, functions: functions, formatter: formatter)
+    }
+
+    private static func smallIndex(_ number: Double) -> Int? {
+        guard number >= 0, number < Double(smallNumberCount), number.rounded(.towardZero) == number else { return nil }
+        return Int(number)
+    }
+
+    private static func askCategory(
+        _ number: Double, functions: ICU.Functions, rules: OpaquePointer, formatter: OpaquePointer
+    ) -> PluralCategory {
+        formatted(number, functions: functions, formatter: formatter) { result, status in
             var keyword = [UInt16](repeating: 0, count: 16)
             let length = keyword.withUnsafeMutableBufferPointer { functions.selectFormatted(rules, result, $0.baseAddress, Int32($0.count), &status) }
             guard status <= 0, length > 0, length <= keyword.count else { return .other }
@@ -178,8 +207,8 @@ final class ICUNumbers: LocaleNumbers, @unchecked Sendable {
         } ?? .other
     }
 
-    func format(_ number: Double) -> String {
-        formatted(number) { result, status in
+    private static func askFormat(_ number: Double, functions: ICU.Functions, formatter: OpaquePointer) -> String {
+        formatted(number, functions: functions, formatter: formatter) { result, status in
             var text = [UInt16](repeating: 0, count: 64)
             let length = text.withUnsafeMutableBufferPointer { functions.resultToString(result, $0.baseAddress, Int32($0.count), &status) }
             guard status <= 0, length >= 0, length <= text.count else { return nil }
@@ -188,7 +217,9 @@ final class ICUNumbers: LocaleNumbers, @unchecked Sendable {
     }
 
     /// `body` with the number formatted, or `nil` when ICU fails.
-    private func formatted<Value>(_ number: Double, _ body: (OpaquePointer, inout ICU.ErrorCode) -> Value?) -> Value? {
+    private static func formatted<Value>(
+        _ number: Double, functions: ICU.Functions, formatter: OpaquePointer, _ body: (OpaquePointer, inout ICU.ErrorCode) -> Value?
+    ) -> Value? {
         var status: ICU.ErrorCode = 0
         guard let result = functions.openResult(&status), status <= 0 else { return nil }
         defer { functions.closeResult(result) }
