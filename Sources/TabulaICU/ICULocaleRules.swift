@@ -37,38 +37,29 @@ final class ICU: Sendable {
         let availableLocaleCount: @convention(c) () -> Int32
         let availableLocale: @convention(c) (Int32) -> UnsafePointer<CChar>?
 
-        /// `nil` when a function is missing.
-        init?(
-            openPluralRules: (@convention(c) (UnsafePointer<CChar>?, Status) -> OpaquePointer?)?,
-            pluralKeywords: (@convention(c) (OpaquePointer?, Status) -> OpaquePointer?)?,
-            selectFormatted: (@convention(c) (OpaquePointer?, OpaquePointer?, Keyword, Int32, Status) -> Int32)?,
-            nextInEnumeration: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?, Status) -> UnsafePointer<CChar>?)?,
-            closeEnumeration: (@convention(c) (OpaquePointer?) -> Void)?,
-            openFormatter: (@convention(c) (UnsafePointer<UInt16>?, Int32, UnsafePointer<CChar>?, Status) -> OpaquePointer?)?,
-            openResult: (@convention(c) (Status) -> OpaquePointer?)?,
-            formatDouble: (@convention(c) (OpaquePointer?, Double, OpaquePointer?, Status) -> Void)?,
-            resultToString: (@convention(c) (OpaquePointer?, Keyword, Int32, Status) -> Int32)?,
-            closeResult: (@convention(c) (OpaquePointer?) -> Void)?,
-            availableLocaleCount: (@convention(c) () -> Int32)?,
-            availableLocale: (@convention(c) (Int32) -> UnsafePointer<CChar>?)?
-        ) {
-            guard let openPluralRules, let pluralKeywords, let selectFormatted, let nextInEnumeration, let closeEnumeration,
-                let openFormatter, let openResult, let formatDouble, let resultToString, let closeResult, let availableLocaleCount,
-                let availableLocale
-            else { return nil }
-            self.openPluralRules = openPluralRules
-            self.pluralKeywords = pluralKeywords
-            self.selectFormatted = selectFormatted
-            self.nextInEnumeration = nextInEnumeration
-            self.closeEnumeration = closeEnumeration
-            self.openFormatter = openFormatter
-            self.openResult = openResult
-            self.formatDouble = formatDouble
-            self.resultToString = resultToString
-            self.closeResult = closeResult
-            self.availableLocaleCount = availableLocaleCount
-            self.availableLocale = availableLocale
+        /// Each function by its name in the library, or the name of the first one missing.
+        init(_ lookup: (String) -> UnsafeMutableRawPointer?) throws(ICUFunctionMissing) {
+            func function<Function>(_ name: String) throws(ICUFunctionMissing) -> Function {
+                guard let address = lookup(name) else { throw ICUFunctionMissing(name: name) }
+                return unsafeBitCast(address, to: Function.self)
+            }
+            openPluralRules = try function("uplrules_open")
+            pluralKeywords = try function("uplrules_getKeywords")
+            selectFormatted = try function("uplrules_selectFormatted")
+            nextInEnumeration = try function("uenum_next")
+            closeEnumeration = try function("uenum_close")
+            openFormatter = try function("unumf_openForSkeletonAndLocale")
+            openResult = try function("unumf_openResult")
+            formatDouble = try function("unumf_formatDouble")
+            resultToString = try function("unumf_resultToString")
+            closeResult = try function("unumf_closeResult")
+            availableLocaleCount = try function("uloc_countAvailable")
+            availableLocale = try function("uloc_getAvailable")
         }
+    }
+
+    struct ICUFunctionMissing: Error {
+        let name: String
     }
 
     let functions: Functions
@@ -84,21 +75,13 @@ final class ICU: Sendable {
     private static func load() -> Result<ICU, LocaleRulesError> {
         for version in versions.reversed() {
             guard let library = dlopen("libicui18n.so.\(version)", RTLD_NOW | RTLD_LOCAL) else { continue }
-            // The library's handle finds its dependency's (libicuuc) symbols too.
-            func symbol<Function>(_ name: String) -> Function? {
-                guard let address = dlsym(library, "\(name)_\(version)") ?? dlsym(library, name) else { return nil }
-                return unsafeBitCast(address, to: Function.self)
-            }
-            guard
-                let functions = Functions(
-                    openPluralRules: symbol("uplrules_open"), pluralKeywords: symbol("uplrules_getKeywords"),
-                    selectFormatted: symbol("uplrules_selectFormatted"), nextInEnumeration: symbol("uenum_next"),
-                    closeEnumeration: symbol("uenum_close"), openFormatter: symbol("unumf_openForSkeletonAndLocale"),
-                    openResult: symbol("unumf_openResult"), formatDouble: symbol("unumf_formatDouble"),
-                    resultToString: symbol("unumf_resultToString"), closeResult: symbol("unumf_closeResult"),
-                    availableLocaleCount: symbol("uloc_countAvailable"), availableLocale: symbol("uloc_getAvailable"))
-            else {
-                return .failure(LocaleRulesError("libicui18n.so.\(version) lacks the plural or number functions; install libicu72 (ICU 64 or newer)"))
+            // The library's handle finds its dependency's (libicuuc) symbols too; each
+            // version's symbols carry its number.
+            let functions: Functions
+            do {
+                functions = try Functions { name in dlsym(library, "\(name)_\(version)") ?? dlsym(library, name) }
+            } catch {
+                return .failure(LocaleRulesError("libicui18n.so.\(version) lacks \(error.name); install libicu72 (ICU 64 or newer)"))
             }
             return .success(ICU(functions))
         }

@@ -23,8 +23,9 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
         /// A message the default locale's table lacks, or a message call that does not give
         /// what its texts use.
         case unknownMessage
-        /// A message a locale's tables lack: its clients get the text of a locale it falls
-        /// back to. A warning.
+        /// A message a locale's tables lack (its clients get the text of a locale it falls
+        /// back to), or a plural form its language uses that a message lacks, or one it
+        /// never uses. A warning.
         case missingTranslation
     }
 

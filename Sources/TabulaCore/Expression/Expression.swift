@@ -171,37 +171,35 @@ indirect enum ExpressionNode: Hashable, Sendable {
         }
     }
 
-    func collectMessageKeys(into keys: inout Set<String>) {
+    /// The state keys the node and the nodes inside it read.
+    func collectStateKeys(into keys: inout Set<String>) {
         switch self {
-        case .literal, .itemField, .stateKey, .count: return
-        case .message(let key, let arguments):
-            keys.insert(key)
-            for argument in arguments { argument.value.collectMessageKeys(into: &keys) }
-        case .not(let operand), .negate(let operand): operand.collectMessageKeys(into: &keys)
-        case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
-            left.collectMessageKeys(into: &keys)
-            right.collectMessageKeys(into: &keys)
-        case .conditional(let condition, let then, let otherwise):
-            condition.collectMessageKeys(into: &keys)
-            then.collectMessageKeys(into: &keys)
-            otherwise.collectMessageKeys(into: &keys)
+        case .stateKey(let key, _), .count(let key): keys.insert(key)
+        default: forEachOperand { $0.collectStateKeys(into: &keys) }
         }
     }
 
-    func collectStateKeys(into keys: inout Set<String>) {
+    /// The message keys the node and the nodes inside it name.
+    func collectMessageKeys(into keys: inout Set<String>) {
+        if case .message(let key, _) = self { keys.insert(key) }
+        forEachOperand { $0.collectMessageKeys(into: &keys) }
+    }
+
+    /// Calls `body` with each node directly inside this one (a message's arguments
+    /// included): the one walk the collections above share.
+    private func forEachOperand(_ body: (ExpressionNode) -> Void) {
         switch self {
-        case .literal, .itemField: return
-        case .stateKey(let key, _), .count(let key): keys.insert(key)
-        case .not(let operand), .negate(let operand): operand.collectStateKeys(into: &keys)
+        case .literal, .stateKey, .count, .itemField: return
+        case .not(let operand), .negate(let operand): body(operand)
         case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
-            left.collectStateKeys(into: &keys)
-            right.collectStateKeys(into: &keys)
+            body(left)
+            body(right)
         case .conditional(let condition, let then, let otherwise):
-            condition.collectStateKeys(into: &keys)
-            then.collectStateKeys(into: &keys)
-            otherwise.collectStateKeys(into: &keys)
+            body(condition)
+            body(then)
+            body(otherwise)
         case .message(_, let arguments):
-            for argument in arguments { argument.value.collectStateKeys(into: &keys) }
+            for argument in arguments { body(argument.value) }
         }
     }
 

@@ -9,6 +9,8 @@ public final class StringTables: Sendable {
     public let defaultLocale: String
     /// Messages by key, by locale (as the tables are named).
     public let tables: [String: [String: Message]]
+    /// The locales that have a table, sorted.
+    public let locales: [String]
     /// The locale of each table by its tag in lower case: tags match in any case.
     private let localeByLowercasedTag: [String: String]
     private let numbers: [String: any LocaleNumbers]
@@ -21,17 +23,15 @@ public final class StringTables: Sendable {
     init(defaultLocale: String, tables: [String: [String: Message]], numbers: [String: any LocaleNumbers]) {
         self.defaultLocale = defaultLocale
         self.tables = tables
+        locales = tables.keys.sorted()
         self.numbers = numbers
-        var locales: [String: String] = [:]
-        for locale in tables.keys { locales[locale.lowercased()] = locale }
-        localeByLowercasedTag = locales
+        var byLowercasedTag: [String: String] = [:]
+        for locale in tables.keys { byLowercasedTag[locale.lowercased()] = locale }
+        localeByLowercasedTag = byLowercasedTag
         var chains: [String: [String]] = [:]
-        for locale in tables.keys { chains[locale] = Self.chain(for: locale, defaultLocale: defaultLocale, tables: locales) }
+        for locale in tables.keys { chains[locale] = Self.chain(for: locale, defaultLocale: defaultLocale, tables: byLowercasedTag) }
         chainByLocale = chains
     }
-
-    /// The locales that have a table, sorted.
-    public var locales: [String] { tables.keys.sorted() }
 
     /// The locales whose tables a client in `locale` reads, in order: the tag and its
     /// truncations that have a table, then the default locale.
