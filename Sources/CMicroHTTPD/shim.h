@@ -12,6 +12,31 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#include <netinet/tcp.h>
+
+/// Where Linux's struct tcp_info (linux/tcp.h, a stable kernel ABI) keeps
+/// tcpi_bytes_received. glibc's netinet/tcp.h has an older struct tcp_info without it, and
+/// the two headers cannot both be imported.
+#define TABULA_TCPI_BYTES_RECEIVED_OFFSET 128
+
+/// The bytes the kernel has received on a TCP socket since it opened (RFC 4898's
+/// tcpEStatsAppHCThruOctetsReceived, Linux 4.1 and later), or -1 when it cannot tell: how
+/// the server sees that a client is sending a request head that is not complete yet.
+static inline long long tabula_bytes_received(int socket) {
+#ifdef __linux__
+    unsigned char info[256];
+    memset(info, 0, sizeof info);
+    socklen_t length = sizeof info;
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, info, &length) != 0) return -1;
+    if (length < TABULA_TCPI_BYTES_RECEIVED_OFFSET + sizeof(uint64_t)) return -1;
+    uint64_t bytes;
+    memcpy(&bytes, info + TABULA_TCPI_BYTES_RECEIVED_OFFSET, sizeof bytes);
+    return (long long)bytes;
+#else
+    (void)socket;
+    return -1;
+#endif
+}
 
 /// Everything tabula_start_daemon passes to MHD_start_daemon.
 struct tabula_daemon_settings {

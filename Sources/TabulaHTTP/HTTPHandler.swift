@@ -38,6 +38,7 @@ extension RejectionReason {
         case .uriTooLong: .uriTooLong
         case .httpVersionNotSupported: .httpVersionNotSupported
         case .connectionLimit, .shuttingDown: .serviceUnavailable
+        case .headerTimeout: .requestTimeout
         }
     }
 }

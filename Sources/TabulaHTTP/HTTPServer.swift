@@ -16,6 +16,8 @@ public final class HTTPServer: Sendable {
     private let core: ServerCore
     private let retained: Unmanaged<ServerCore>
     private let boundPort = Locked<UInt16>(0)
+    /// The thread of the header timeout's passes, and what stops it.
+    private let headerTimeoutPasses = Locked<(thread: WorkerThread, stop: BlockingQueue<Void>)?>(nil)
 
     public init(
         configuration: ServerConfiguration, handler: any HTTPHandler, observer: any HTTPServerObserver,
@@ -37,7 +39,7 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(description: "cannot listen on \"\(configuration.host)\": give an IPv4 or IPv6 address such as 127.0.0.1 or 0.0.0.0")
         }
         var address = initialAddress
-        let connectionLimit = configuration.maxConnections + configuration.maxStreams
+        let connectionLimit = configuration.connectionLimit
         raiseFileLimit(for: connectionLimit)
         var flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
@@ -49,11 +51,11 @@ public final class HTTPServer: Sendable {
                     logger: MHDCallbacks.logger, accept_policy: MHDCallbacks.acceptPolicy,
                     notify_connection: MHDCallbacks.notifyConnection, uri_logger: MHDCallbacks.targetCheck,
                     context: retained.toOpaque(),
-                    thread_pool_size: UInt32(max(1, configuration.threads)),
-                    connection_timeout_seconds: UInt32(max(1, configuration.connectionTimeoutSeconds)),
-                    connection_limit: UInt32(max(1, connectionLimit)),
+                    thread_pool_size: UInt32(clamping: max(1, configuration.threads)),
+                    connection_timeout_seconds: UInt32(clamping: max(1, configuration.connectionTimeoutSeconds)),
+                    connection_limit: UInt32(clamping: max(1, connectionLimit)),
                     connection_memory_limit: max(4096, configuration.connectionMemoryLimit),
-                    listen_backlog: UInt32(max(1, configuration.listenBacklog)))
+                    listen_backlog: UInt32(clamping: max(1, configuration.listenBacklog)))
                 return tabula_start_daemon(&settings)
             }
         }
@@ -63,6 +65,19 @@ public final class HTTPServer: Sendable {
         }
         core.state.withLock { $0.daemon = daemon }
         boundPort.withLock { $0 = tabula_bound_port(daemon) }
+        startHeaderTimeout()
+    }
+
+    private func startHeaderTimeout() {
+        let stop = BlockingQueue<Void>(capacity: 1)
+        let interval = Double(HeaderTimeout.passIntervalNanoseconds) / 1e9
+        let thread = WorkerThread.start { [core] in
+            // `take` returns [] after each interval and nil once closed.
+            while stop.take(maximum: 1, timeout: interval) != nil {
+                core.closeLateHeads(now: SystemClock.monotonicNanoseconds())
+            }
+        }
+        headerTimeoutPasses.withLock { $0 = (thread, stop) }
     }
 
     /// The port the server listens on (the chosen one when configured with port 0).
@@ -87,6 +102,10 @@ public final class HTTPServer: Sendable {
     /// next request elsewhere.
     public func shutdown() {
         core.accepting.store(false, ordering: .releasing)
+        if let passes = headerTimeoutPasses.withLock({ $0.take() }) {
+            passes.stop.close()
+            passes.thread.join()
+        }
         guard let daemon = core.state.withLock({ $0.daemon }) else { return }
         // Shut down, the socket stops listening: new connections are refused from now on.
         // It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker may still
@@ -99,7 +118,8 @@ public final class HTTPServer: Sendable {
             return Array(state.streams.values)
         }
         for stream in streams { stream.end() }
-        let deadline = ContinuousClock.now + .milliseconds(Int(core.configuration.shutdownGraceSeconds * 1000))
+        let grace = core.configuration.shutdownGraceSeconds
+        let deadline = ContinuousClock.now + .seconds(grace.isFinite ? min(max(0, grace), 86_400) : 0)
         // Connections answered before the shutdown began may turn idle later; each is closed
         // as it does, so that its client's next request goes elsewhere.
         waitUntil(deadline, closingIdleConnections: true) { [core] _ in core.counts.total(.inProgress) == 0 }
@@ -147,7 +167,7 @@ public final class HTTPServer: Sendable {
     private func raiseFileLimit(for connections: Int) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let wanted = rlim_t(connections + 64)
+        let wanted = rlim_t(clamping: connections) + 64
         guard limit.rlim_cur < wanted else { return }
         limit.rlim_cur = min(wanted, limit.rlim_max)
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)

@@ -30,6 +30,9 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     case connectionLimit = "connection_limit"
     /// A request that arrived while the server was shutting down.
     case shuttingDown = "shutting_down"
+    /// A request head (line and headers) not complete within the header timeout: the
+    /// connection is closed without an answer, however slowly the head trickles in.
+    case headerTimeout = "header_timeout"
 }
 
 /// What the server reports about each finished request.

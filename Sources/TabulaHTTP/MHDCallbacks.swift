@@ -152,6 +152,9 @@ final class ConnectionInfo: @unchecked Sendable {
     /// The connection's quick request, reused by each unparsed GET answered at once. A `let`,
     /// so that a request reaches it without retaining it.
     let quickRequest: QuickRequest
+    /// What the header timeout's last pass saw of the connection (``HeaderTimeout``); only
+    /// that pass touches it, under the server's lock of open connections.
+    var headerMark = HeaderTimeout.Mark()
 
     init(address: String, socket: Int32) {
         self.address = address
@@ -165,8 +168,16 @@ final class ConnectionInfo: @unchecked Sendable {
 /// another thread.
 final class ConnectionActivity: Sendable {
     private let inProgress = Atomic<Bool>(false)
+    /// Requests begun on the connection (wrapping): the header timeout tells by it that a
+    /// head was completed between two of its passes.
+    private let begun = Atomic<UInt>(0)
 
-    func begin() { inProgress.store(true, ordering: .relaxed) }
+    func begin() {
+        begun.wrappingAdd(1, ordering: .relaxed)
+        inProgress.store(true, ordering: .relaxed)
+    }
+
     func end() { inProgress.store(false, ordering: .relaxed) }
     var isIdle: Bool { !inProgress.load(ordering: .relaxed) }
+    var requestsBegun: UInt { begun.load(ordering: .relaxed) }
 }

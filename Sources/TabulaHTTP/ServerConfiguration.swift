@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes = 64 * 1024
     /// Idle connections are closed after this many seconds.
     public var connectionTimeoutSeconds = 30
+    /// A request's line and headers must arrive within this many seconds of their first
+    /// bytes, however slowly they trickle; the connection is closed otherwise
+    /// (``HeaderTimeout``).
+    public var headerTimeoutSeconds = 10
     /// Open connections in all; connections beyond it are closed at once.
     public var maxConnections = 2048
     /// Streamed responses (Server-Sent Events) the server holds open besides
@@ -39,6 +43,14 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGraceSeconds = 8.0
 
     public init() {}
+
+    /// The connections libmicrohttpd admits: ``maxConnections`` for requests plus
+    /// ``maxStreams`` for streams (a stream holds its connection), saturating rather than
+    /// overflowing.
+    public var connectionLimit: Int {
+        let (sum, overflow) = max(0, maxConnections).addingReportingOverflow(max(0, maxStreams))
+        return overflow ? Int.max : sum
+    }
 
     public static var processorCount: Int {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))

@@ -94,7 +94,7 @@ extension ServerCore {
                 let now = SystemClock.monotonicNanoseconds()
                 let since = context.discardingSince ?? now
                 context.discardingSince = since
-                return now - since > Int64(configuration.connectionTimeoutSeconds) * 1_000_000_000 ? .NO : .YES
+                return (now - since) / 1_000_000_000 >= Int64(configuration.connectionTimeoutSeconds) ? .NO : .YES
             }
             if let uploadData {
                 context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))

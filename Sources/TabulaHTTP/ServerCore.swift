@@ -95,6 +95,20 @@ final class ServerCore: @unchecked Sendable {
         release(info.address)
     }
 
+    /// Closes the connections whose request head is late (one pass of ``HeaderTimeout``).
+    func closeLateHeads(now: Int64) {
+        let timeout = Int64(configuration.headerTimeoutSeconds) * 1_000_000_000
+        var closed = 0
+        openConnections.withLock { connections in
+            for info in connections.values where info.socket >= 0 && HeaderTimeout.isLate(info, now: now, timeoutNanoseconds: timeout) {
+                shutdownSocket(info.socket, Int32(SHUT_RDWR))
+                info.headerMark.headSeenAt = nil
+                closed += 1
+            }
+        }
+        for _ in 0..<closed { observer.requestRejected(.headerTimeout) }
+    }
+
     /// Closes the connections that wait for their next request, at the start of a
     /// shutdown: a client (a proxy's connection pool) then opens a new connection, to
     /// another instance, instead of sending its next request to one that is stopping.

@@ -50,6 +50,21 @@ public enum Files {
         return names.sorted()
     }
 
+    /// Creates `directory` and the directories above it that are missing (mode 0750).
+    /// Throws with the system's reason for the first one it cannot create, or when one of
+    /// them exists but is not a directory.
+    public static func createDirectories(_ directory: String) throws(FileError) {
+        var path = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            path += "/" + component
+            guard mkdir(path, 0o750) != 0 else { continue }
+            guard errno == EEXIST else { throw FileError(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
+            var status = stat()
+            guard stat(path, &status) == 0 else { throw .current(path, "examine") }
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw FileError(path: path, reason: "it exists and is not a directory") }
+        }
+    }
+
     /// What identifies a version of a file without reading it: its modification time in
     /// nanoseconds, size and inode; `nil` when it cannot be examined.
     public static func stamp(_ path: String) -> [Int]? {

@@ -24,6 +24,8 @@ public struct ServiceConfiguration: Sendable {
     public var streams = StreamSettings()
     /// Serves the preview page (`/preview`) for authors.
     public var preview = false
+    /// How long a request refused for its key (401 `unauthorized`) waits for its answer.
+    public var keyRefusalPauseMilliseconds = 250
 
     public init() {}
 }
@@ -50,7 +52,9 @@ public final class TabulaService: HTTPHandler {
         self.logger = logger
         let metrics = ServiceMetrics()
         self.metrics = metrics
-        let access = AccessPolicy(apiKey: configuration.apiKey, backendKey: configuration.backendKey, cors: configuration.cors)
+        let access = AccessPolicy(
+            apiKey: configuration.apiKey, backendKey: configuration.backendKey, cors: configuration.cors,
+            refusalPause: KeyRefusalPause(pauseMilliseconds: configuration.keyRefusalPauseMilliseconds))
         self.access = access
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
@@ -146,6 +150,7 @@ public final class TabulaService: HTTPHandler {
     /// Stops the threads that bring streams forward; call after the server stopped.
     public func close() {
         api.streams.close()
+        access.refusalPause.close()
     }
 
     /// Lets `/metrics` report the server's open connections.
@@ -156,7 +161,7 @@ public final class TabulaService: HTTPHandler {
     public func handle(_ request: Request, responder: Responder) {
         var responder = responder
         switch access.check(request) {
-        case .answer(let response): return responder.send(response)
+        case .answer(let response): return access.send(response, through: responder)
         case .pass(let added): if let added { responder = responder.adding(added) }
         }
         switch router.match(request.method, path: request.rawPath) {

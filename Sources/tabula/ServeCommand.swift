@@ -57,7 +57,13 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default \(Defaults.server.connectionTimeoutSeconds))")
     var connectionTimeout: Int?
 
-    @Option(help: "Open connections in all (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
+    @Option(
+        help:
+            "Seconds a request's line and headers may take to arrive, however slowly they trickle; the connection is closed after (env TABULA_HEADER_TIMEOUT, default \(Defaults.server.headerTimeoutSeconds))"
+    )
+    var headerTimeout: Int?
+
+    @Option(help: "Open connections for requests, besides --max-streams (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
     var maxConnections: Int?
 
     @Option(
@@ -288,21 +294,31 @@ struct ServeCommand: ParsableCommand {
         var server = ServerConfiguration()
         server.host = try EnvironmentSetting.resolve(host, "TABULA_HOST", default: server.host)
         let port = try EnvironmentSetting.resolve(self.port, "TABULA_PORT", default: Int(server.port))
-        guard let validPort = UInt16(exactly: port) else { throw ValidationError("port \(port) is not between 0 and 65535") }
+        guard let validPort = UInt16(exactly: port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
         server.port = validPort
-        server.threads = try positive(EnvironmentSetting.resolve(threads, "TABULA_THREADS", default: server.threads), "threads")
-        server.maxBodyBytes = try positive(EnvironmentSetting.resolve(maxBody, "TABULA_MAX_BODY", default: server.maxBodyBytes), "max-body")
-        server.connectionTimeoutSeconds = try positive(
-            EnvironmentSetting.resolve(connectionTimeout, "TABULA_CONNECTION_TIMEOUT", default: server.connectionTimeoutSeconds), "connection-timeout")
-        server.maxConnections = try positive(
-            EnvironmentSetting.resolve(maxConnections, "TABULA_MAX_CONNECTIONS", default: server.maxConnections), "max-connections")
-        server.maxConnectionsPerIP = try EnvironmentSetting.resolve(maxConnectionsPerIP, "TABULA_MAX_CONNECTIONS_PER_IP", default: server.maxConnectionsPerIP)
-        guard server.maxConnectionsPerIP >= 0 else { throw ValidationError("max-connections-per-ip must be 0 (no limit) or more") }
-        server.connectionMemoryLimit = try EnvironmentSetting.resolve(
-            connectionMemoryLimit, "TABULA_CONNECTION_MEMORY_LIMIT", default: server.connectionMemoryLimit)
-        guard server.connectionMemoryLimit >= 4096 else { throw ValidationError("connection-memory-limit must be at least 4096 bytes") }
-        server.shutdownGraceSeconds = try EnvironmentSetting.resolve(shutdownGrace, "TABULA_SHUTDOWN_GRACE", default: server.shutdownGraceSeconds)
-        guard server.shutdownGraceSeconds >= 0 else { throw ValidationError("shutdown-grace must not be negative") }
+        server.threads = try bounded(EnvironmentSetting.resolve(threads, "TABULA_THREADS", default: server.threads), "threads", OptionRange.threads)
+        server.maxBodyBytes = try bounded(EnvironmentSetting.resolve(maxBody, "TABULA_MAX_BODY", default: server.maxBodyBytes), "max-body", OptionRange.maxBody)
+        server.connectionTimeoutSeconds = try bounded(
+            EnvironmentSetting.resolve(connectionTimeout, "TABULA_CONNECTION_TIMEOUT", default: server.connectionTimeoutSeconds), "connection-timeout",
+            OptionRange.connectionTimeout)
+        server.headerTimeoutSeconds = try bounded(
+            EnvironmentSetting.resolve(headerTimeout, "TABULA_HEADER_TIMEOUT", default: server.headerTimeoutSeconds), "header-timeout",
+            OptionRange.headerTimeout)
+        server.maxConnections = try bounded(
+            EnvironmentSetting.resolve(maxConnections, "TABULA_MAX_CONNECTIONS", default: server.maxConnections), "max-connections", OptionRange.maxConnections)
+        server.maxConnectionsPerIP = try bounded(
+            EnvironmentSetting.resolve(maxConnectionsPerIP, "TABULA_MAX_CONNECTIONS_PER_IP", default: server.maxConnectionsPerIP), "max-connections-per-ip",
+            OptionRange.maxConnectionsPerIP)
+        server.connectionMemoryLimit = try bounded(
+            EnvironmentSetting.resolve(connectionMemoryLimit, "TABULA_CONNECTION_MEMORY_LIMIT", default: server.connectionMemoryLimit),
+            "connection-memory-limit", OptionRange.connectionMemoryLimit)
+        let grace = try EnvironmentSetting.resolve(shutdownGrace, "TABULA_SHUTDOWN_GRACE", default: server.shutdownGraceSeconds)
+        let graceRange = OptionRange.shutdownGraceSeconds
+        guard grace.isFinite, graceRange.contains(grace) else {
+            throw ValidationError(
+                "--shutdown-grace must be between \(graceRange.lowerBound.plainText) and \(graceRange.upperBound.plainText) seconds, not \(grace)")
+        }
+        server.shutdownGraceSeconds = grace
         let levelName = try EnvironmentSetting.resolve(logLevel, "TABULA_LOG_LEVEL", default: Defaults.logLevel)
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
@@ -317,10 +333,12 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
         }
         var storeSettings = StoreSettings()
-        storeSettings.keepRevisions = try positive(
-            EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions")
-        storeSettings.keepDefinitions = try positive(
-            EnvironmentSetting.resolve(keepDefinitions, "TABULA_KEEP_DEFINITIONS", default: storeSettings.keepDefinitions), "keep-definitions")
+        storeSettings.keepRevisions = try bounded(
+            EnvironmentSetting.resolve(keepRevisions, "TABULA_KEEP_REVISIONS", default: storeSettings.keepRevisions), "keep-revisions",
+            OptionRange.keepRevisions)
+        storeSettings.keepDefinitions = try bounded(
+            EnvironmentSetting.resolve(keepDefinitions, "TABULA_KEEP_DEFINITIONS", default: storeSettings.keepDefinitions), "keep-definitions",
+            OptionRange.keepDefinitions)
         storeSettings.idempotencyTTLSeconds = try duration(
             idempotencyTTL, "TABULA_IDEMPOTENCY_TTL", "idempotency-ttl", default: storeSettings.idempotencyTTLSeconds)
         storeSettings.sessionTTLSeconds = try duration(sessionTTL, "TABULA_SESSION_TTL", "session-ttl", default: storeSettings.sessionTTLSeconds)
@@ -329,10 +347,11 @@ struct ServeCommand: ParsableCommand {
         var streams = StreamSettings()
         streams.heartbeatSeconds = try duration(
             streamHeartbeat, "TABULA_STREAM_HEARTBEAT", "stream-heartbeat", default: streams.heartbeatSeconds)
-        streams.maxStreams = try positive(EnvironmentSetting.resolve(maxStreams, "TABULA_MAX_STREAMS", default: streams.maxStreams), "max-streams")
-        streams.maxStreamsPerSession = try positive(
+        streams.maxStreams = try bounded(
+            EnvironmentSetting.resolve(maxStreams, "TABULA_MAX_STREAMS", default: streams.maxStreams), "max-streams", OptionRange.maxStreams)
+        streams.maxStreamsPerSession = try bounded(
             EnvironmentSetting.resolve(maxStreamsPerSession, "TABULA_MAX_STREAMS_PER_SESSION", default: streams.maxStreamsPerSession),
-            "max-streams-per-session")
+            "max-streams-per-session", OptionRange.maxStreamsPerSession)
         server.maxStreams = streams.maxStreams
         return Settings(
             server: server, screens: screens, strings: strings ?? EnvironmentSetting.value("TABULA_STRINGS"), defaultLocale: defaultLocale,
@@ -340,24 +359,28 @@ struct ServeCommand: ParsableCommand {
             preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
-            databasePoolSize: try positive(
-                EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size"),
+            databasePoolSize: try bounded(
+                EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size",
+                OptionRange.databasePoolSize),
             store: storeSettings, apiKey: try resolvedKey(apiKey, "TABULA_API_KEY", "API key"),
             backendKey: try resolvedKey(backendKey, "TABULA_BACKEND_KEY", "backend key"), cors: try resolvedCORS(),
             stateLimits: StateLimits(
-                maxStateBytes: try positive(
-                    EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes"),
-                maxListLength: try positive(
-                    EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length")),
+                maxStateBytes: try bounded(
+                    EnvironmentSetting.resolve(maxStateBytes, "TABULA_MAX_STATE_BYTES", default: Defaults.stateLimits.maxStateBytes), "max-state-bytes",
+                    OptionRange.maxStateBytes),
+                maxListLength: try bounded(
+                    EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length",
+                    OptionRange.maxListLength)),
             streams: streams)
     }
 
     private func resolvedKey(_ option: String?, _ environment: String, _ name: String) throws -> APIKey? {
         guard let text = option ?? EnvironmentSetting.value(environment) else { return nil }
-        guard let key = APIKey(text) else {
-            throw ValidationError("the \(name) must be printable ASCII without spaces (it travels as Authorization: Bearer KEY)")
+        do throws(APIKey.Unusable) {
+            return try APIKey(validating: text)
+        } catch {
+            throw ValidationError("the \(name) cannot be used: \(error)")
         }
-        return key
     }
 
     private func resolvedCORS() throws -> CORSPolicy? {
@@ -377,15 +400,19 @@ struct ServeCommand: ParsableCommand {
         return seconds
     }
 
-    private func positive(_ value: Int, _ name: String) throws -> Int {
-        guard value > 0 else { throw ValidationError("\(name) must be at least 1") }
+    /// `value` when it is within the option's range (``OptionRange``), else a usage error
+    /// that names the option and its range.
+    private func bounded(_ value: Int, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard range.contains(value) else {
+            throw ValidationError("--\(name) must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+        }
         return value
     }
 }
 
 extension Double {
     /// `8` rather than `8.0` for a whole number of seconds in the help.
-    fileprivate var plainText: String {
+    var plainText: String {
         rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self)
     }
 }

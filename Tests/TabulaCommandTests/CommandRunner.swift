@@ -23,10 +23,20 @@ let tabulaExecutable: URL = {
 }()
 
 /// Runs `tabula` with arguments and waits for it.
-func runTabula(_ arguments: [String], currentDirectory: URL = repositoryRoot) throws -> CommandResult {
+/// `environment` adds to (or replaces in) the test's own environment; `prefix` runs the
+/// binary through another command, such as `setpriv` with its arguments.
+func runTabula(
+    _ arguments: [String], currentDirectory: URL = repositoryRoot, environment: [String: String] = [:], prefix: [String] = []
+) throws -> CommandResult {
     let process = Process()
-    process.executableURL = tabulaExecutable
-    process.arguments = arguments
+    if let command = prefix.first {
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = Array(prefix.dropFirst()) + [tabulaExecutable.path] + arguments
+    } else {
+        process.executableURL = tabulaExecutable
+        process.arguments = arguments
+    }
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.currentDirectoryURL = currentDirectory
     let output = Pipe()
     let error = Pipe()

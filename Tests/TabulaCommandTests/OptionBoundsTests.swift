@@ -1,17 +1,83 @@
+import Foundation
 import Testing
 
 /// Values a command line can give that would otherwise trap or overflow are refused with a
 /// usage error (exit 64) that names the option.
 @Suite struct OptionBoundsTests {
+    /// `tabula serve` with the arguments, on screens that do not exist: a run that accepted
+    /// its options ends (exit 1) instead of serving.
+    private func serve(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try runTabula(["serve", "--store", "memory", "--port", "0", "--screens", "/nonexistent"] + arguments, environment: environment)
+    }
+
     @Test func durationsBeyondAHundredYearsAreRefused() throws {
         for option in ["--session-ttl", "--idempotency-ttl"] {
             // 40,000 days is past the 100-year bound (larger values overflowed the stores'
-            // millisecond arithmetic). The missing screens folder makes a run that accepted
-            // it end (exit 1) instead of serving.
-            let result = try runTabula(["serve", "--store", "memory", "--port", "0", "--screens", "/nonexistent", option, "40000d"])
+            // millisecond arithmetic).
+            let result = try serve([option, "40000d"])
             #expect(result.status == 64, "\(option)")
             #expect(result.standardError.contains("is not a duration"), "\(result.standardError)")
         }
+    }
+
+    /// `--max-connections 9223372036854775807` overflowed when streams were added to it, and
+    /// `--threads` and `--connection-timeout` trapped converting to libmicrohttpd's settings.
+    @Test func numericOptionsOutsideTheirRangesAreRefused() throws {
+        let huge = "9223372036854775807"
+        let cases: [(String, String)] = [
+            ("--max-connections", huge), ("--threads", huge), ("--connection-timeout", huge), ("--max-streams", huge),
+            ("--max-streams-per-session", huge), ("--max-body", huge), ("--connection-memory-limit", huge),
+            ("--max-connections-per-ip", "-1"), ("--connection-memory-limit", "100"), ("--threads", "0"), ("--keep-revisions", "0"),
+            ("--keep-revisions", huge), ("--keep-definitions", huge), ("--database-pool-size", huge), ("--max-state-bytes", huge),
+            ("--max-list-length", huge), ("--shutdown-grace", "inf"), ("--shutdown-grace", "nan"), ("--shutdown-grace", "-1"),
+            ("--shutdown-grace", "1e300"), ("--header-timeout", huge), ("--header-timeout", "0"),
+        ]
+        for (option, value) in cases {
+            let result = try serve(["\(option)=\(value)"])
+            #expect(result.status == 64, "\(option) \(value): \(result.standardError)")
+            #expect(result.standardError.contains("\(option) must be between"), "\(option) \(value): \(result.standardError)")
+        }
+        let environment = try serve([], environment: ["TABULA_THREADS": huge])
+        #expect(environment.status == 64 && environment.standardError.contains("--threads must be between 1 and 1024"), "\(environment.standardError)")
+        let port = try serve(["--port", "70000"])
+        #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
+    }
+
+    @Test func keysShorterThanSixteenCharactersAreRefused() throws {
+        for option in ["--api-key", "--backend-key"] {
+            let result = try serve([option, "ab"])
+            #expect(result.status == 64, "\(option)")
+            #expect(result.standardError.contains("at least 16"), "\(result.standardError)")
+        }
+        let environment = try serve([], environment: ["TABULA_BACKEND_KEY": "fifteen-chars-k"])
+        #expect(environment.status == 64 && environment.standardError.contains("it has 15 characters"), "\(environment.standardError)")
+    }
+
+    /// A data directory that cannot be made says why: the mkdir result used to be ignored,
+    /// and every failure read "No such file or directory".
+    @Test func aDataDirectoryThatCannotBeUsedSaysWhy() throws {
+        let scratch = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        func start(_ dataDirectory: String, prefix: [String] = []) throws -> CommandResult {
+            try runTabula(["serve", "--store", "sqlite", "--port", "0", "--data-dir", dataDirectory], prefix: prefix)
+        }
+        let notADirectory = try start(file.path)
+        #expect(notADirectory.status == 1 && notADirectory.standardError.contains("exists and is not a directory"), "\(notADirectory.standardError)")
+        let underAFile = try start(file.path + "/data")
+        #expect(underAFile.status == 1 && underAFile.standardError.contains("\(file.path): it exists and is not a directory"), "\(underAFile.standardError)")
+
+        // A directory its user may not write in. Root may write anywhere, so as root the
+        // command runs as nobody.
+        let locked = scratch.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        let asNobody = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : []
+        let denied = try start(locked.path + "/data", prefix: asNobody)
+        #expect(denied.status == 1 && denied.standardError.contains("Permission denied"), "\(denied.standardError)")
+        #expect(!denied.standardError.contains("No such file or directory"), "\(denied.standardError)")
     }
 
     @Test func aHealthcheckTimeoutMustBeFinite() throws {

@@ -233,4 +233,59 @@ import Testing
             #expect(try waiting.readResponse().bodyText == "hello")
         }
     }
+
+    /// A head that trickles in, a header line every half second, was never cut: each line
+    /// renewed libmicrohttpd's idle timeout. It is closed once the header timeout is over.
+    @Test func aTricklingHeadIsClosedAfterTheHeaderTimeout() throws {
+        try withServer({ $0.headerTimeoutSeconds = 2 }) { _, port, observer in
+            let connection = try RawHTTPConnection(port: port, timeout: 1)
+            let started = ContinuousClock.now
+            try connection.send("GET /hello HTTP/1.1\r\nHost: x\r\n")
+            var closed = false
+            while !closed && ContinuousClock.now - started < .seconds(8) {
+                usleep(500_000)
+                do {
+                    try connection.send("X-Slow: header\r\n")
+                } catch {
+                    closed = true
+                }
+                if connection.closesWithin(seconds: 0.01) { closed = true }
+            }
+            #expect(closed)
+            #expect(ContinuousClock.now - started >= .seconds(2))
+            #expect(observer.rejections.withLock { $0.contains(.headerTimeout) })
+        }
+    }
+
+    /// The request line itself, a byte at a time, counts too.
+    @Test func aTricklingRequestLineIsClosedAfterTheHeaderTimeout() throws {
+        try withServer({ $0.headerTimeoutSeconds = 1 }) { _, port, _ in
+            let connection = try RawHTTPConnection(port: port, timeout: 1)
+            let started = ContinuousClock.now
+            var closed = false
+            for byte in "GET /" + String(repeating: "a", count: 100) where !closed {
+                do {
+                    try connection.send(String(byte))
+                } catch {
+                    closed = true
+                }
+                if connection.closesWithin(seconds: 0.2) { closed = true }
+            }
+            #expect(closed)
+            #expect(ContinuousClock.now - started < .seconds(6))
+        }
+    }
+
+    /// Waiting between requests is the idle timeout's business, not the header timeout's;
+    /// and a head sent whole after a pause is served.
+    @Test func anIdleConnectionOutlivesTheHeaderTimeout() throws {
+        try withServer({ $0.headerTimeoutSeconds = 1 }) { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send(getRequest("/hello"))
+            #expect(try connection.readResponse().bodyText == "hello")
+            #expect(!connection.closesWithin(seconds: 2.5))
+            try connection.send(getRequest("/hello"))
+            #expect(try connection.readResponse().bodyText == "hello")
+        }
+    }
 }

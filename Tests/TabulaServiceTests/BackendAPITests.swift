@@ -132,15 +132,15 @@ import Testing
     /// The backend key passes wherever `--api-key` is required; the API key does not pass
     /// for the backend.
     @Test func theBackendKeyPassesForTheAPIKey() throws {
-        let (api, _) = try server(.memory, apiKey: "client-key")
+        let (api, _) = try server(.memory, apiKey: "client-api-key-0123")
         let created = try create(api, #"{"subject": "u"}"#)
         #expect(created.status == 201)
         let token = try #require(created.json.objectValue?["session"]?.stringValue)
         #expect(try api.send("GET", "/v1/screens/settings", session: token, headers: [Self.authorization]).status == 200)
-        #expect(try api.send("GET", "/v1/screens/settings", session: token, headers: ["Authorization: Bearer client-key"]).status == 200)
+        #expect(try api.send("GET", "/v1/screens/settings", session: token, headers: ["Authorization: Bearer client-api-key-0123"]).status == 200)
         #expect(try api.send("GET", "/v1/screens/settings", session: token).status == 401)
         let id = try #require(created.json.objectValue?["id"]?.stringValue)
-        let refused = try api.send("GET", "/v1/sessions/\(id)", headers: ["Authorization: Bearer client-key"])
+        let refused = try api.send("GET", "/v1/sessions/\(id)", headers: ["Authorization: Bearer client-api-key-0123"])
         #expect(refused.status == 401 && refused.problemType == "unauthorized")
     }
 

@@ -90,14 +90,14 @@ import Testing
 
     /// The backend's whole-state PUT replaces the values, not the client's context.
     @Test func theBackendsStateLeavesTheClientsContext() throws {
-        let api = try APITestServer { $0.backendKey = APIKey("backend-key") }
+        let api = try APITestServer { $0.backendKey = APIKey("backend-key-0123456") }
         let created = try api.send(
-            "POST", "/v1/sessions", headers: ["Authorization: Bearer backend-key"], json: #"{"client": {"kinds": ["basic"]}, "subject": "u"}"#)
+            "POST", "/v1/sessions", headers: ["Authorization: Bearer backend-key-0123456"], json: #"{"client": {"kinds": ["basic"]}, "subject": "u"}"#)
         #expect(created.status == 201, "\(created.bodyText)")
         let token = try #require(created.json.objectValue?["session"]?.stringValue)
         let id = try #require(created.json.objectValue?["id"]?.stringValue)
         let put = try api.send(
-            "PUT", "/v1/sessions/\(id)/state", headers: ["Authorization: Bearer backend-key", #"If-Match: "0""#], json: #"{"wifi": false}"#)
+            "PUT", "/v1/sessions/\(id)/state", headers: ["Authorization: Bearer backend-key-0123456", #"If-Match: "0""#], json: #"{"wifi": false}"#)
         #expect(put.status == 200, "\(put.bodyText)")
         let screen = try screen(api, token)
         #expect(screen.revision == 1 && screen.sections.flatMap(\.rows).allSatisfy { $0.kind == "basic" })

@@ -79,7 +79,8 @@ import Testing
             try connection.send(getRequest(path))
             _ = try connection.readResponse()
         }
-        usleep(100_000)
+        // The access log is buffered: its lines are written out within a moment.
+        #expect(server.waitForLog(containing: ["GET /healthz 200 ", "GET /missing 404 "]))
         let lines = server.log.split(separator: "\n")
         let line = lines.filter { $0.contains("GET /healthz 200 ") }
         #expect(line.count == 1)
@@ -104,7 +105,7 @@ import Testing
         #expect(try connection.readResponse().status == 200)
         try connection.send("GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(token)\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
-        usleep(200_000)
+        #expect(server.waitForLog(containing: ["POST /v1/screens/settings/switch 200 ", "GET /v1/screens/settings 200 "]))
         let lines = server.log.split(separator: "\n")
         let suffix = "ms client=127.0.0.1 session=\(token.prefix(8))"
         for request in ["POST /v1/screens/settings/switch 200 ", "GET /v1/screens/settings 200 "] {

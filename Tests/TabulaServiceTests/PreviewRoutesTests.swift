@@ -32,11 +32,11 @@ import Testing
     @Test func theCatalogueNeedsTheAPIKeyWhenOneIsSet() throws {
         let api = try APITestServer {
             $0.preview = true
-            $0.apiKey = APIKey("preview-key")
+            $0.apiKey = APIKey("preview-api-key-0123")
         }
         #expect(try api.send("GET", "/preview/settings").status == 200)
         #expect(try api.send("GET", "/preview/api/catalogue").status == 401)
-        #expect(try api.send("GET", "/preview/api/catalogue", headers: ["Authorization: Bearer preview-key"]).status == 200)
+        #expect(try api.send("GET", "/preview/api/catalogue", headers: ["Authorization: Bearer preview-api-key-0123"]).status == 200)
     }
 
     /// The catalogue's status: its version and screens, and the problems of a refused reload,

@@ -171,17 +171,17 @@ import Testing
     }
 
     @Test func withAnAPIKeyOnlyTheRightKeyIsAnsweredQuickly() throws {
-        let pair = try Pair { $0.apiKey = APIKey("s3cret-key") }
-        let session = try pair.newSession("Authorization: Bearer s3cret-key\r\n")
+        let pair = try Pair { $0.apiKey = APIKey("s3cret-api-key-0123") }
+        let session = try pair.newSession("Authorization: Bearer s3cret-api-key-0123\r\n")
         let get = "GET /v1/screens/settings HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n"
         for authorization in [
-            "", "Authorization: Bearer s3cret-kez\r\n", "Authorization: Bearer s3cret-key-longer\r\n",
-            "Authorization: Basic s3cret-key\r\n", "Authorization: Bearer s3cret-key\r\nAuthorization: Bearer s3cret-key\r\n",
+            "", "Authorization: Bearer s3cret-api-key-0124\r\n", "Authorization: Bearer s3cret-api-key-0123-longer\r\n",
+            "Authorization: Basic s3cret-api-key-0123\r\n", "Authorization: Bearer s3cret-api-key-0123\r\nAuthorization: Bearer s3cret-api-key-0123\r\n",
         ] {
             #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 401)
         }
         #expect(pair.quick.quickAnswerCount == 0)
-        for authorization in ["Authorization: Bearer s3cret-key\r\n", "authorization: bEARER s3cret-key\r\n"] {
+        for authorization in ["Authorization: Bearer s3cret-api-key-0123\r\n", "authorization: bEARER s3cret-api-key-0123\r\n"] {
             #expect(try pair.both(get + authorization + "\r\n", "\(authorization)").status == 200)
         }
         #expect(pair.quick.quickAnswerCount == 2)

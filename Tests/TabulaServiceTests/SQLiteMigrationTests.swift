@@ -90,13 +90,13 @@ import Testing
             try database.prepare("INSERT INTO answers VALUES (?, 'retry-1', x'00', 200, x'7b7d', ?)").run([.text(token), .integer(now)])
         }
         let catalogue = try flipCatalogue()
-        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { $0.backendKey = APIKey("backend") }
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { $0.backendKey = APIKey("backend-key-0123456") }
         defer { api.store.close() }
         #expect(try api.revision(token, screen: "flip") == 1)
         let database = try SQLiteDatabase(path: path)
         let ids = try database.prepare("SELECT id FROM sessions").rows().compactMap { $0.first?.text }
         #expect(ids.count == 1 && ids.allSatisfy(SessionID.isWellFormed))
-        let record = try api.send("GET", "/v1/sessions/\(ids.first ?? "")", headers: ["Authorization: Bearer backend"])
+        let record = try api.send("GET", "/v1/sessions/\(ids.first ?? "")", headers: ["Authorization: Bearer backend-key-0123456"])
         #expect(record.status == 200 && record.json.objectValue?["revision"] == 1)
         for table in ["sessions", "events", "answers"] {
             let rows = try database.prepare("SELECT token_hash FROM \(table)").rows().compactMap { $0.first?.text }

@@ -7,19 +7,19 @@ import Testing
 /// API key, CORS and state limits, on a live server.
 @Suite struct SecurityTests {
     @Test func everyV1RouteNeedsTheAPIKeyWhenOneIsSet() throws {
-        let api = try APITestServer { $0.apiKey = APIKey("s3cret-key") }
+        let api = try APITestServer { $0.apiKey = APIKey("s3cret-api-key-0123") }
         for (method, path) in [("GET", "/v1/screens"), ("POST", "/v1/sessions"), ("GET", "/v1/screens/settings"), ("GET", "/v1/nothing")] {
             let missing = try api.send(method, path)
             #expect(missing.status == 401 && missing.problemSlug == "unauthorized", "\(method) \(path)")
             #expect(missing.header("WWW-Authenticate") == #"Bearer realm="tabula""#)
-            let wrong = try api.send(method, path, headers: ["Authorization: Bearer s3cret-kez"])
+            let wrong = try api.send(method, path, headers: ["Authorization: Bearer s3cret-api-key-0124"])
             #expect(wrong.status == 401 && wrong.header("WWW-Authenticate")?.contains("invalid_token") == true)
-            #expect(try api.send(method, path, headers: ["Authorization: Bearer s3cret-key-longer"]).status == 401)
-            #expect(try api.send(method, path, headers: ["Authorization: Basic s3cret-key"]).status == 401)
+            #expect(try api.send(method, path, headers: ["Authorization: Bearer s3cret-api-key-0123-longer"]).status == 401)
+            #expect(try api.send(method, path, headers: ["Authorization: Basic s3cret-api-key-0123"]).status == 401)
         }
-        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer s3cret-key"]).status == 200)
-        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: bearer s3cret-key"]).status == 200)
-        let created = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer s3cret-key"])
+        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer s3cret-api-key-0123"]).status == 200)
+        #expect(try api.send("GET", "/v1/screens", headers: ["Authorization: bearer s3cret-api-key-0123"]).status == 200)
+        let created = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer s3cret-api-key-0123"])
         #expect(created.status == 201)
         // Operations stay open for probes and scrapers.
         #expect(try api.send("GET", "/healthz").status == 200)
@@ -28,11 +28,65 @@ import Testing
         #expect(try api.metrics(showing: unauthorized).contains(unauthorized))
     }
 
-    @Test func anAPIKeyMustBeSendableInAHeader() {
+    @Test func anAPIKeyMustBeSendableInAHeaderAndLongEnough() {
         #expect(APIKey("") == nil)
-        #expect(APIKey("two words") == nil)
-        #expect(APIKey("tab\there") == nil)
-        #expect(APIKey("ok-key_1.2~") != nil)
+        #expect(APIKey("two words in a key") == nil)
+        #expect(APIKey("tab\there-in-a-key") == nil)
+        #expect(APIKey("ok-key_1.2~-sixteen") != nil)
+        #expect(APIKey(String(repeating: "k", count: 15)) == nil)
+        #expect(APIKey(String(repeating: "k", count: 16)) != nil)
+        #expect(throws: APIKey.Unusable.tooShort(length: 2)) { try APIKey(validating: "ab") }
+    }
+
+    /// The lengths used to be compared modulo 256: the key followed by 256 or 512 more bytes
+    /// passed, for both keys and for a stream's `?key=`.
+    @Test func aKeyWithMoreBytesAfterItIsRefused() throws {
+        let apiKey = "s3cret-api-key-0123"
+        let backendKey = "backend-key-0123456"
+        let api = try APITestServer {
+            $0.apiKey = APIKey(apiKey)
+            $0.backendKey = APIKey(backendKey)
+            $0.keyRefusalPauseMilliseconds = 0
+        }
+        for extra in [1, 255, 256, 512, 1024] {
+            let padding = String(repeating: "x", count: extra)
+            let screens = try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer \(apiKey)\(padding)"])
+            #expect(screens.status == 401, "API key + \(extra) bytes")
+            let feed = try api.send("GET", "/v1/feed", headers: ["Authorization: Bearer \(backendKey)\(padding)"])
+            #expect(feed.status == 401, "backend key + \(extra) bytes")
+            let stream = try api.send("GET", "/v1/feed/stream?key=\(backendKey)\(padding)")
+            #expect(stream.status == 401, "?key= + \(extra) bytes")
+        }
+        #expect(try api.send("GET", "/v1/feed", headers: ["Authorization: Bearer \(backendKey)"]).status == 200)
+    }
+
+    /// A refused key is answered after the pause; a request with the right key sent while
+    /// refusals wait is answered before them.
+    @Test func aRefusedKeyWaitsAndTheRightKeyDoesNot() throws {
+        let key = "s3cret-api-key-0123"
+        let api = try APITestServer {
+            $0.apiKey = APIKey(key)
+            $0.keyRefusalPauseMilliseconds = 1500
+        }
+        let started = ContinuousClock.now
+        let refused = try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer wrong-api-key-0123"])
+        #expect(refused.status == 401 && refused.problemSlug == "unauthorized")
+        #expect(ContinuousClock.now - started >= .milliseconds(1500))
+
+        let waiting = try (0..<8).map { _ in
+            let connection = try RawHTTPConnection(port: api.port)
+            try connection.send(getRequest("/v1/screens", headers: ["Authorization: Bearer wrong-api-key-0123"]))
+            return connection
+        }
+        let right = try api.send("GET", "/v1/screens", headers: ["Authorization: Bearer \(key)"])
+        #expect(right.status == 200)
+        // The refusals sent before it are still waiting.
+        for connection in waiting {
+            #expect(!connection.hasBytesWaiting())
+        }
+        for connection in waiting {
+            #expect(try connection.readResponse().status == 401)
+        }
     }
 
     @Test func corsIsOffByDefault() throws {

@@ -172,7 +172,8 @@ import Testing
         for match in flat.matches(of: option) {
             let name = String(flat[try #require(match.output[1].range)])
             let variable = String(flat[try #require(match.output[3].range)])
-            let row = rows.first { $0.contains("`--\(name)`") }
+            // The row whose first cell names the option (others may mention it).
+            let row = rows.first { $0.split(separator: "|").first?.contains("`--\(name)`") == true }
             #expect(row != nil, "docs/operations.md has no row for --\(name)")
             guard let row else { continue }
             #expect(row.contains(variable) || row.contains("…"), "--\(name): \(variable) is not in its row")

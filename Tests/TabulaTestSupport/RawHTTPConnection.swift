@@ -184,6 +184,13 @@ public final class RawHTTPConnection {
         return body
     }
 
+    /// Whether the peer has sent bytes not read yet (or closed), without waiting.
+    public func hasBytesWaiting() -> Bool {
+        guard buffered.isEmpty else { return true }
+        var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&pollDescriptor, 1, 0) > 0
+    }
+
     /// Whether the peer closes the connection within `seconds` (reading and discarding).
     public func closesWithin(seconds: Double) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))

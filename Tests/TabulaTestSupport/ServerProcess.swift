@@ -83,6 +83,18 @@ public final class ServerProcess: @unchecked Sendable {
         (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
     }
 
+    /// Waits until the log holds every one of `texts`, for at most `seconds`; whether it does.
+    @discardableResult
+    public func waitForLog(containing texts: [String], seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let text = log
+            if texts.allSatisfy(text.contains) { return true }
+            if Date() >= deadline { return false }
+            usleep(20_000)
+        }
+    }
+
     /// A port that was free a moment ago (bound to 0, then released).
     public static func freePort() throws -> UInt16 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -113,6 +113,6 @@ extension APIContext {
         labelled.route = context.pattern
         // Only the prefix the access log shows, as on the quick path (a small string).
         labelled.logContext = token.map(SessionToken.logPrefix)
-        responder.send(labelled)
+        access.send(labelled, through: responder)
     }
 }

@@ -50,6 +50,8 @@ extension Problem {
             detail = "the HTTP version is not supported; use HTTP/1.1 or HTTP/1.0"
         case .malformedRequest:
             detail = "the request is malformed (for example, its method is not a valid HTTP token)"
+        case .headerTimeout:
+            detail = "the request's line and headers did not arrive within the header timeout; send them at once"
         case .connectionLimit, .shuttingDown:
             detail = "the service is shutting down or at its connection limit; retry shortly"
             fields[.retryAfter] = "1"

@@ -13,10 +13,13 @@ extension Problem {
         var option: String { self == .api ? "--api-key" : "--backend-key" }
     }
 
+    /// The slug of ``unauthorized(_:presented:)``, whose answers wait for the key refusal pause.
+    static let unauthorizedSlug = "unauthorized"
+
     /// A request without the key its route requires; `presented` when it carried another.
     static func unauthorized(_ key: Key, presented: Bool) -> Problem {
         Problem(
-            slug: "unauthorized", title: "Unauthorized", status: .unauthorized,
+            slug: unauthorizedSlug, title: "Unauthorized", status: .unauthorized,
             detail: presented
                 ? "the bearer token is not this service's \(key.name); send Authorization: Bearer <the key given to tabula serve \(key.option)>"
                 : "this route requires the \(key.name): send Authorization: Bearer <the key given to tabula serve \(key.option)>",

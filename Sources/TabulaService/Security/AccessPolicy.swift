@@ -9,6 +9,17 @@ struct AccessPolicy: Sendable {
     let apiKey: APIKey?
     let backendKey: APIKey?
     let cors: CORSPolicy?
+    /// What a refused key waits before its answer.
+    let refusalPause: KeyRefusalPause
+
+    /// Sends a response, after the refusal pause when it refuses a key.
+    func send(_ response: Response, through responder: Responder) {
+        if response.rejection == Problem.unauthorizedSlug {
+            refusalPause.send(response, through: responder)
+        } else {
+            responder.send(response)
+        }
+    }
 
     /// What to do with a routed request.
     enum Verdict {

@@ -67,14 +67,15 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Takes an exclusive lock on `DIRECTORY/tabula.lock`, creating the directory if needed.
     private static func lockDirectory(_ directory: String) throws(StoreError) -> Int32 {
-        var path = ""
-        for component in directory.split(separator: "/", omittingEmptySubsequences: false) {
-            path += (path.isEmpty && !directory.hasPrefix("/") ? "" : "/") + component
-            if !component.isEmpty { mkdir(path, 0o750) }
+        do throws(FileError) {
+            try Files.createDirectories(directory)
+        } catch {
+            throw StoreError("cannot use the data directory \(directory): \(error)")
         }
-        let descriptor = open(directory + "/tabula.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o640)
+        let lockPath = directory + "/tabula.lock"
+        let descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o640)
         guard descriptor >= 0 else {
-            throw StoreError("cannot use the data directory \(directory): \(String(cString: strerror(errno)))")
+            throw StoreError("cannot use the data directory \(directory): \(lockPath): \(String(cString: strerror(errno)))")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             Glibc.close(descriptor)
