@@ -32,6 +32,15 @@ let package = Package(
             swiftSettings: fuzzTargetSettings
         ),
         .executableTarget(
+            name: "fuzz-json-patch",
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "TabulaCore", package: "Tabula"),
+                .product(name: "TabulaService", package: "Tabula"),
+            ],
+            swiftSettings: fuzzTargetSettings
+        ),
+        .executableTarget(
             name: "fuzz-definition-loader",
             dependencies: ["FuzzSupport", .product(name: "TabulaCore", package: "Tabula")],
             swiftSettings: fuzzTargetSettings

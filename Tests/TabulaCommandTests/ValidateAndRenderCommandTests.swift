@@ -20,6 +20,23 @@ import Testing
         #expect(result.standardError == (invalid.problems.map(\.line) + ["\(invalid.problems.count) problems in \(directory)", ""]).joined(separator: "\n"))
     }
 
+    /// 12,000 terms of `||` crashed `tabula validate` in a debug build, 100,000 in a release
+    /// one: the chain is now a problem with its place, whatever its length.
+    @Test func aLongOperatorChainIsAProblemNotACrash() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, link) in [("or", " || "), ("and", " && "), ("equal", " == ")] {
+            let chain = Array(repeating: "on", count: 100_000).joined(separator: link)
+            let definition =
+                #"{"id": "\#(name)", "title": "T", "state": {"on": true}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "basic", "title": "T", "visibleWhen": "\#(chain)"}]}]}"#
+            try Data(definition.utf8).write(to: directory.appendingPathComponent("\(name).json"))
+        }
+        let result = try runTabula(["validate", directory.path])
+        #expect(result.status == 1, "\(result.standardError.prefix(500))")
+        #expect(result.standardError.components(separatedBy: "nests deeper than 64 levels").count == 4, "\(result.standardError.prefix(800))")
+        #expect(result.standardError.contains("equal.json:1:") && result.standardError.contains("$.sections[0].rows[0].visibleWhen: column"))
+    }
+
     @Test func validateOfAnEmptyOrMissingDirectoryFails() throws {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

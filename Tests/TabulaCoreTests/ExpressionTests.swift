@@ -98,6 +98,28 @@ import Testing
         #expect(error(bangs)?.message.contains("nests deeper than 64 levels") == true)
     }
 
+    /// Chains are parsed in loops, but make trees as deep as they are long: 12,000 terms
+    /// once crashed `tabula validate` (walked and freed recursively). Each operator of a
+    /// chain is a level, as each parenthesis is.
+    @Test(arguments: ["wifi || ", "wifi && ", "wifi == ", "volume < 1 == "])
+    func boundsChains(operator link: String) throws {
+        let last = "wifi"
+        let long = String(repeating: link, count: 12_000) + last
+        let failure = try #require(error(long))
+        #expect(failure.message.contains("nests deeper than 64 levels"))
+        // The level past the limit is named: the 65th operator's right operand.
+        if link.hasPrefix("wifi") {
+            #expect(failure.offset == link.utf8.count * 65)
+            // 64 operators are as deep as may be.
+            #expect(error(String(repeating: link, count: 64) + last) == nil)
+        }
+    }
+
+    @Test func boundsMessageArgumentsAndConditionals() {
+        let conditional = String(repeating: "wifi ? 1 : ", count: 70) + "2"
+        #expect(error(conditional)?.message.contains("nests deeper than 64 levels") == true)
+    }
+
     @Test func missingStateEvaluatesToZero() throws {
         let expression = try Expression.compile("volume > 0 || appearance == ''", scope: scope)
         #expect(expression.evaluate(EvaluationContext(state: SessionState())) == .bool(true))

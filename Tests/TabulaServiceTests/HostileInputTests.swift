@@ -28,7 +28,7 @@ import Testing
             let before = try fixture.snapshot()
             let started = ContinuousClock.now
             let outcome = HostileOutcome.send(
-                hostile.request(HostileTarget(session: fixture.session, revision: before.revision)),
+                hostile.request(HostileTarget(session: fixture.session, sessionID: fixture.sessionID, revision: before.revision)),
                 port: fixture.port(hostile.server))
             let elapsed = ContinuousClock.now - started
             if elapsed > .seconds(1) { slowCases.append("\(hostile.name) (\(elapsed))") }
@@ -70,19 +70,26 @@ final class HostileFixture {
     let standard: APITestServer
     let roomy: APITestServer
     private(set) var session = ""
+    private(set) var sessionID = ""
 
     init() throws {
         let catalogue = try APITestServer.fixtures()
         storeFactory = try StoreFactory(.sqlite)
         store = try storeFactory.open(catalogue)
-        standard = try APITestServer(catalogue: catalogue, store: store)
-        roomy = try APITestServer(catalogue: catalogue, store: store, maxBody: 2 * Hostile.megabyte)
+        let backendKey: (inout ServiceConfiguration) -> Void = { $0.backendKey = APIKey(Hostile.backendKey) }
+        standard = try APITestServer(catalogue: catalogue, store: store, configure: backendKey)
+        roomy = try APITestServer(catalogue: catalogue, store: store, maxBody: 2 * Hostile.megabyte, configure: backendKey)
         try startSession()
     }
 
     /// A fresh session at revision 1 (Dark selected), so that revision 0 lies in the past.
     func startSession() throws {
-        session = try standard.newSession()
+        let created = try standard.send("POST", "/v1/sessions")
+        guard created.status == 201, let token = created.json.objectValue?["session"]?.stringValue,
+            let id = created.json.objectValue?["id"]?.stringValue
+        else { throw RawHTTPError("no session: \(created.status) \(created.bodyText)") }
+        session = token
+        sessionID = id
         let selected = try standard.send("POST", "/v1/screens/settings/selection", session: session, json: #"{"row": "dark"}"#)
         guard selected.status == 200 else { throw RawHTTPError("the setup event failed: \(selected.status) \(selected.bodyText)") }
     }
@@ -206,6 +213,8 @@ let settingsDefinition = (try? APITestServer.fixtures().screen(id: "settings")?.
 /// What the case's request may use: the session the checks watch, and its revision.
 struct HostileTarget: Sendable {
     let session: String
+    /// The session's public id, for the backend's routes.
+    let sessionID: String
     let revision: Int
     /// Well formed, but no session of the store.
     static let unknownToken = String(repeating: "Q", count: 32)
@@ -288,6 +297,23 @@ enum Hostile {
 
     static let json = "application/json"
     static let megabyte = 1 << 20
+    /// The fixture's servers take this backend key.
+    static let backendKey = "hostile-backend-key-0123"
+
+    /// A backend write of the watched session's state: `PATCH` (or `method`) with this
+    /// content type, the backend key and `If-Match: *`.
+    static func stateWrite(_ body: String, contentType: String = "application/json-patch+json", method: String = "PATCH") -> Builder {
+        { target in
+            let bytes = wire(body)
+            let fields = [
+                wire("Authorization: Bearer \(backendKey)"), wire("If-Match: *"), wire("Content-Type: \(contentType)"),
+                wire("Content-Length: \(bytes.count)"),
+            ]
+            return HostileRequest(parts: [
+                head(method, wire("/v1/sessions/\(target.sessionID)/state"), session: .absent, target: target, headers: fields), bytes,
+            ])
+        }
+    }
 
     /// A request line, Host, X-Session and `headers`, ending with the blank line.
     static func head(
@@ -407,7 +433,7 @@ extension HostileInputTests {
     /// request accepted by mistake shows as a state change.
     static let cases: [HostileCase] =
         brokenJSON + wrongShapes + numbers + nestingAndEncoding + megabyteStrings
-        + framing + hostAndMethods + paths + headersAndQueries + revisionsAndSessions + contentTypes
+        + framing + hostAndMethods + paths + headersAndQueries + revisionsAndSessions + contentTypes + backendWrites
 
     static let brokenJSON: [HostileCase] = [
         HostileCase("truncated object", .problem(400, "malformed-json"), Hostile.event("selection", #"{"row": "light""#)),
@@ -924,4 +950,44 @@ extension HostileInputTests {
             "JSON with a charset parameter, malformed body", .problem(400, "malformed-json"),
             Hostile.event("selection", #"{"row": "light""#, contentType: "Application/JSON; charset=utf-8")),
     ]
+
+    /// JSON Patches that build what the service cannot walk. The first is the probe that
+    /// killed the service (exit 139): fifteen copies of a list into its own innermost list.
+    static let backendWrites: [HostileCase] = {
+        var doubling = [#"{"op":"add","path":"/j","value":[]}"#]
+        for copy in 1...15 {
+            doubling.append(#"{"op":"copy","from":"/j","path":"/j\#(Hostile.repeated("/0", (1 << (copy - 1)) - 1))/-"}"#)
+        }
+        let nested = { (depth: Int) in Hostile.repeated(#"{"b":"#, depth) + "1" + Hostile.repeated("}", depth) }
+        return [
+            HostileCase(
+                "JSON Patch: fifteen copies of a list into itself (the probe)", .problem(400, "invalid-body"), on: .roomy,
+                Hostile.stateWrite("[" + doubling.joined(separator: ",") + "]")),
+            HostileCase(
+                "JSON Patch: a list copied into itself 80 times", .problem(422, "patch-not-applicable"),
+                Hostile.stateWrite(
+                    "["
+                        + ([#"{"op":"add","path":"/j","value":[]}"#] + Array(repeating: #"{"op":"copy","from":"/j","path":"/j/-"}"#, count: 80))
+                        .joined(separator: ",") + "]")),
+            HostileCase(
+                "JSON Patch: a 14-deep object copied into itself, 15 deep, until 71 deep", .problem(422, "patch-not-applicable"),
+                Hostile.stateWrite(
+                    "["
+                        + ([#"{"op":"add","path":"/a","value":\#(nested(14))}"#]
+                        + Array(repeating: #"{"op":"copy","from":"/a","path":"/a\#(Hostile.repeated("/b", 13))/c"}"#, count: 4))
+                        .joined(separator: ",") + "]")),
+            HostileCase(
+                "JSON Patch: a 10,000-token pointer", .problem(400, "invalid-body"),
+                Hostile.stateWrite(#"[{"op":"remove","path":"\#(Hostile.repeated("/a", 10_000))"}]"#)),
+            HostileCase(
+                "JSON Patch: copies doubling a string to a megabyte", .problem(422, "patch-not-applicable"),
+                Hostile.stateWrite(
+                    "["
+                        + ([#"{"op":"add","path":"/s","value":["\#(Hostile.repeated("x", 1000))"]}"#]
+                        + (0..<12).map { _ in #"{"op":"copy","from":"/s","path":"/s/-"}"# }).joined(separator: ",") + "]")),
+            HostileCase(
+                "merge patch 10,000 deep", .problem(400, "malformed-json"),
+                Hostile.stateWrite(#"{"a": "# + nested(10_000) + "}", contentType: "application/merge-patch+json")),
+        ]
+    }()
 }

@@ -257,4 +257,21 @@ extension ReloadOutcome {
         #expect(server.log.contains("settings.json:\(line):") && server.log.contains(problem), "\(server.log)")
         try waitFor(server, "/v1/screens/settings", "the screens served before") { $0.bodyText.contains(#""title":"WLAN""#) }
     }
+
+    /// A SIGHUP with a file whose expression chains 12,000 terms crashed the running
+    /// service; now the reload is refused with the problem and its place, and the screens
+    /// served before keep serving.
+    @Test func aReloadOfAnOverlyDeepExpressionIsRefused() throws {
+        let directory = try fixturesCopy()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ServerProcess(arguments: ["--store", "memory", "--screens", directory.path])
+        let chain = Array(repeating: "wifi", count: 12_000).joined(separator: " || ")
+        let definition =
+            #"{"id": "deep", "title": "Deep", "state": {"wifi": true}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "basic", "title": "T", "visibleWhen": "\#(chain)"}]}]}"#
+        try Data(definition.utf8).write(to: directory.appendingPathComponent("deep.json"))
+        server.signal(SIGHUP)
+        #expect(server.waitForLog(containing: ["deep.json:1:", "nests deeper than 64 levels", "version 1 keeps serving"]), "\(server.log)")
+        try waitFor(server, "/v1/screens/settings", "the screens served before") { $0.status == 200 }
+        try waitFor(server, "/v1/screens/deep", "no screen from the refused file") { $0.status == 404 }
+    }
 }

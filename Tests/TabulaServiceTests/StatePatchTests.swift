@@ -28,14 +28,16 @@ import Testing
         (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
     ])
     func mergePatchFollowsRFC7396(target: String, patch: String, result: String) throws {
-        #expect(try StatePatch.merge(json(patch)).apply(to: json(target)) == json(result))
+        #expect(try StatePatch.merge(json(patch)).apply(to: json(target), limits: Self.limits) == json(result))
     }
+
+    static let limits = PatchLimits(StateLimits())
 
     func apply(_ patch: String, to document: String) throws -> Result<JSONValue, StatePatchError> {
         let operations = try JSONPatchOperation.document(json(patch))
         let target = try json(document)
         do throws(StatePatchError) {
-            return .success(try StatePatch.operations(operations).apply(to: target))
+            return .success(try StatePatch.operations(operations).apply(to: target, limits: Self.limits))
         } catch {
             return .failure(error)
         }
@@ -97,6 +99,56 @@ import Testing
             #"[{"op":"nope","path":"/a"}]"#, #"[{"path":"/a"}]"#, #"[{"op":"remove","path":"/a","extra":1}]"#, #"[{"op":"add","path":"/~2","value":1}]"#,
         ] {
             #expect(throws: Problem.self, "\(patch)") { _ = try JSONPatchOperation.document(json(patch)) }
+        }
+    }
+
+    /// The probe that killed the service: `add /j []`, then fifteen copies of `/j` into its
+    /// own innermost list. The document's depth doubles with each; the pointers' tokens do
+    /// too, and the seventh is longer than any document may be deep.
+    @Test func theDoublingCopyProbeIsRefusedBeforeItApplies() throws {
+        var operations = [#"{"op":"add","path":"/j","value":[]}"#]
+        for copy in 1...15 {
+            let path = "/j" + String(repeating: "/0", count: (1 << (copy - 1)) - 1) + "/-"
+            operations.append(#"{"op":"copy","from":"/j","path":"\#(path)"}"#)
+        }
+        let document = "[" + operations.joined(separator: ",") + "]"
+        #expect(document.utf8.count > 60_000)
+        let problem = try #require(throws: Problem.self) { try JSONPatchOperation.document(json(document)) }
+        #expect(problem.slug == "invalid-body" && problem.detail.contains("$[7].path has 65 tokens"), "\(problem.detail)")
+    }
+
+    /// With pointers short enough, a copy of a list into itself still nests one level
+    /// deeper each time, and doubles the document: refused at the operation that goes too far.
+    @Test func patchesCannotBuildDocumentsTooDeepOrTooLarge() throws {
+        let deeper =
+            "["
+            + ([#"{"op":"add","path":"/j","value":[]}"#] + Array(repeating: #"{"op":"copy","from":"/j","path":"/j/-"}"#, count: 80))
+            .joined(separator: ",") + "]"
+        guard case .failure(.tooLarge(let index?, "/j/-", _)) = try apply(deeper, to: "{}") else {
+            Issue.record("a patch that doubles its document must be refused")
+            return
+        }
+        #expect(index < 40)
+        // Deep at once: a 40-deep value put 30 deep.
+        let nested = { (depth: Int) in String(repeating: #"{"b":"#, count: depth) + "1" + String(repeating: "}", count: depth) }
+        let path = "/a" + String(repeating: "/b", count: 29)
+        let deep = #"[{"op":"add","path":"/a","value":\#(nested(30))},{"op":"add","path":"\#(path)","value":\#(nested(40))}]"#
+        guard case .failure(.tooLarge(1, _, _)) = try apply(deep, to: "{}") else {
+            Issue.record("a value put where it makes the document 70 deep must be refused")
+            return
+        }
+        // As deep as a body may be is fine.
+        let fits = #"[{"op":"add","path":"/a","value":\#(nested(30))},{"op":"add","path":"\#(path)","value":\#(nested(33))}]"#
+        guard case .success = try apply(fits, to: "{}") else {
+            Issue.record("a document 64 deep is within the limits")
+            return
+        }
+        // Replacing a large member over and over keeps the count right.
+        let large = "\"" + String(repeating: "x", count: 100_000) + "\""
+        let replacing = "[" + Array(repeating: #"{"op":"add","path":"/big","value":\#(large)}"#, count: 5).joined(separator: ",") + "]"
+        guard case .success = try apply(replacing, to: "{}") else {
+            Issue.record("replacing a member releases what it held")
+            return
         }
     }
 

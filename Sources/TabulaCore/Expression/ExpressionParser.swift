@@ -5,6 +5,28 @@ struct ExpressionParser {
         var node: ExpressionNode
         var type: ScalarType
         var offset: Int
+        /// The operators above the deepest leaf: 0 for a leaf. Every walk of an expression
+        /// (its evaluation, its dependencies, freeing it) recurses about this deep.
+        var height = 0
+
+        init(node: ExpressionNode, type: ScalarType, offset: Int) {
+            self.node = node
+            self.type = type
+            self.offset = offset
+        }
+
+        /// A node over `operands`, one level above the highest of them; a chain of
+        /// operators (`a || b || c …`) counts one level per operator. Throws when that is
+        /// deeper than ``ExpressionParser/maxDepth``.
+        init(node: ExpressionNode, type: ScalarType, offset: Int, operands: [Typed]) throws(ExpressionError) {
+            self.init(node: node, type: type, offset: offset)
+            height = 1 + (operands.map(\.height).max() ?? 0)
+            guard height <= ExpressionParser.maxDepth else {
+                throw ExpressionError(
+                    "the expression nests deeper than \(ExpressionParser.maxDepth) levels (each operator of a chain such as a || b || c is a level); split it into several expressions",
+                    at: operands.last?.offset ?? offset)
+            }
+        }
     }
 
     private let tokens: [ExpressionToken]
@@ -12,7 +34,7 @@ struct ExpressionParser {
     private var position = 0
     /// Parentheses and operators nest; bound them so hostile input cannot exhaust the stack.
     private var depth = 0
-    private static let maxDepth = 64
+    static let maxDepth = 64
 
     init(source: String, scope: ExpressionScope) throws(ExpressionError) {
         tokens = try ExpressionLexer.tokens(source)
@@ -81,7 +103,9 @@ struct ExpressionParser {
                 "both branches of '?:' must have the same type; this one is \(otherwise.type.rawValue), the other \(then.type.rawValue)",
                 at: otherwise.offset, kind: .typeMismatch)
         }
-        return Typed(node: .conditional(condition.node, then.node, otherwise.node), type: then.type, offset: condition.offset)
+        return try Typed(
+            node: .conditional(condition.node, then.node, otherwise.node), type: then.type, offset: condition.offset,
+            operands: [condition, then, otherwise])
     }
 
     private mutating func or() throws(ExpressionError) -> Typed {
@@ -91,7 +115,7 @@ struct ExpressionParser {
             let right = try and()
             try expect(.bool, left, for: "||")
             try expect(.bool, right, for: "||")
-            left = Typed(node: .or(left.node, right.node), type: .bool, offset: left.offset)
+            left = try Typed(node: .or(left.node, right.node), type: .bool, offset: left.offset, operands: [left, right])
         }
         return left
     }
@@ -103,7 +127,7 @@ struct ExpressionParser {
             let right = try equality()
             try expect(.bool, left, for: "&&")
             try expect(.bool, right, for: "&&")
-            left = Typed(node: .and(left.node, right.node), type: .bool, offset: left.offset)
+            left = try Typed(node: .and(left.node, right.node), type: .bool, offset: left.offset, operands: [left, right])
         }
         return left
     }
@@ -118,7 +142,7 @@ struct ExpressionParser {
                 throw ExpressionError(
                     "cannot compare \(left.type.rawValue) with \(right.type.rawValue) using '\(negated ? "!=" : "==")'", at: right.offset, kind: .typeMismatch)
             }
-            left = Typed(node: .equal(left.node, right.node, negated: negated), type: .bool, offset: left.offset)
+            left = try Typed(node: .equal(left.node, right.node, negated: negated), type: .bool, offset: left.offset, operands: [left, right])
         }
         return left
     }
@@ -133,7 +157,7 @@ struct ExpressionParser {
                     "'\(symbol)' compares two numbers or two strings, not \(left.type.rawValue) and \(right.type.rawValue)",
                     at: left.type == .bool ? left.offset : right.offset, kind: .typeMismatch)
             }
-            left = Typed(node: .compare(comparison, left.node, right.node), type: .bool, offset: left.offset)
+            left = try Typed(node: .compare(comparison, left.node, right.node), type: .bool, offset: left.offset, operands: [left, right])
         }
         return left
     }
@@ -146,13 +170,13 @@ struct ExpressionParser {
             let operand = try unary()
             if symbol.kind == .symbol("!") {
                 try expect(.bool, operand, for: "!")
-                return Typed(node: .not(operand.node), type: .bool, offset: symbol.offset)
+                return try Typed(node: .not(operand.node), type: .bool, offset: symbol.offset, operands: [operand])
             }
             try expect(.number, operand, for: "-")
             if case .literal(.number(let value)) = operand.node {
                 return Typed(node: .literal(.number(-value)), type: .number, offset: symbol.offset)
             }
-            return Typed(node: .negate(operand.node), type: .number, offset: symbol.offset)
+            return try Typed(node: .negate(operand.node), type: .number, offset: symbol.offset, operands: [operand])
         }
         return try primary()
     }
@@ -170,7 +194,9 @@ struct ExpressionParser {
                 throw ExpressionError("expected ')' to close the '(' at column \(token.offset + 1), found \(describe(current))", at: current.offset)
             }
             _ = advance()
-            return Typed(node: inner.node, type: inner.type, offset: token.offset)
+            var parenthesized = inner
+            parenthesized.offset = token.offset
+            return parenthesized
         case .identifier(let name):
             return try path(first: name, offset: token.offset)
         case .message(let key):
@@ -186,6 +212,7 @@ struct ExpressionParser {
     /// against every table's texts of it.
     private mutating func message(_ key: String, offset: Int) throws(ExpressionError) -> Typed {
         var arguments: [MessageArgument] = []
+        var argumentValues: [Typed] = []
         var argumentTypes: [String: ScalarType] = [:]
         if isSymbol("(") {
             _ = advance()
@@ -199,6 +226,7 @@ struct ExpressionParser {
                 guard argumentTypes[name] == nil else { throw ExpressionError("the argument '\(name)' is given twice", at: nameOffset) }
                 let value = try conditional()
                 arguments.append(MessageArgument(name: name, value: value.node))
+                argumentValues.append(value)
                 argumentTypes[name] = value.type
                 if isSymbol(",") {
                     _ = advance()
@@ -231,7 +259,7 @@ struct ExpressionParser {
                     at: offset, kind: .unknownMessage)
             }
         }
-        return Typed(node: .message(key, arguments), type: .string, offset: offset)
+        return try Typed(node: .message(key, arguments), type: .string, offset: offset, operands: argumentValues)
     }
 
     private mutating func path(first name: String, offset: Int) throws(ExpressionError) -> Typed {

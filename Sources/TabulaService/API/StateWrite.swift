@@ -109,7 +109,7 @@ struct StateWrite: SessionDecision {
         let stored = current.valuesJSON
         let result: JSONValue
         do throws(StatePatchError) {
-            result = try patch.apply(to: stored)
+            result = try patch.apply(to: stored, limits: PatchLimits(stateLimits))
         } catch {
             throw Problem.patchFailed(error)
         }

@@ -43,6 +43,11 @@ struct JSONPatchOperation: Sendable, Equatable {
                     "\(location).\(member): \"\(text.clippedForDetail)\" is not a JSON Pointer (RFC 6901): \"\" or \"/\"-separated tokens, with ~0 for ~ and ~1 for /"
                 )
             }
+            guard pointer.tokens.count <= JSONPointer.maxTokens else {
+                throw Problem.invalidBody(
+                    "\(location).\(member) has \(pointer.tokens.count) tokens; a state nests at most \(JSONPointer.maxTokens) deep, so a pointer has at most that many"
+                )
+            }
             return pointer
         }
         var operation = JSONPatchOperation(kind: kind, path: try pointer("path"))
@@ -62,29 +67,35 @@ struct JSONPatchOperation: Sendable, Equatable {
         return operation
     }
 
-    /// RFC 6902, section 4: applies the operation to `document` in place.
-    func apply(to document: inout JSONValue, index: Int) throws(StatePatchError) {
+    /// RFC 6902, section 4: applies the operation to `document` in place. Every value put
+    /// into the document is admitted first, so that it stays within its limits.
+    func apply(to document: inout PatchedDocument, index: Int) throws(StatePatchError) {
         func failing(_ reason: String, _ pointer: JSONPointer? = nil) -> StatePatchError {
             .unappliable(index: index, path: (pointer ?? path).text, reason: reason)
         }
+        func put(_ value: JSONValue) throws(StatePatchError) {
+            try document.admit(value, at: path, index: index)
+            if let replaced = try path.add(value, to: &document.value, failing) { document.release(replaced) }
+        }
         switch kind {
         case .add:
-            try path.add(value ?? .null, to: &document, failing)
+            try put(value ?? .null)
         case .remove:
-            _ = try path.remove(from: &document, failing)
+            document.release(try path.remove(from: &document.value, failing))
         case .replace:
-            _ = try path.remove(from: &document, failing)
-            try path.add(value ?? .null, to: &document, failing)
+            document.release(try path.remove(from: &document.value, failing))
+            try put(value ?? .null)
         case .move:
             guard let from else { return }
             if from.isProperPrefix(of: path) { throw failing("a value cannot move into itself, below \(from.text.clippedForDetail)", nil) }
-            let moved = try from.remove(from: &document, failing)
-            try path.add(moved, to: &document, failing)
+            let moved = try from.remove(from: &document.value, failing)
+            document.release(moved)
+            try put(moved)
         case .copy:
             guard let from else { return }
-            try path.add(try from.value(in: document, failing), to: &document, failing)
+            try put(try from.value(in: document.value, failing))
         case .test:
-            let found = try? path.value(in: document, failing)
+            let found = try? path.value(in: document.value, failing)
             guard let found, found == value else { throw StatePatchError.testFailed(index: index, path: path.text) }
         }
     }

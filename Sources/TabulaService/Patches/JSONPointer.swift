@@ -6,6 +6,10 @@ struct JSONPointer: Sendable, Equatable {
     let text: String
     let tokens: [String]
 
+    /// The most tokens a patch's pointers may have: no document a patch may build nests
+    /// deeper (``PatchLimits``).
+    static let maxTokens = JSONParser().maxDepth
+
     /// `nil` when `text` is not a pointer: neither empty nor starting with `/`, or with a
     /// `~` not followed by `0` or `1`.
     init?(_ text: String) {
@@ -66,14 +70,17 @@ struct JSONPointer: Sendable, Equatable {
     }
 
     /// Adds (or, in an object, replaces) the value at the pointer; in a list, `-` appends.
-    func add(_ value: JSONValue, to document: inout JSONValue, _ failing: Failure) throws(StatePatchError) {
+    /// Returns the value it replaced, if any.
+    func add(_ value: JSONValue, to document: inout JSONValue, _ failing: Failure) throws(StatePatchError) -> JSONValue? {
         guard let last = tokens.last else {
-            document = value
-            return
+            defer { document = value }
+            return document
         }
+        var replaced: JSONValue?
         try Self.update(&document, along: tokens.dropLast()[...], failing, self) { (parent) throws(StatePatchError) in
             switch parent {
             case .object(var members):
+                replaced = members[last]
                 members[last] = value
                 parent = .object(members)
             case .array(var elements):
@@ -87,6 +94,7 @@ struct JSONPointer: Sendable, Equatable {
                 throw failing("a \(parent.typeName) has no members", self)
             }
         }
+        return replaced
     }
 
     /// Removes the value at the pointer and returns it.

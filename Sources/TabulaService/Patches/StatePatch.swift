@@ -13,16 +13,19 @@ enum StatePatch: Sendable {
     case replace(JSONValue)
 
     /// The values after the patch, from `values` (a JSON object of the current state).
-    func apply(to values: JSONValue) throws(StatePatchError) -> JSONValue {
+    /// JSON Patch operations are checked against `limits` as they apply; a merge patch and
+    /// a whole state are bodies, no deeper than a body may be, and a merge nests no deeper
+    /// than its patch and target.
+    func apply(to values: JSONValue, limits: PatchLimits) throws(StatePatchError) -> JSONValue {
         switch self {
         case .merge(let patch):
             return Self.merge(patch, into: values)
         case .operations(let operations):
-            var document = values
+            var document = try PatchedDocument(values, limits: limits)
             for (index, operation) in operations.enumerated() {
                 try operation.apply(to: &document, index: index)
             }
-            return document
+            return document.value
         case .replace(let state):
             return state
         }
@@ -49,4 +52,16 @@ enum StatePatchError: Error, Sendable, Equatable {
     case testFailed(index: Int, path: String)
     /// An operation names a location that does not exist, or cannot (422).
     case unappliable(index: Int, path: String, reason: String)
+    /// The document would nest deeper or grow larger than `limits` allow (422); `index`
+    /// is `nil` when the state itself is over them.
+    case tooLarge(index: Int?, path: String, limits: PatchLimits)
+
+    static func == (lhs: StatePatchError, rhs: StatePatchError) -> Bool {
+        switch (lhs, rhs) {
+        case (.testFailed(let a, let b), .testFailed(let c, let d)): a == c && b == d
+        case (.unappliable(let a, let b, let c), .unappliable(let d, let e, let f)): a == d && b == e && c == f
+        case (.tooLarge(let a, let b, _), .tooLarge(let c, let d, _)): a == c && b == d
+        default: false
+        }
+    }
 }

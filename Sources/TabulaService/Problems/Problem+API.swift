@@ -85,6 +85,16 @@ extension Problem {
                 slug: "patch-not-applicable", title: "Patch Not Applicable", status: .unprocessableContent,
                 detail: "operation \(index) cannot be applied at \(path.clippedForDetail): \(reason); nothing was written",
                 extensions: ["operation": .number(Double(index)), "path": .string(path)])
+        case .tooLarge(let index?, let path, let limits):
+            Problem(
+                slug: "patch-not-applicable", title: "Patch Not Applicable", status: .unprocessableContent,
+                detail:
+                    "operation \(index) would make the document nest deeper than \(limits.maxDepth) or grow past \(limits.maxBytes) bytes (four times --max-state-bytes) at \(path.clippedForDetail); nothing was written",
+                extensions: ["operation": .number(Double(index)), "path": .string(path)])
+        case .tooLarge(nil, _, let limits):
+            Problem(
+                slug: "patch-not-applicable", title: "Patch Not Applicable", status: .unprocessableContent,
+                detail: "the session's state is over the patch limits (\(limits.maxBytes) bytes, nesting \(limits.maxDepth)); nothing was written")
         }
     }
 

@@ -2,9 +2,12 @@ import FuzzSupport
 import TabulaCore
 
 /// Fuzzes the expression language: the input, as UTF-8 text, is compiled as an expression
-/// and as a template, with and without a `forEach` item in scope. Compiling must either
-/// fail with an error pointing inside the text, or give an expression whose value always
-/// has its declared type and which reads only declared state keys.
+/// and as a template, with and without a `forEach` item in scope, and a short input also
+/// as the links of long chains of each binary operator (a chain parses in a loop, but its
+/// tree is as deep as the chain is long: 12,000 terms once crashed `tabula validate`).
+/// Compiling must either fail with an error pointing inside the text, or give an
+/// expression whose value always has its declared type and which reads only declared
+/// state keys.
 @main enum FuzzExpressionParser {
     static func main() {
         FuzzDriver.run(fuzzExpressionParser)
@@ -14,6 +17,17 @@ import TabulaCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzExpressionParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let source = String(decoding: FuzzDriver.bytes(data, size), as: UTF8.self)
+    check(source)
+    if source.utf8.count <= 48 {
+        for link in [" || ", " && ", " == ", " != ", " < "] {
+            check(Array(repeating: source, count: 70).joined(separator: link), templates: false)
+        }
+    }
+    return 0
+}
+
+/// Compiles `source` as an expression, and as a template unless told not to, in both scopes.
+private func check(_ source: String, templates: Bool = true) {
     let scalarCount = source.unicodeScalars.count
     for scope in [ExpressionFixture.rowScope, ExpressionFixture.screenScope] {
         do {
@@ -23,6 +37,7 @@ public func fuzzExpressionParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
         } catch {
             ExpressionFixture.checkError(error, scalarCount: scalarCount, source: source)
         }
+        guard templates else { continue }
         do {
             let template = try Template.compile(source, scope: scope)
             invariant(template.stateKeys.isSubset(of: scope.state.keys), "template '\(source)' reads undeclared keys \(template.stateKeys)")
@@ -36,7 +51,6 @@ public func fuzzExpressionParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             ExpressionFixture.checkError(error, scalarCount: scalarCount, source: source)
         }
     }
-    return 0
 }
 
 /// The names and values expressions are compiled and evaluated against: every state
