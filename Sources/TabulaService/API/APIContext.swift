@@ -21,6 +21,8 @@ final class APIContext: Sendable {
     let listMemos = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
     /// Open screen streams, brought forward after every commit.
     let streams: StreamHub
+    /// Writers of one session take turns.
+    let turns = SessionTurns()
     /// How many screens each server thread remembers.
     let threadCacheEntries: Int
 

@@ -14,17 +14,29 @@ protocol SessionDecision: Sendable {
 }
 
 /// A change of a session as one transaction over the store: read the session, let a pure
-/// decision say what to commit, and commit with a compare-and-swap on the revision. When
-/// another writer got there first (a client's event, the backend, another instance), the
-/// commit writes nothing and the session is read and decided again, on the state that
-/// writer left: under any number of concurrent writers, acknowledged changes get distinct
-/// consecutive revisions.
+/// decision say what to commit, and commit with a compare-and-swap on the revision. The
+/// writers of one session in this process take turns (``SessionTurns``); when another
+/// writer got there first all the same (another instance, or the backend writing by id
+/// while a client writes by token), the commit writes nothing and the session is read and
+/// decided again, on the state that writer left: under any number of concurrent writers,
+/// acknowledged changes get distinct consecutive revisions.
 extension APIContext {
     /// Reads and decides again at most this often before giving up with 503.
     static let maxTransactionAttempts = 100
 
     func runTransaction<Decision: SessionDecision>(
-        _ decision: Decision, session name: SessionName, attempt: Int = 1, completion: @escaping @Sendable (Decision.Outcome) -> Void
+        _ decision: Decision, session name: SessionName, completion: @escaping @Sendable (Decision.Outcome) -> Void
+    ) {
+        turns.take(name) { [self] done in
+            transact(decision, session: name, attempt: 1) { outcome in
+                done()
+                completion(outcome)
+            }
+        }
+    }
+
+    private func transact<Decision: SessionDecision>(
+        _ decision: Decision, session name: SessionName, attempt: Int, completion: @escaping @Sendable (Decision.Outcome) -> Void
     ) {
         readSession(name, decision.read, onProblem: { completion(Decision.refused($0)) }) { [self] snapshot in
             let (outcome, commit) = decision.decide(snapshot)
@@ -37,7 +49,7 @@ extension APIContext {
                 case .success(.unknownSession):
                     completion(Decision.refused(Self.unknown(name)))
                 case .success(.conflict) where attempt < Self.maxTransactionAttempts:
-                    runTransaction(decision, session: name, attempt: attempt + 1, completion: completion)
+                    transact(decision, session: name, attempt: attempt + 1, completion: completion)
                 case .success(.conflict):
                     completion(Decision.refused(.storeUnavailable(StoreError("the session kept changing under \(attempt) attempts; retry"))))
                 case .failure(let error):

@@ -1,0 +1,76 @@
+import TabulaPlatform
+import Testing
+
+@testable import TabulaService
+
+/// The turns of one session's writers: one at a time, in order, however they end.
+@Suite struct SessionTurnsTests {
+    /// Turns that end later, on other threads, from writers on several threads: never two
+    /// of one session at once, each writer's in its order, and every turn runs.
+    @Test func oneTurnAtATimeInOrder() {
+        let turns = SessionTurns()
+        let session = SessionName.token("session-a")
+        let running = Locked(0)
+        let overlaps = Locked(0)
+        let started = Locked<[Int: [Int]]>([:])
+        let ended = BlockingQueue<Void>()
+        let writers = 4
+        let perWriter = 200
+        concurrently(writers) { writer in
+            for index in 0..<perWriter {
+                turns.take(session) { done in
+                    running.withLock { count in
+                        count += 1
+                        if count > 1 { overlaps.withLock { $0 += 1 } }
+                    }
+                    started.withLock { $0[writer, default: []].append(index) }
+                    _ = WorkerThread.start {
+                        usleep(UInt32.random(in: 0...200))
+                        running.withLock { $0 -= 1 }
+                        done()
+                        _ = ended.push(())
+                    }
+                }
+            }
+        }
+        var count = 0
+        while count < writers * perWriter, let batch = ended.take(maximum: 1000, timeout: 10), !batch.isEmpty { count += batch.count }
+        #expect(count == writers * perWriter)
+        #expect(overlaps.withLock { $0 } == 0)
+        for writer in 0..<writers {
+            #expect(started.withLock { $0[writer] } == Array(0..<perWriter))
+        }
+    }
+
+    /// A long queue of turns that end before they return is run in a loop, not by
+    /// recursion; another session's turns are not held up meanwhile.
+    @Test func turnsThatEndAtOnceDoNotRecurse() {
+        let turns = SessionTurns()
+        let session = SessionName.id("s_busy")
+        let release = Locked<(@Sendable () -> Void)?>(nil)
+        turns.take(session) { done in release.withLock { $0 = done } }
+        let ran = Locked(0)
+        for _ in 0..<100_000 {
+            turns.take(session) { done in
+                ran.withLock { $0 += 1 }
+                done()
+            }
+        }
+        #expect(ran.withLock { $0 } == 0)
+        let other = Locked(false)
+        turns.take(.id("s_other")) { done in
+            other.withLock { $0 = true }
+            done()
+        }
+        #expect(other.withLock { $0 })
+        release.withLock { $0 }?()
+        #expect(ran.withLock { $0 } == 100_000)
+        // The session is free again: a new turn runs at once.
+        let again = Locked(false)
+        turns.take(session) { done in
+            again.withLock { $0 = true }
+            done()
+        }
+        #expect(again.withLock { $0 })
+    }
+}
