@@ -149,7 +149,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TabulaServiceTests",
-            dependencies: ["tabula", "TabulaService", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaSQLite", "TabulaSamples", "TabulaTestSupport"]
+            dependencies: [
+                "tabula", "TabulaService", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaPostgres", "TabulaSQLite", "TabulaSamples",
+                "TabulaTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TabulaCommandTests",

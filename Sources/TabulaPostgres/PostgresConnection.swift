@@ -16,6 +16,16 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// A unique or serialization conflict: the transaction should be retried.
     public var isConflict: Bool { ["23505", "40001", "40P01"].contains(sqlState ?? "") }
+
+    /// Damaged data: the server's data_corrupted or index_corrupted, or a row the caller
+    /// found not to be what it wrote (``corrupt(_:)``).
+    public var isCorruption: Bool { ["XX001", "XX002"].contains(sqlState ?? "") }
+
+    /// A row that does not read back as what was written: reported as PostgreSQL reports
+    /// damaged data (SQLSTATE XX001, data_corrupted).
+    public static func corrupt(_ message: String) -> PostgresError {
+        PostgresError(message: message, sqlState: "XX001")
+    }
 }
 
 /// A parameter or result value. Parameters and results travel in binary format.

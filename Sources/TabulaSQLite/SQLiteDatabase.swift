@@ -14,6 +14,16 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// The database or disk is full, or the disk failed: nothing the client can fix.
     public var isIOError: Bool { [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xFF) }
+
+    /// The file is damaged, or is not a database: SQLite's SQLITE_CORRUPT or SQLITE_NOTADB,
+    /// or a row the caller found not to be what it wrote (``corrupt(_:)``).
+    public var isCorruption: Bool { [SQLITE_CORRUPT, SQLITE_NOTADB].contains(code & 0xFF) }
+
+    /// A row that does not read back as what was written: reported as SQLite reports a
+    /// damaged page.
+    public static func corrupt(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: message)
+    }
 }
 
 /// A value bound to or read from a statement.

@@ -201,7 +201,7 @@ public final class TabulaService: HTTPHandler {
                 case .success:
                     response = JSONResponse.make(.ok, Array(#"{"status":"ok","store":"\#(store.name)"}"#.utf8))
                 case .failure(let error):
-                    response = Problem.storeUnavailable(error).response()
+                    response = Problem.store(error).response()
                 }
                 response.route = context.pattern
                 responder.send(response)

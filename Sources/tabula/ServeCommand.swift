@@ -90,6 +90,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default \(Defaults.dataDirectory))")
     var dataDir: String?
 
+    @Flag(
+        help:
+            "Skip SQLite's quick_check of the whole file at start, which refuses a damaged file; for a file too large to read at every start (env TABULA_SKIP_QUICK_CHECK=1)"
+    )
+    var skipQuickCheck = false
+
     @Option(help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
     var databaseURL: String?
 
@@ -258,6 +264,7 @@ struct ServeCommand: ParsableCommand {
         var logLevel: Logger.Level
         var storeKind: String
         var dataDirectory: String
+        var skipQuickCheck: Bool
         var databaseURL: String?
         var databasePoolSize: Int
         var store: StoreSettings
@@ -277,7 +284,8 @@ struct ServeCommand: ParsableCommand {
             case "memory":
                 return MemorySessionStore(settings: settings.store)
             case "sqlite":
-                return try SQLiteSessionStore(directory: settings.dataDirectory, settings: settings.store, logger: logger)
+                return try SQLiteSessionStore(
+                    directory: settings.dataDirectory, settings: settings.store, logger: logger, quickCheck: !settings.skipQuickCheck)
             default:
                 guard let url = settings.databaseURL else {
                     throw ValidationError("--store postgres needs --database-url (or TABULA_DATABASE_URL)")
@@ -358,6 +366,7 @@ struct ServeCommand: ParsableCommand {
             watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
             preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),
+            skipQuickCheck: try EnvironmentSetting.flag(skipQuickCheck, "TABULA_SKIP_QUICK_CHECK"),
             databaseURL: databaseURL ?? EnvironmentSetting.value("TABULA_DATABASE_URL"),
             databasePoolSize: try bounded(
                 EnvironmentSetting.resolve(databasePoolSize, "TABULA_DATABASE_POOL_SIZE", default: PostgresSessionStore.defaultPoolSize), "database-pool-size",

@@ -90,7 +90,7 @@ import Testing
         let state = SessionState(revision: 3, values: ["on": .scalar(.bool(true))], client: ClientContext(locale: "fr-CH", kinds: ["basic"]))
         let stored = try JSONParser().parse(state.valuesBytes)
         #expect(text(state.valuesBytes) == #"{"$client":{"kinds":["basic"],"locale":"fr-CH"},"on":true}"#)
-        #expect(SessionState(storedValues: stored, revision: 3) == state)
+        #expect(try SessionState(storedValues: stored, revision: 3) == state)
         #expect(text(SessionState(revision: 1, values: ["on": .scalar(.bool(true))]).valuesBytes) == #"{"on":true}"#)
     }
 }

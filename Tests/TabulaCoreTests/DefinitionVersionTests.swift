@@ -120,11 +120,23 @@ import Testing
         var random = SplitMix64(seed: 11)
         for revision in 0..<50 {
             let state = IncrementalRenderTests.randomState(try fixtureCatalogue.schema, &random, revision: revision)
-            let stored = SessionState(storedValues: try JSONParser().parse(state.valuesBytes), revision: revision)
+            let stored = try SessionState(storedValues: try JSONParser().parse(state.valuesBytes), revision: revision)
             #expect(stored == state)
         }
-        let odd = SessionState(storedValues: try JSONParser().parse(Array(#"{"a": null, "b": [1], "c": {"x": 1}, "d": true}"#.utf8)), revision: 3)
-        #expect(odd.values == ["d": .scalar(.bool(true))])
+    }
+
+    /// What no store writes is damage, and reading it throws: it used to be dropped, so a
+    /// damaged state read back as the definitions' defaults.
+    @Test(arguments: [
+        (#"[]"#, "$"), (#"{"a": null}"#, "$.a"), (#"{"b": [1]}"#, "$.b[0]"), (#"{"c": {"x": 1}}"#, "$.c"),
+        (#"{"n": [{"name": "x"}]}"#, "$.n[0]"), (#"{"n": [{"id": "a", "f": [1]}]}"#, "$.n[0].f"),
+        (#"{"$client": 3}"#, "$.$client"), (#"{"$client": {"kinds": "basic"}}"#, "$.$client.kinds"),
+        (#"{"$client": {"kinds": [1]}}"#, "$.$client.kinds[0]"), (#"{"$client": {"locale": 5}}"#, "$.$client.locale"),
+    ])
+    func storedValuesThatNoStoreWritesDoNotRead(stored: String, path: String) throws {
+        let json = try JSONParser().parse(Array(stored.utf8))
+        let error = try #require(throws: StateDecodingError.self) { try SessionState(storedValues: json, revision: 3) }
+        #expect(error.path == path, "\(error)")
     }
 
     /// The version of a definition that declares `wifi` (bool), `mode` (string) and

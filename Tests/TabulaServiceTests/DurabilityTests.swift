@@ -126,7 +126,7 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
                 let payload = try JSONParser().parse(row[2].blob ?? [])
                 let rowID = try #require(payload.objectValue?["row"]?.stringValue)
                 state = try reduce(state, .select(row: rowID), definition).state
-                let stored = SessionState(storedValues: try JSONParser().parse(row[3].blob ?? []), revision: state.revision)
+                let stored = try SessionState(storedValues: try JSONParser().parse(row[3].blob ?? []), revision: state.revision)
                 #expect(stored == state, "the log does not replay at revision \(state.revision)")
             }
             let logged = Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[1].text.map { ($0, Int(row[0].integer ?? -1)) } })

@@ -23,18 +23,34 @@ public struct ClientContext: Hashable, Sendable {
         return .object(object)
     }
 
-    /// Reads the context as ``json`` writes it; members it does not know are left out.
-    public init(stored json: JSONValue) {
+    /// Reads the context as ``json`` writes it; members it does not know are left out (a
+    /// later version may add some). Throws when a member it knows is not what ``json``
+    /// writes: the stored form is damaged. `path` names it in the problem.
+    public init(stored json: JSONValue, path: String = "$") throws(StateDecodingError) {
         guard case .object(let object) = json else {
-            self.init()
-            return
+            throw StateDecodingError(path: path, message: "a stored client context is an object, not \(json.typeName)")
         }
         var kinds: Set<String>?
-        if case .array(let names)? = object["kinds"] {
-            kinds = Set(names.compactMap { if case .string(let name) = $0 { name } else { nil } })
+        switch object["kinds"] {
+        case nil: break
+        case .array(let names)?:
+            var found: Set<String> = []
+            for (index, name) in names.enumerated() {
+                guard case .string(let kind) = name else {
+                    throw StateDecodingError(path: "\(path).kinds[\(index)]", message: "a kind is a string, not \(name.typeName)")
+                }
+                found.insert(kind)
+            }
+            kinds = found
+        case let other?:
+            throw StateDecodingError(path: "\(path).kinds", message: "kinds are a list of strings, not \(other.typeName)")
         }
         var locale: String?
-        if case .string(let tag)? = object["locale"] { locale = tag }
+        switch object["locale"] {
+        case nil: break
+        case .string(let tag)?: locale = tag
+        case let other?: throw StateDecodingError(path: "\(path).locale", message: "a locale is a string, not \(other.typeName)")
+        }
         self.init(locale: locale, kinds: kinds)
     }
 }

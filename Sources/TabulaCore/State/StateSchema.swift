@@ -54,16 +54,19 @@ extension SessionState {
     /// Reads values as stores save them (``valuesBytes``), without a schema: whatever
     /// version of the definitions wrote them, every key is kept as it was stored (each
     /// definition reads them ``ScreenDefinition/conformed(_:)``). A value is a scalar, or a
-    /// list of records (objects with a string `id` and scalar fields); anything else, which
-    /// Tabula never writes, is dropped, and the definitions read the key's default.
-    public init(storedValues json: JSONValue, revision: Int) {
+    /// list of records (objects with a string `id` and scalar fields). Anything else was
+    /// never written by Tabula: the stored state is damaged, and reading it throws rather
+    /// than pass it off as defaults.
+    public init(storedValues json: JSONValue, revision: Int) throws(StateDecodingError) {
         self.init(revision: revision)
-        guard case .object(let object) = json else { return }
+        guard case .object(let object) = json else {
+            throw StateDecodingError(path: "$", message: "a stored state is an object, not \(json.typeName)")
+        }
         for (key, value) in object.pairs {
             if key == Self.clientKey {
-                client = ClientContext(stored: value)
-            } else if let stored = StateValue(stored: value) {
-                values[key] = stored
+                client = try ClientContext(stored: value, path: "$.\(key)")
+            } else {
+                values[key] = try StateValue(stored: value, path: "$.\(key)")
             }
         }
     }

@@ -105,20 +105,28 @@ extension StateType {
 }
 
 extension StateValue {
-    /// A value as a store saved it, read without a schema: a scalar, or a list of records.
-    init?(stored json: JSONValue) {
+    /// A value as a store saved it, read without a schema: a scalar, or a list of records
+    /// (objects with a string `id` and scalar fields). Throws for anything else, which no
+    /// store writes; `path` names the value in the problem.
+    init(stored json: JSONValue, path: String) throws(StateDecodingError) {
         if let scalar = StateType.scalar(json) {
             self = .scalar(scalar)
             return
         }
-        guard case .array(let elements) = json else { return nil }
+        guard case .array(let elements) = json else {
+            throw StateDecodingError(path: path, message: "a stored value is a bool, number, string or list of records, not \(json.typeName)")
+        }
         var records: [Record] = []
         records.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .object(let object) = element, case .string(let id)? = object["id"] else { return nil }
+        for (index, element) in elements.enumerated() {
+            guard case .object(let object) = element, case .string(let id)? = object["id"] else {
+                throw StateDecodingError(path: "\(path)[\(index)]", message: "a stored record is an object with a string \"id\"")
+            }
             var fields: [String: FieldValue] = [:]
             for (name, value) in object.pairs where name != "id" {
-                guard let scalar = StateType.scalar(value) else { return nil }
+                guard let scalar = StateType.scalar(value) else {
+                    throw StateDecodingError(path: "\(path)[\(index)].\(name)", message: "a stored field is a bool, number or string, not \(value.typeName)")
+                }
                 fields[name] = scalar
             }
             records.append(Record(id: id, fields: fields))

@@ -29,7 +29,7 @@ extension APIContext {
             switch copy {
             case .failure(let error):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
-                send(Problem.storeUnavailable(error).response(), context, responder, token)
+                send(Problem.store(error).response(), context, responder, token)
             case .success(let copy):
                 applyEvent(request, kind, to: definition, from: copy, token: token, context, responder)
             }

@@ -32,7 +32,7 @@ extension APIContext {
         store.readFeed(after: after, limit: limit) { [self] result in
             switch result {
             case .failure(let error):
-                send(Problem.storeUnavailable(error).response(), context, responder)
+                send(Problem.store(error).response(), context, responder)
             case .success(.expired(let oldest)):
                 send(Problem.feedExpired(oldest: oldest.description).response(), context, responder)
             case .success(.entries(let entries, let next)):

@@ -32,7 +32,7 @@ extension APIContext {
         }
         definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
             switch copy {
-            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder, token)
+            case .failure(let error): send(Problem.store(error).response(), context, responder, token)
             case .success(let copy): sendChanges(definition, of: served, since: since, from: copy, token: token, context, responder)
             }
         }

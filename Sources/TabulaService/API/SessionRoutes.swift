@@ -30,7 +30,7 @@ extension APIContext {
         store.createSession(new) { [self] result in
             switch result {
             case .failure(let error):
-                send(Problem.storeUnavailable(error).response(), context, responder)
+                send(Problem.store(error).response(), context, responder)
             case .success:
                 streams.feedChanged()
                 var writer = JSONWriter()
@@ -151,7 +151,7 @@ extension APIContext {
         }
         call(id) { [self] result in
             switch result {
-            case .failure(let error): send(Problem.storeUnavailable(error).response(), context, responder)
+            case .failure(let error): send(Problem.store(error).response(), context, responder)
             case .success(nil): send(Problem.unknownSessionID(id).response(), context, responder)
             case .success(let found?): send(answer(found), context, responder)
             }

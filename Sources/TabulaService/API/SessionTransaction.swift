@@ -51,9 +51,9 @@ extension APIContext {
                 case .success(.conflict) where attempt < Self.maxTransactionAttempts:
                     transact(decision, session: name, attempt: attempt + 1, completion: completion)
                 case .success(.conflict):
-                    completion(Decision.refused(.storeUnavailable(StoreError("the session kept changing under \(attempt) attempts; retry"))))
+                    completion(Decision.refused(.store(StoreError("the session kept changing under \(attempt) attempts; retry"))))
                 case .failure(let error):
-                    completion(Decision.refused(.storeUnavailable(error)))
+                    completion(Decision.refused(.store(error)))
                 }
             }
         }
@@ -68,7 +68,7 @@ extension APIContext {
     ) {
         store.read(session: name, request) { result in
             switch result {
-            case .failure(let error): onProblem(.storeUnavailable(error))
+            case .failure(let error): onProblem(.store(error))
             case .success(nil): onProblem(Self.unknown(name))
             case .success(let snapshot?): body(snapshot)
             }

@@ -52,7 +52,7 @@ extension APIContext {
         clientCopy: DefinitionArchive.Copy, _ context: RouteContext, _ responder: Responder
     ) {
         guard let id = snapshot.id else {
-            return send(Problem.storeUnavailable(StoreError("the store did not read the session's id")).response(), context, responder, token)
+            return send(Problem.store(StoreError("the store did not read the session's id")).response(), context, responder, token)
         }
         let key = SessionKey(token)
         let current = cache.renderedScreen(session: key, definition, snapshot.current)

@@ -198,9 +198,20 @@ extension Problem {
             extensions: ["limit": .number(Double(limit))], headerFields: [.retryAfter: "\(seconds)"])
     }
 
-    static func storeUnavailable(_ error: StoreError) -> Problem {
-        Problem(
-            slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
-            detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
+    /// A store that failed: 503 `store-unavailable` when a retry may succeed, 500
+    /// `store-corrupt` when what it holds is damaged (nothing was written over it).
+    static func store(_ error: StoreError) -> Problem {
+        switch error.kind {
+        case .unavailable:
+            Problem(
+                slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
+                detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
+        case .corrupt:
+            Problem(
+                slug: "store-corrupt", title: "Store Corrupt", status: .internalServerError,
+                detail:
+                    "the store's data for this request is damaged (\(error)); nothing was written over it. Retrying will not help: the operator must restore the store from a backup"
+            )
+        }
     }
 }

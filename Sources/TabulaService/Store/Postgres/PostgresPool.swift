@@ -69,8 +69,13 @@ final class PostgresPool: @unchecked Sendable {
                 } catch {
                     // A failed statement may have left the connection unusable: start afresh.
                     if !error.isConflict { connection = nil }
-                    logger.warning("PostgreSQL: \(error)")
-                    job.failed(StoreError("PostgreSQL: \(error)"))
+                    if error.isCorruption {
+                        logger.error("PostgreSQL: damaged data, answered 500 store-corrupt and written over by nothing: \(error)")
+                        job.failed(.corrupt("PostgreSQL: \(error)"))
+                    } else {
+                        logger.warning("PostgreSQL: \(error)")
+                        job.failed(StoreError("PostgreSQL: \(error)"))
+                    }
                 }
             }
         }

@@ -108,12 +108,13 @@ public final class PostgresSessionStore: SessionStore {
                 let row = try connection.execute(
                     "SELECT subject, revision, state, created_ms, last_used_ms FROM sessions WHERE id = $1", [.text(id)]
                 ).rows.first
-                guard let row, let revision = row[1].integer else { return completion(.success(nil)) }
+                guard let row else { return completion(.success(nil)) }
+                guard let revision = row[1].integer else { throw .corrupt("session \(id): its row has no revision") }
                 completion(
                     .success(
                         SessionRecord(
-                            id: id, subject: row[0].text, state: Self.restore(row[2], revision: Int(revision)), createdAt: row[3].integer ?? 0,
-                            lastUsedAt: row[4].integer ?? 0)))
+                            id: id, subject: row[0].text, state: try Self.restore(row[2], revision: Int(revision), session: id),
+                            createdAt: row[3].integer ?? 0, lastUsedAt: row[4].integer ?? 0)))
             }, failed: { completion(.failure($0)) })
     }
 
@@ -285,10 +286,10 @@ public final class PostgresSessionStore: SessionStore {
 
     /// The session's current state.
     private func currentState(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
-        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first,
-            let revision = row[0].integer
+        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first
         else { return nil }
-        return Self.restore(row[1], revision: Int(revision))
+        guard let revision = row[0].integer else { throw .corrupt("session \(Self.name(digest, connection)): its row has no revision") }
+        return try Self.restore(row[1], revision: Int(revision), session: Self.name(digest, connection))
     }
 
     private func touchIfStale(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) {
@@ -384,7 +385,7 @@ public final class PostgresSessionStore: SessionStore {
                             ORDER BY xid, seq LIMIT $3
                             """,
                             [.text(String(from.high)), .integer(Int64(clamping: from.low)), .integer(Int64(limit))]
-                        ).rows.compactMap(Self.feedEntry)
+                        ).rows.map(Self.feedEntry)
                     }
                     try connection.execute("COMMIT")
                     completion(.success(page))
@@ -573,19 +574,33 @@ extension PostgresSessionStore {
         return FeedCursor(high: xid, low: UInt64(max(0, seq)))
     }
 
-    static func feedEntry(_ row: [PostgresValue]) -> FeedEntry? {
+    /// A feed row; one whose columns are not what the feed writes is damaged, and is an
+    /// error rather than left out.
+    static func feedEntry(_ row: [PostgresValue]) throws(PostgresError) -> FeedEntry {
         guard let cursor = cursor(row), let sessionID = row[2].text,
-            let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer
-        else { return nil }
+            let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer,
+            row[3] == .null || row[3].text != nil, row[6] == .null || row[6].bytes != nil, let changedKeys = row[7].bytes
+        else { throw .corrupt("the feed entry at \(row.first.map { "\($0)" } ?? "?") does not decode") }
         return FeedEntry(
             cursor: cursor, sessionID: sessionID, subject: row[3].text, revision: Int(revision),
-            record: FeedRecord(cause: cause, event: row[6].bytes, changedKeys: row[7].bytes ?? Array("[]".utf8)), time: time)
+            record: FeedRecord(cause: cause, event: row[6].bytes, changedKeys: changedKeys), time: time)
     }
 
-    /// A state as the database holds it (its values' JSON), read without a schema.
-    static func restore(_ value: PostgresValue, revision: Int) -> SessionState {
-        let json = (try? JSONParser().parse(value.bytes ?? [])) ?? .object(JSONObject())
-        return SessionState(storedValues: json, revision: revision)
+    /// A state as the database holds it (its values' JSON), read without a schema. One
+    /// that does not decode is damaged: an error, never a default state.
+    static func restore(_ value: PostgresValue, revision: Int, session: String) throws(PostgresError) -> SessionState {
+        do throws(StoredStateError) {
+            return try StoredState.decode(value.bytes, revision: revision)
+        } catch {
+            throw .corrupt("session \(session): \(error)")
+        }
+    }
+
+    /// How a damaged session is named in messages and logs: its public id, else the start
+    /// of its token's digest (never the token).
+    static func name(_ digest: String, _ connection: PostgresConnection) -> String {
+        let id = try? connection.execute("SELECT id FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.text
+        return id.flatMap { $0 } ?? "with token digest \(digest.prefix(12))…"
     }
 
     /// The state at a revision, if the log still holds it.
@@ -595,7 +610,7 @@ extension PostgresSessionStore {
         if let row = try connection.execute(
             "SELECT state FROM events WHERE token_hash = $1 AND revision = $2", [.text(digest), .integer(Int64(revision))]
         ).rows.first {
-            return .found(Self.restore(row[0], revision: revision))
+            return .found(try Self.restore(row[0], revision: revision, session: Self.name(digest, connection)))
         }
         let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.integer
         return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
@@ -607,9 +622,13 @@ extension PostgresSessionStore {
             let row = try connection.execute(
                 "SELECT fingerprint, status, body, time_ms FROM answers WHERE token_hash = $1 AND event_id = $2",
                 [.text(digest), .text(eventID)]
-            ).rows.first,
-            let status = row[1].integer, let time = row[3].integer, time >= cutoff
+            ).rows.first
         else { return nil }
-        return StoredAnswer(fingerprint: row[0].bytes ?? [], status: Int(status), body: row[2].bytes ?? [], time: time)
+        guard let time = row[3].integer else { throw .corrupt("session \(Self.name(digest, connection)): a stored answer has no time") }
+        guard time >= cutoff else { return nil }
+        guard let answer = StoredAnswer(fingerprint: row[0].bytes, status: row[1].integer, body: row[2].bytes, time: time) else {
+            throw .corrupt("session \(Self.name(digest, connection)): the answer stored for an eventId does not decode")
+        }
+        return answer
     }
 }

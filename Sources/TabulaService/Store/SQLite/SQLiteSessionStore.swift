@@ -23,9 +23,11 @@ public final class SQLiteSessionStore: SessionStore {
     private let retention: RetentionTimer
     private let now: @Sendable () -> Milliseconds
 
-    /// Opens or creates the store in `directory` and migrates its schema.
+    /// Opens or creates the store in `directory` and migrates its schema. With
+    /// `quickCheck`, SQLite's `quick_check` reads the whole file first, and a damaged one is
+    /// refused with SQLite's own words (``SQLiteQuickCheck``).
     public init(
-        directory: String, settings: StoreSettings, logger: Logger,
+        directory: String, settings: StoreSettings, logger: Logger, quickCheck: Bool = true,
         cacheEntries: Int = 100_000, retentionIntervalSeconds: Double = 60,
         now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
@@ -46,6 +48,7 @@ public final class SQLiteSessionStore: SessionStore {
             // the database once rather than once per checkpoint (Scripts/bench-events).
             try writeConnection.execute(
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8000;")
+            if quickCheck { try SQLiteQuickCheck.run(writeConnection, path: path, logger: logger) }
             try SQLiteSchema.migrate(writeConnection)
             let ringSize = settings.keepRevisions + 1
             try SQLiteSchema.fitRing(writeConnection, size: ringSize)
@@ -58,7 +61,7 @@ public final class SQLiteSessionStore: SessionStore {
             throw error
         } catch {
             Glibc.close(lockDescriptor)
-            throw StoreError("cannot open \(directory)/tabula.sqlite: \(error)")
+            throw StoreError("cannot open \(directory)/tabula.sqlite", error)
         }
         retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
         writer.start()
@@ -117,7 +120,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             completion(.success(record))
         } catch {
-            completion(.failure(StoreError("cannot read the database: \(error)")))
+            completion(.failure(failure("cannot read the database", error)))
         }
     }
 
@@ -165,7 +168,7 @@ public final class SQLiteSessionStore: SessionStore {
         } catch let error as StoreError {
             completion(.failure(error))
         } catch {
-            completion(.failure(StoreError("cannot read the database: \(error)")))
+            completion(.failure(failure("cannot read the database", error)))
         }
     }
 
@@ -282,7 +285,7 @@ public final class SQLiteSessionStore: SessionStore {
         do {
             completion(.success(try readerLock.withLock { () throws(SQLiteError) in try reader.keptDefinition(id: id) }))
         } catch {
-            completion(.failure(StoreError("cannot read the database: \(error)")))
+            completion(.failure(failure("cannot read the database", error)))
         }
     }
 
@@ -290,7 +293,7 @@ public final class SQLiteSessionStore: SessionStore {
         do {
             completion(.success(try readerLock.withLock { () throws(SQLiteError) in try reader.readFeed(after: after, limit: limit) }))
         } catch {
-            completion(.failure(StoreError("cannot read the database: \(error)")))
+            completion(.failure(failure("cannot read the database", error)))
         }
     }
 
@@ -304,7 +307,7 @@ public final class SQLiteSessionStore: SessionStore {
             _ = try readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
             completion(.success(()))
         } catch {
-            completion(.failure(StoreError("cannot read \(path): \(error)")))
+            completion(.failure(failure("cannot read \(path)", error)))
         }
     }
 
@@ -316,6 +319,14 @@ public final class SQLiteSessionStore: SessionStore {
             Glibc.close(descriptor)  // releases the flock
             descriptor = -1
         }
+    }
+
+    /// The store error for a failed read; a damaged file or row is logged as well, with
+    /// what failed (the session's id where it is known).
+    private func failure(_ doing: String, _ error: any Error) -> StoreError {
+        let failure = StoreError(doing, error)
+        if failure.kind == .corrupt { logger.error("\(failure); answered 500 store-corrupt, and nothing was written over it") }
+        return failure
     }
 
     private func submit(_ job: WriteJob) {

@@ -134,7 +134,7 @@ final class SQLiteStatements: @unchecked Sendable {
             let pruned = FeedCursor(low: UInt64(max(0, try feedPrunedCursor())))
             let newest = FeedCursor(low: UInt64(max(0, try selectNewestFeedEntry.rows().first?.first?.integer ?? 0)))
             let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(SQLiteError) in
-                try selectFeed.rows([.integer(Int64(clamping: from.low)), .integer(Int64(limit))]).compactMap(Self.feedEntry)
+                try selectFeed.rows([.integer(Int64(clamping: from.low)), .integer(Int64(limit))]).map(Self.feedEntry)
             }
             try database.execute("COMMIT")
             return page
@@ -144,13 +144,16 @@ final class SQLiteStatements: @unchecked Sendable {
         }
     }
 
-    private static func feedEntry(_ row: [SQLiteValue]) -> FeedEntry? {
-        guard let cursor = row[0].integer, let sessionID = row[1].text, let revision = row[3].integer,
-            let cause = row[4].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[7].integer
-        else { return nil }
+    /// A feed row; one whose columns are not what the feed writes is damaged, and is an
+    /// error rather than left out.
+    private static func feedEntry(_ row: [SQLiteValue]) throws(SQLiteError) -> FeedEntry {
+        guard let cursor = row[0].integer, cursor >= 0, let sessionID = row[1].text, let revision = row[3].integer,
+            let cause = row[4].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[7].integer,
+            row[2] == .null || row[2].text != nil, row[5] == .null || row[5].blob != nil, let changedKeys = row[6].blob
+        else { throw .corrupt("the feed entry at cursor \(row[0]) does not decode") }
         return FeedEntry(
             cursor: FeedCursor(low: UInt64(cursor)), sessionID: sessionID, subject: row[2].text, revision: Int(revision),
-            record: FeedRecord(cause: cause, event: row[5].blob, changedKeys: row[6].blob ?? Array("[]".utf8)), time: time)
+            record: FeedRecord(cause: cause, event: row[5].blob, changedKeys: changedKeys), time: time)
     }
 
     /// Removes up to `limit` of the oldest feed entries, those older than `cutoff` but never
@@ -220,8 +223,11 @@ final class SQLiteStatements: @unchecked Sendable {
     }
 
     func currentState(_ digest: String) throws(SQLiteError) -> SessionState? {
-        guard let row = try newestEntry(digest), let revision = row[0].integer else { return nil }
-        return restore(row[1], revision: Int(revision))
+        guard let row = try newestEntry(digest) else { return nil }
+        guard let revision = row[0].integer, revision >= 0 else {
+            throw .corrupt("session \(name(digest)): its newest log entry has no revision")
+        }
+        return try restore(row[1], revision: Int(revision), digest: digest)
     }
 
     /// The newest log entry of a session: revision, state, time.
@@ -230,9 +236,20 @@ final class SQLiteStatements: @unchecked Sendable {
         return try selectSlot.rows([.text(digest), slot]).first
     }
 
-    func restore(_ value: SQLiteValue, revision: Int) -> SessionState {
-        let json = (try? JSONParser().parse(value.blob ?? [])) ?? .object(JSONObject())
-        return SessionState(storedValues: json, revision: revision)
+    /// A state as the log holds it (its values' JSON), read without a schema. One that
+    /// does not decode is damaged: an error, never a default state.
+    func restore(_ value: SQLiteValue, revision: Int, digest: String) throws(SQLiteError) -> SessionState {
+        do throws(StoredStateError) {
+            return try StoredState.decode(value.blob, revision: revision)
+        } catch {
+            throw .corrupt("session \(name(digest)): \(error)")
+        }
+    }
+
+    /// How a damaged session is named in messages and logs: its public id, else the start
+    /// of its token's digest (never the token).
+    func name(_ digest: String) -> String {
+        (try? id(digest: digest)).flatMap { $0 } ?? "with token digest \(digest.prefix(12))…"
     }
 
     func createSession(_ digest: String, _ session: NewSession, time: Milliseconds) throws(SQLiteError) {
@@ -315,16 +332,19 @@ final class SQLiteStatements: @unchecked Sendable {
         if revision >= 0, let row = try selectSlot.rows([.text(digest), .integer(Int64(revision % ringSize))]).first,
             row[0].integer == Int64(revision)
         {
-            return .found(restore(row[1], revision: revision))
+            return .found(try restore(row[1], revision: revision, digest: digest))
         }
         let oldest = try selectOldestRevision.rows([.text(digest)]).first?.first?.integer.map(Int.init) ?? current.revision
         return .tooOld(oldestKept: oldest)
     }
 
     func answer(_ digest: String, eventID: String, notBefore cutoff: Milliseconds) throws(SQLiteError) -> StoredAnswer? {
-        guard let row = try selectAnswer.rows([.text(digest), .text(eventID)]).first,
-            let status = row[1].integer, let time = row[3].integer, time >= cutoff
-        else { return nil }
-        return StoredAnswer(fingerprint: row[0].blob ?? [], status: Int(status), body: row[2].blob ?? [], time: time)
+        guard let row = try selectAnswer.rows([.text(digest), .text(eventID)]).first else { return nil }
+        guard let time = row[3].integer else { throw .corrupt("session \(name(digest)): a stored answer has no time") }
+        guard time >= cutoff else { return nil }
+        guard let answer = StoredAnswer(fingerprint: row[0].blob, status: row[1].integer, body: row[2].blob, time: time) else {
+            throw .corrupt("session \(name(digest)): the answer stored for an eventId does not decode")
+        }
+        return answer
     }
 }

@@ -3,6 +3,15 @@ import TabulaCore
 import TabulaPlatform
 import TabulaSQLite
 
+extension StoreError {
+    /// The store error for a SQLite failure while doing something: ``Kind/corrupt`` when
+    /// SQLite found the file damaged or a row did not decode, else ``Kind/unavailable``.
+    init(_ doing: String, _ error: any Error) {
+        let corrupt = (error as? SQLiteError)?.isCorruption == true
+        self.init("\(doing): \(error)", kind: corrupt ? .corrupt : .unavailable)
+    }
+}
+
 /// One unit of work for the writer. `run` executes inside the batch's transaction and
 /// returns what to do once the batch is durable; `failed` tells the client otherwise.
 struct WriteJob: Sendable {
@@ -130,7 +139,7 @@ final class SQLiteWriter: @unchecked Sendable {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
             logger.error("cannot begin a transaction: \(error)")
-            let failure = StoreError("the database cannot start a transaction: \(error)")
+            let failure = StoreError("the database cannot start a transaction", error)
             answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
             return
         }
@@ -149,7 +158,7 @@ final class SQLiteWriter: @unchecked Sendable {
                 try? statements.release.run()
                 batch.undoJob()
                 logger.error("a write failed and was rolled back: \(error)")
-                rolledBack.append((job, StoreError("the database refused a write: \(error)")))
+                rolledBack.append((job, StoreError("the database refused a write", error)))
             }
         }
         do {
@@ -157,7 +166,7 @@ final class SQLiteWriter: @unchecked Sendable {
         } catch {
             try? database.execute("ROLLBACK")
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
-            let failure = StoreError("the database could not commit: \(error)")
+            let failure = StoreError("the database could not commit", error)
             answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
             return
         }
