@@ -26,6 +26,13 @@ public struct ServiceConfiguration: Sendable {
     public var preview = false
     /// How long a request refused for its key (401 `unauthorized`) waits for its answer.
     public var keyRefusalPauseMilliseconds = 250
+    /// New sessions a client address may create a minute (a burst of as many, then evenly);
+    /// beyond, 429 `too-many-sessions`. The backend's, with its key, are not counted. 0: no limit.
+    public var newSessionsPerMinute = 600
+    /// The proxies whose `X-Forwarded-For` names the client, for the limits per address.
+    public var trustedProxies = TrustedProxies.none
+    /// The most row kinds a client context may list (each at most 64 bytes).
+    public var maxClientKinds = 64
 
     public init() {}
 }
@@ -59,7 +66,7 @@ public final class TabulaService: HTTPHandler {
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
-            streams: configuration.streams)
+            streams: configuration.streams, clients: ClientLimits(configuration))
         self.api = api
         let problems = Locked<[CatalogueProblem]>([])
         reloadProblems = problems
@@ -67,7 +74,8 @@ public final class TabulaService: HTTPHandler {
         if configuration.preview {
             PreviewRoutes.add(to: &routes) { (api.served, problems.withLock { $0 }) }
         }
-        Self.addOperationalRoutes(to: &routes, metrics: metrics, store: store, streams: api.streams, connectionCount: connectionCount)
+        Self.addOperationalRoutes(
+            to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(
             .get, "/openapi.json",
@@ -191,7 +199,7 @@ public final class TabulaService: HTTPHandler {
     }
 
     private static func addOperationalRoutes(
-        to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub,
+        to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub, clients: ClientLimits,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
         router.add(.get, "/healthz") { context, responder in
@@ -216,7 +224,9 @@ public final class TabulaService: HTTPHandler {
                 fields[.cacheControl] = "no-store"
                 return Response(
                     status: .ok, headerFields: fields,
-                    body: metrics.exposition(openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count))
+                    body: metrics.exposition(
+                        openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count,
+                        limits: [store.limitCounts, clients.limitCounts]))
             })
     }
 }

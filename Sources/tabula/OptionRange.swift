@@ -18,4 +18,9 @@ enum OptionRange {
     static let maxListLength = 1...1_000_000
     static let maxStreams = 1...1_000_000
     static let maxStreamsPerSession = 1...1_000_000
+    static let maxNewSessionsPerMinute = 0...1_000_000
+    static let maxClientKinds = 1...1024
+    static let maxHistoryBytes = 1024...(1 << 30)
+    static let maxAnswersPerSession = 1...1_000_000
+    static let stateCacheBytes = (1 << 20)...(1 << 40)
 }

@@ -167,6 +167,37 @@ struct ServeCommand: ParsableCommand {
     )
     var maxStreamsPerSession: Int?
 
+    @Option(
+        help:
+            "New sessions one client address may create a minute, 0 for no limit; more get 429 (env TABULA_MAX_NEW_SESSIONS_PER_MINUTE, default \(Defaults.service.newSessionsPerMinute))"
+    )
+    var maxNewSessionsPerMinute: Int?
+
+    @Option(
+        help:
+            "Proxies whose X-Forwarded-For names the client, for the limits per address: addresses or CIDR ranges, comma-separated (env TABULA_TRUSTED_PROXY, default: none)"
+    )
+    var trustedProxy: String?
+
+    @Option(help: "Row kinds a client context may list; more get 400 (env TABULA_MAX_CLIENT_KINDS, default \(Defaults.service.maxClientKinds))")
+    var maxClientKinds: Int?
+
+    @Option(
+        help:
+            "Bytes of past states and events kept per session; beyond, its oldest revisions are dropped (env TABULA_MAX_HISTORY_BYTES, default \(Defaults.store.maxHistoryBytes))"
+    )
+    var maxHistoryBytes: Int?
+
+    @Option(
+        help:
+            "Answers of eventIds kept per session for retries, the newest (env TABULA_MAX_ANSWERS_PER_SESSION, default \(Defaults.store.maxAnswersPerSession))"
+    )
+    var maxAnswersPerSession: Int?
+
+    @Option(
+        help: "Bytes of current states the SQLite store keeps in memory (env TABULA_STATE_CACHE_BYTES, default \(Defaults.store.stateCacheBytes))")
+    var stateCacheBytes: Int?
+
     func run() throws {
         let settings = try resolvedSettings()
         let level = settings.logLevel
@@ -193,6 +224,9 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.stateLimits = settings.stateLimits
         serviceConfiguration.streams = settings.streams
         serviceConfiguration.preview = settings.preview
+        serviceConfiguration.newSessionsPerMinute = settings.newSessionsPerMinute
+        serviceConfiguration.trustedProxies = settings.trustedProxies
+        serviceConfiguration.maxClientKinds = settings.maxClientKinds
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
@@ -248,6 +282,7 @@ struct ServeCommand: ParsableCommand {
         static let store = StoreSettings()
         static let stateLimits = StateLimits()
         static let streams = StreamSettings()
+        static let service = ServiceConfiguration()
         static let screens = "Fixtures/screens"
         static let dataDirectory = "./data"
         static let storeKind = "sqlite"
@@ -273,6 +308,9 @@ struct ServeCommand: ParsableCommand {
         var cors: CORSPolicy?
         var stateLimits: StateLimits
         var streams: StreamSettings
+        var newSessionsPerMinute: Int
+        var trustedProxies: TrustedProxies
+        var maxClientKinds: Int
 
         /// The screens with their string tables.
         var definitions: DefinitionDirectory { DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale) }
@@ -361,6 +399,21 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(maxStreamsPerSession, "TABULA_MAX_STREAMS_PER_SESSION", default: streams.maxStreamsPerSession),
             "max-streams-per-session", OptionRange.maxStreamsPerSession)
         server.maxStreams = streams.maxStreams
+        storeSettings.maxHistoryBytes = try bounded(
+            EnvironmentSetting.resolve(maxHistoryBytes, "TABULA_MAX_HISTORY_BYTES", default: storeSettings.maxHistoryBytes), "max-history-bytes",
+            OptionRange.maxHistoryBytes)
+        storeSettings.maxAnswersPerSession = try bounded(
+            EnvironmentSetting.resolve(maxAnswersPerSession, "TABULA_MAX_ANSWERS_PER_SESSION", default: storeSettings.maxAnswersPerSession),
+            "max-answers-per-session", OptionRange.maxAnswersPerSession)
+        storeSettings.stateCacheBytes = try bounded(
+            EnvironmentSetting.resolve(stateCacheBytes, "TABULA_STATE_CACHE_BYTES", default: storeSettings.stateCacheBytes), "state-cache-bytes",
+            OptionRange.stateCacheBytes)
+        let newSessionsPerMinute = try bounded(
+            EnvironmentSetting.resolve(maxNewSessionsPerMinute, "TABULA_MAX_NEW_SESSIONS_PER_MINUTE", default: Defaults.service.newSessionsPerMinute),
+            "max-new-sessions-per-minute", OptionRange.maxNewSessionsPerMinute)
+        let maxClientKinds = try bounded(
+            EnvironmentSetting.resolve(maxClientKinds, "TABULA_MAX_CLIENT_KINDS", default: Defaults.service.maxClientKinds), "max-client-kinds",
+            OptionRange.maxClientKinds)
         return Settings(
             server: server, screens: screens, strings: strings ?? EnvironmentSetting.value("TABULA_STRINGS"), defaultLocale: defaultLocale,
             watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
@@ -380,7 +433,17 @@ struct ServeCommand: ParsableCommand {
                 maxListLength: try bounded(
                     EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length",
                     OptionRange.maxListLength)),
-            streams: streams)
+            streams: streams, newSessionsPerMinute: newSessionsPerMinute, trustedProxies: try resolvedTrustedProxies(),
+            maxClientKinds: maxClientKinds)
+    }
+
+    private func resolvedTrustedProxies() throws -> TrustedProxies {
+        guard let text = trustedProxy ?? EnvironmentSetting.value("TABULA_TRUSTED_PROXY") else { return .none }
+        do {
+            return try TrustedProxies(text.split(separator: ",").map(String.init))
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
     private func resolvedKey(_ option: String?, _ environment: String, _ name: String) throws -> APIKey? {

@@ -30,7 +30,8 @@ import Testing
             ("--max-connections-per-ip", "-1"), ("--connection-memory-limit", "100"), ("--threads", "0"), ("--keep-revisions", "0"),
             ("--keep-revisions", huge), ("--keep-definitions", huge), ("--database-pool-size", huge), ("--max-state-bytes", huge),
             ("--max-list-length", huge), ("--shutdown-grace", "inf"), ("--shutdown-grace", "nan"), ("--shutdown-grace", "-1"),
-            ("--shutdown-grace", "1e300"), ("--header-timeout", huge), ("--header-timeout", "0"),
+            ("--shutdown-grace", "1e300"), ("--header-timeout", huge), ("--header-timeout", "0"), ("--max-new-sessions-per-minute", "-1"),
+            ("--max-client-kinds", "0"), ("--max-history-bytes", "10"), ("--max-answers-per-session", "0"), ("--state-cache-bytes", "1"),
         ]
         for (option, value) in cases {
             let result = try serve(["\(option)=\(value)"])
@@ -39,6 +40,8 @@ import Testing
         }
         let environment = try serve([], environment: ["TABULA_THREADS": huge])
         #expect(environment.status == 64 && environment.standardError.contains("--threads must be between 1 and 1024"), "\(environment.standardError)")
+        let proxy = try serve(["--trusted-proxy", "10.0.0.0/8,nginx"])
+        #expect(proxy.status == 64 && proxy.standardError.contains(#"trusted proxy "nginx" is not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }

@@ -47,9 +47,9 @@ final class APITestServer {
     /// Sends one request on a new connection and reads the answer.
     func send(
         _ method: String, _ path: String, session: String? = nil, headers: [String] = [], json: String? = nil,
-        contentType: String? = "application/json"
+        contentType: String? = "application/json", from sourceAddress: String? = nil
     ) throws -> RawHTTPResponse {
-        let connection = try RawHTTPConnection(port: port)
+        let connection = try RawHTTPConnection(port: port, sourceAddress: sourceAddress)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if let session { head += "X-Session: \(session)\r\n" }
         for header in headers { head += header + "\r\n" }

@@ -12,12 +12,14 @@ import Testing
         let instances: [ServerProcess]
         let nginx: NginxProcess
 
-        init() throws {
+        init(arguments: [String] = []) throws {
             let database = try PostgresCluster.shared.get().makeDatabase()
             instances = try (0..<2).map { _ in
-                try ServerProcess(arguments: [
-                    "--store", "postgres", "--database-url", database, "--max-connections-per-ip", "0", "--shutdown-grace", "3",
-                ])
+                try ServerProcess(
+                    arguments: [
+                        "--store", "postgres", "--database-url", database, "--max-connections-per-ip", "0", "--shutdown-grace", "3",
+                        "--trusted-proxy", "127.0.0.1",
+                    ] + arguments)
             }
             nginx = try NginxProcess(upstreamPorts: instances.map(\.port))
         }
@@ -27,6 +29,22 @@ import Testing
             try connection.send(request)
             return try connection.readResponse()
         }
+    }
+
+    /// Behind nginx (a trusted proxy, which appends the client's address to
+    /// X-Forwarded-For), the new sessions of each client are counted for that client, on
+    /// each instance: one client meets the limit, another is not held back by it.
+    @Test func newSessionsAreCountedPerClientBehindTheProxy() throws {
+        let deployment = try Deployment(arguments: ["--max-new-sessions-per-minute", "3"])
+        func create(from address: String) throws -> Int {
+            let connection = try RawHTTPConnection(port: deployment.nginx.port, sourceAddress: address)
+            try connection.send("POST /v1/sessions HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: 192.0.2.1\r\nContent-Length: 0\r\n\r\n")
+            return try connection.readResponse().status
+        }
+        let statuses = try (0..<10).map { _ in try create(from: "127.0.0.2") }
+        #expect(statuses.filter { $0 == 201 }.count <= 6, "\(statuses)")
+        #expect(statuses.filter { $0 == 429 }.count >= 4, "\(statuses)")
+        #expect(try create(from: "127.0.0.3") == 201)
     }
 
     /// A rolling deployment stops one instance (SIGTERM) while clients keep asking through

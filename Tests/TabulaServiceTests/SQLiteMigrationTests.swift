@@ -184,7 +184,7 @@ import Testing
     }
 
     @Test func aStateReadBeforeARemovalIsNotCachedAfterIt() {
-        let cache = SessionStateCache(maxEntries: 100)
+        let cache = SessionStateCache(maxBytes: 1 << 20)
         let state = SessionState(revision: 5)
         let before = cache.removalCount
         cache.remove(digest: testDigest("other-session"))

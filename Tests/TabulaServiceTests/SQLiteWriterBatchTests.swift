@@ -21,7 +21,7 @@ import Testing
     @Test func aRolledBackJobTakesBackOnlyItsOwnChanges() throws {
         let (statements, directory) = try openStatements()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let batch = SQLiteBatch(statements: statements, cache: SessionStateCache(maxEntries: 10))
+        let batch = SQLiteBatch(statements: statements, cache: SessionStateCache(maxBytes: 1 << 20))
 
         batch.beginJob()
         batch.setChanged(SessionKey("kept"), digest: "kept", SessionState(revision: 1))

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func theStateCacheAdvancesAWatchAndEndsItWhenTheStateLeaves() throws {
-        let cache = SessionStateCache(maxEntries: 16 * 16)
+        let cache = SessionStateCache(maxBytes: 16 * 16 * SessionStateCache.entryOverhead)
         let token = SessionToken.make()
         cache.put(SessionKey(token), digest: testDigest(token), SessionState(revision: 1))
         let watch = try #require(cache.get(SessionKey(token))?.watch)
@@ -44,8 +44,8 @@ import Testing
     }
 
     @Test func aStateDroppedToBoundTheCacheEndsItsWatch() {
-        // 16 shards of 16: filling well past 256 states drops some of the first ones.
-        let cache = SessionStateCache(maxEntries: 16 * 16)
+        // 16 shards of 16 empty states: filling well past 256 of them drops some of the first ones.
+        let cache = SessionStateCache(maxBytes: 16 * 16 * SessionStateCache.entryOverhead)
         let tokens = (0..<1_024).map { _ in SessionToken.make() }
         var watches: [SessionWatch] = []
         for token in tokens {

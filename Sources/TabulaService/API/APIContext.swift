@@ -23,14 +23,17 @@ final class APIContext: Sendable {
     let streams: StreamHub
     /// Writers of one session take turns.
     let turns = SessionTurns()
+    /// What one client may make the service keep.
+    let clients: ClientLimits
     /// How many screens each server thread remembers.
     let threadCacheEntries: Int
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
-        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings
+        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits
     ) throws(StoreError) {
         self.access = access
+        self.clients = clients
         definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)
         self.stateLimits = stateLimits
         self.store = store

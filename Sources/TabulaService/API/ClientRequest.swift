@@ -5,10 +5,10 @@ import TabulaCore
 /// say which member to fix.
 enum ClientRequest {
     static let members = ["kinds", "locale"]
-    static let maxKinds = 256
     static let maxKindBytes = 64
 
-    static func decode(_ json: JSONValue, at path: String) throws(Problem) -> ClientContext {
+    /// Reads a context; more kinds than `limits` allow is a 400 that the limits count.
+    static func decode(_ json: JSONValue, at path: String, limits: ClientLimits) throws(Problem) -> ClientContext {
         guard case .object(let object) = json else {
             throw Problem.invalidBody("\(path) must be an object such as {\"locale\": \"fr-CH\", \"kinds\": [\"basic\", \"subtitle\"]}, not \(json.typeName)")
         }
@@ -21,8 +21,14 @@ enum ClientRequest {
                 }
                 client.locale = locale
             case "kinds":
-                guard case .array(let names) = value, names.count <= maxKinds else {
-                    throw Problem.invalidBody("\(path).kinds must be an array of at most \(maxKinds) row kind names the client draws")
+                guard case .array(let names) = value else {
+                    throw Problem.invalidBody("\(path).kinds must be an array of the row kind names the client draws")
+                }
+                guard names.count <= limits.maxClientKinds else {
+                    limits.limitCounts.add(.clientKinds)
+                    throw Problem.invalidBody(
+                        "\(path).kinds lists \(names.count) kinds; a client context lists at most \(limits.maxClientKinds) (--max-client-kinds), the kinds the client draws"
+                    )
                 }
                 var kinds: Set<String> = []
                 for name in names {

@@ -21,13 +21,13 @@ struct NewSessionRequest: Sendable {
 
     /// Decodes a body; an empty one asks for nothing. Problems are 400s that say which
     /// member to fix, but a subject over its limit is a 422.
-    static func decode(_ body: [UInt8]) throws(Problem) -> NewSessionRequest {
+    static func decode(_ body: [UInt8], limits: ClientLimits) throws(Problem) -> NewSessionRequest {
         guard body.contains(where: { !isBlank($0) }) else { return NewSessionRequest() }
         var request = NewSessionRequest()
         for (key, value) in try JSONBody.members(body) {
             switch key {
             case "client":
-                request.client = try ClientRequest.decode(value, at: "client")
+                request.client = try ClientRequest.decode(value, at: "client", limits: limits)
             case "state":
                 request.state = value
             case "subject":

@@ -11,7 +11,7 @@ extension APIContext {
     func createSession(_ context: RouteContext, _ responder: Responder) {
         let new: NewSession
         do throws(Problem) {
-            let request = try NewSessionRequest.decode(context.request.body)
+            let request = try NewSessionRequest.decode(context.request.body, limits: clients)
             var state = served.catalogue.initialState
             if let client = request.client {
                 try Self.requireJSON(context.request)
@@ -21,6 +21,10 @@ extension APIContext {
                 try Self.requireJSON(context.request)
                 try access.requireBackend(context.request)
                 if let json = request.state { state = try initialState(json, client: state.client) }
+            } else if !access.carriesBackendKey(context.request) {
+                // The backend creates sessions for its users from one address: only clients'
+                // own sessions count against their address.
+                try clients.admitNewSession(context.request)
             }
             state.client.locale = state.client.locale ?? negotiatedLocale(context.request)
             new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
@@ -81,7 +85,7 @@ extension APIContext {
             try Self.requireJSON(context.request)
             guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
             token = sessionToken
-            var decoded = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body")
+            var decoded = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body", limits: clients)
             decoded.locale = decoded.locale ?? negotiatedLocale(context.request)
             client = decoded
         } catch {

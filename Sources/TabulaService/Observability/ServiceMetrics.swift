@@ -54,11 +54,20 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition, with gauges read at this moment.
-    func exposition(openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int) -> [UInt8] {
+    /// The Prometheus text exposition, with gauges read at this moment, and how often each
+    /// growth limit took effect (`tabula_limit_reached_total{limit}`), added up from
+    /// `limits` (the store's, the service's).
+    func exposition(openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int, limits: [LimitCounts] = [])
+        -> [UInt8]
+    {
         openConnections.record(connections)
         sessions.record(sessionCount)
         openStreams.record(streams)
-        return Array((requests.exposition() + events.exposition()).utf8) + registry.emitToBuffer()
+        var text = "# HELP tabula_limit_reached_total Times a bound on growth took effect: a refusal, or something old dropped.\n"
+        text += "# TYPE tabula_limit_reached_total counter\n"
+        for limit in GrowthLimit.allCases {
+            text += "tabula_limit_reached_total{limit=\"\(limit.rawValue)\"} \(limits.reduce(0) { $0 + $1[limit] })\n"
+        }
+        return Array((requests.exposition() + events.exposition() + text).utf8) + registry.emitToBuffer()
     }
 }

@@ -50,6 +50,15 @@ extension Problem {
         }
     }
 
+    /// A new session from a client address that has created its limit's worth lately.
+    static func tooManySessions(perMinute: Int, retryAfter seconds: Int) -> Problem {
+        Problem(
+            slug: "too-many-sessions", title: "Too Many Sessions", status: .tooManyRequests,
+            detail:
+                "this client address created its limit of \(perMinute) new sessions a minute (--max-new-sessions-per-minute); keep the session token a client has and go on with it, or retry after \(seconds) s",
+            extensions: ["limit": .number(Double(perMinute))], headerFields: [.retryAfter: "\(seconds)"])
+    }
+
     /// A backend route, or a new session with data, while no backend key is configured.
     static let backendDisabled = Problem(
         slug: "backend-disabled", title: "Backend API Disabled", status: .forbidden,

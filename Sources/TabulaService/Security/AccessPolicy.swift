@@ -78,6 +78,13 @@ struct AccessPolicy: Sendable {
         }
     }
 
+    /// Whether a request carries the backend key (which its routes require, and which lifts
+    /// the limits per client address).
+    func carriesBackendKey(_ request: Request) -> Bool {
+        guard let backendKey, var value = Self.presentedAuthorization(request) else { return false }
+        return value.withUTF8 { backendKey.authorizes(headerValue: UnsafeRawBufferPointer($0)) }
+    }
+
     /// The credentials a request presents, as an Authorization header's value: its one
     /// header; on a stream's path without one, `Bearer` and its `?key=` (a browser's
     /// EventSource cannot send headers; the access log leaves queries out).

@@ -18,6 +18,7 @@ public final class MemorySessionStore: SessionStore {
     private let definitions = Locked<(byID: [String: (definition: KeptDefinition, served: Int)], served: Int)>(([:], 0))
     private let feed: MemoryFeed
     private let now: @Sendable () -> Milliseconds
+    public let limitCounts = LimitCounts()
 
     /// Feed entries kept at most, besides the retention: few enough that the oldest, which
     /// each new entry drops, is still near in memory (a larger feed made every event dearer:
@@ -35,7 +36,7 @@ public final class MemorySessionStore: SessionStore {
 
     public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let time = now()
-        let session = MemorySession(new, time: time, keepRevisions: settings.keepRevisions)
+        let session = MemorySession(new, time: time, settings: settings)
         let key = SessionKey(new.token)
         let created = ids.withLock { ids -> Bool in
             guard ids[new.id] == nil else { return false }
@@ -99,7 +100,9 @@ public final class MemorySessionStore: SessionStore {
             guard !data.removed else { return .unknownSession }
             guard data.current.revision == commit.expectedRevision else { return .conflict }
             if let eventID = commit.event.eventID, commit.answer != nil, data.answer(eventID, notBefore: cutoff) != nil { return .conflict }
-            data.apply(commit, settings: settings, time: time)
+            let dropped = data.apply(commit, settings: settings, time: time)
+            limitCounts.add(.historyBytes, dropped.revisions)
+            limitCounts.add(.eventAnswers, dropped.answers)
             let newest = data.current
             session.current.write { $0 = newest }
             session.watch.advance(to: newest.revision)
@@ -167,7 +170,7 @@ public final class MemorySessionStore: SessionStore {
                     remove(session, time: time)
                 }
                 for session in shard.values {
-                    session.lock.withLock { data in data.answers = data.answers.filter { $0.value.time >= answerCutoff } }
+                    session.lock.withLock { data in data.removeAnswers(olderThan: answerCutoff) }
                 }
                 removed += idle.count
             }
@@ -209,11 +212,11 @@ final class MemorySession: Sendable {
     let current: ReadWriteLocked<SessionState>
     let watch: SessionWatch
 
-    init(_ new: NewSession, time: Milliseconds, keepRevisions: Int) {
+    init(_ new: NewSession, time: Milliseconds, settings: StoreSettings) {
         id = new.id
         subject = new.subject
         createdAt = time
-        lock = Locked(MemorySessionData(state: new.state, keepRevisions: keepRevisions))
+        lock = Locked(MemorySessionData(state: new.state, settings: settings))
         current = ReadWriteLocked(new.state)
         watch = SessionWatch(revision: new.state.revision, lastUsed: time)
     }
@@ -224,15 +227,22 @@ final class MemorySession: Sendable {
 final class MemorySessionData: @unchecked Sendable {
     private(set) var current: SessionState
     /// How to go back from each kept revision to the one before it, oldest first: the
-    /// newest undoes `current`.
-    private(set) var undos: RingBuffer<StateUndo>
-    var answers: [String: StoredAnswer] = [:]
+    /// newest undoes `current`. Each with its size (``StateUndo/bytes``).
+    private(set) var undos: RingBuffer<(undo: StateUndo, bytes: Int)>
+    /// The sizes of `undos` added up, within ``StoreSettings/maxHistoryBytes``.
+    private(set) var historyBytes = 0
+    /// Answers by event id, each with the order it was stored in.
+    private var answers: [String: (answer: StoredAnswer, order: Int)] = [:]
+    /// The event ids of `answers`, oldest first, at most ``StoreSettings/maxAnswersPerSession``.
+    private var answerOrder: RingBuffer<(eventID: String, order: Int)>
+    private var answersStored = 0
     /// Set when the session is deleted or expires, for commits that looked it up before.
     var removed = false
 
-    init(state: SessionState, keepRevisions: Int) {
+    init(state: SessionState, settings: StoreSettings) {
         current = state
-        undos = RingBuffer(capacity: keepRevisions)
+        undos = RingBuffer(capacity: settings.keepRevisions)
+        answerOrder = RingBuffer(capacity: settings.maxAnswersPerSession)
     }
 
     /// The oldest revision that ``state(at:)`` can rebuild.
@@ -248,8 +258,13 @@ final class MemorySessionData: @unchecked Sendable {
 
     /// The answer stored for an event id, if it is younger than `cutoff`.
     func answer(_ eventID: String, notBefore cutoff: Milliseconds) -> StoredAnswer? {
-        guard let answer = answers[eventID], answer.time >= cutoff else { return nil }
-        return answer
+        guard let stored = answers[eventID], stored.answer.time >= cutoff else { return nil }
+        return stored.answer
+    }
+
+    /// Forgets answers stored before `cutoff` (their order entries go when they come up).
+    func removeAnswers(olderThan cutoff: Milliseconds) {
+        answers = answers.filter { $0.value.answer.time >= cutoff }
     }
 
     /// The state at a kept revision (`oldestRevision...current.revision`): the current
@@ -257,23 +272,40 @@ final class MemorySessionData: @unchecked Sendable {
     func state(at revision: Int) -> SessionState {
         var state = current
         var position = undos.count - 1
-        while state.revision > revision, position >= 0 {
-            undos[position].apply(to: &state)
+        while state.revision > revision, let undo = undos.element(at: position) {
+            undo.undo.apply(to: &state)
             position -= 1
         }
         return state
     }
 
-    func apply(_ commit: SessionCommit, settings: StoreSettings, time: Milliseconds) {
+    /// Applies a commit; returns how many revisions and answers it dropped beyond the
+    /// bounds of ``StoreSettings/maxHistoryBytes`` and ``StoreSettings/maxAnswersPerSession``
+    /// (those that ``StoreSettings/keepRevisions`` and the idempotency TTL drop are not counted).
+    func apply(_ commit: SessionCommit, settings: StoreSettings, time: Milliseconds) -> (revisions: Int, answers: Int) {
+        var dropped = (revisions: 0, answers: 0)
         if let state = commit.state {
-            undos.append(StateUndo(from: state, to: current))
+            let undo = StateUndo(from: state, to: current)
+            let bytes = undo.bytes
+            historyBytes += bytes
+            if let old = undos.append((undo, bytes)) { historyBytes -= old.bytes }
             current = state
+            while historyBytes > settings.maxHistoryBytes, let oldest = undos.removeFirst() {
+                historyBytes -= oldest.bytes
+                dropped.revisions += 1
+            }
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
-            answers[eventID] = answer
+            answersStored += 1
+            answers[eventID] = (answer, answersStored)
+            if let oldest = answerOrder.append((eventID, answersStored)), answers[oldest.eventID]?.order == oldest.order {
+                answers[oldest.eventID] = nil
+                dropped.answers += 1
+            }
             let cutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-            if answers.count % 64 == 0 { answers = answers.filter { $0.value.time >= cutoff } }
+            if answersStored % 64 == 0 { removeAnswers(olderThan: cutoff) }
         }
+        return dropped
     }
 }
 
@@ -309,6 +341,16 @@ enum StateUndo {
             self = .key(changed, previous.values[changed])
         } else {
             self = .values(previous.values)
+        }
+    }
+
+    /// What the undo holds, measured as the state limits measure a state.
+    var bytes: Int {
+        switch self {
+        case .key(let key, let value?): StateLimits.measuredBytes(SessionState(values: [key: value]))
+        case .key(let key, nil): key.utf8.count + 4
+        case .values(let values): StateLimits.measuredBytes(SessionState(values: values))
+        case .whole(let previous): StateLimits.measuredBytes(previous) + previous.client.json.canonicalBytes.count
         }
     }
 

@@ -69,6 +69,11 @@ public protocol SessionStore: Sendable {
     /// The number of sessions, for metrics.
     func sessionCount() -> Int
 
+    /// How often the bounds this store keeps (``StoreSettings/maxHistoryBytes``,
+    /// ``StoreSettings/maxAnswersPerSession``, ``StoreSettings/stateCacheBytes``) took
+    /// effect, for metrics.
+    var limitCounts: LimitCounts { get }
+
     /// "memory", "sqlite" or "postgres".
     var name: String { get }
 

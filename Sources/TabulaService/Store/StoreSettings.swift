@@ -14,6 +14,16 @@ public struct StoreSettings: Sendable {
     /// Feed entries older than this are removed, in seconds; a reader asking after one of
     /// them gets 410 `feed-expired`.
     public var feedRetentionSeconds = 24 * 60 * 60
+    /// The bytes of a session's history kept (its past states and their events, as
+    /// stored): beyond, its oldest revisions are dropped before ``keepRevisions`` would drop
+    /// them. The current state is always kept.
+    public var maxHistoryBytes = 1 << 20
+    /// Answers of `eventId`s kept per session, the newest; older ones are dropped before
+    /// ``idempotencyTTLSeconds`` would drop them.
+    public var maxAnswersPerSession = 1_000
+    /// The bytes of current states a store keeps in memory in front of its database
+    /// (SQLite), measured as stored.
+    public var stateCacheBytes = 256 << 20
 
     public init() {}
 }

@@ -90,6 +90,15 @@ enum PostgresSchema {
         CREATE TABLE feed_pruned (xid xid8 NOT NULL, seq BIGINT NOT NULL);
         INSERT INTO feed_pruned VALUES ('0', 0);
         """,
+        // Version 5: each session counts the bytes of its log and its stored answers, so
+        // that a commit knows without reading them whether they are within their bounds
+        // (--max-history-bytes, --max-answers-per-session).
+        """
+        ALTER TABLE sessions ADD COLUMN history_bytes BIGINT NOT NULL DEFAULT 0, ADD COLUMN answer_count BIGINT NOT NULL DEFAULT 0;
+        UPDATE sessions SET
+            history_bytes = COALESCE((SELECT SUM(octet_length(state) + octet_length(payload)) FROM events WHERE events.token_hash = sessions.token_hash), 0),
+            answer_count = (SELECT COUNT(*) FROM answers WHERE answers.token_hash = sessions.token_hash);
+        """,
     ]
 
     /// Schema version 3: every session gets an id (``SessionID``) and its token is replaced

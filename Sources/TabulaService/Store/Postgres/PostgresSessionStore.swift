@@ -23,6 +23,7 @@ public final class PostgresSessionStore: SessionStore {
     private let url: String
     private let listener = Locked<PostgresChangeListener?>(nil)
     private let announcer: PostgresChangeAnnouncer
+    public let limitCounts = LimitCounts()
 
     /// Connections (and worker threads) a process opens when not told otherwise: a few
     /// transactions in flight keep the database busy while others travel, and each
@@ -81,10 +82,13 @@ public final class PostgresSessionStore: SessionStore {
                 do throws(PostgresError) {
                     try connection.execute(
                         """
-                        INSERT INTO sessions(token_hash, id, subject, revision, state, created_ms, last_used_ms)
-                        VALUES ($1, $2, $3, 0, $4, $5, $5)
+                        INSERT INTO sessions(token_hash, id, subject, revision, state, created_ms, last_used_ms, history_bytes)
+                        VALUES ($1, $2, $3, 0, $4, $5, $5, $6)
                         """,
-                        [.text(digest), .text(new.id), new.subject.map(PostgresValue.text) ?? .null, .bytes(bytes), .integer(time)])
+                        [
+                            .text(digest), .text(new.id), new.subject.map(PostgresValue.text) ?? .null, .bytes(bytes), .integer(time),
+                            .integer(Int64(bytes.count + 2)),
+                        ])
                     try connection.execute(
                         "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, 0, NULL, 'create', $2, $3, $4)",
                         [.text(digest), .bytes(Array("{}".utf8)), .bytes(bytes), .integer(time)])
@@ -228,41 +232,57 @@ public final class PostgresSessionStore: SessionStore {
     ) throws(PostgresError) -> (CommitResult, id: String?) {
         let time = commit.event.time
         let claimed: PostgresResult
+        let answered: Int64 = commit.answer == nil ? 0 : 1
         if let (state, feed) = commit.change {
             let bytes = state.valuesBytes
+            // The log's entries beyond --keep-revisions go first, in this transaction (a
+            // conflict rolls it back): their sizes come off the session's history_bytes in
+            // the one update of its row that follows.
+            let dropped = try connection.execute(
+                "DELETE FROM events WHERE token_hash = $1 AND revision < $2 RETURNING octet_length(state) + octet_length(payload)",
+                [.text(digest), .integer(Int64(state.revision - keep))]
+            ).rows.reduce(Int64(0)) { $0 + ($1.first?.integer ?? 0) }
+            let added = Int64(bytes.count + commit.event.payload.count)
             // The update and the feed entry in one statement: the entry takes the session's
             // id and subject from the row it updates, and exists only if it did.
             claimed = try connection.execute(
                 """
                 WITH changed AS (
-                    UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3 WHERE token_hash = $4 AND revision = $5
-                    RETURNING id, subject)
-                INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms)
-                SELECT id, subject, $1, $6, $7, $8, $3 FROM changed
-                RETURNING session_id
+                    UPDATE sessions SET revision = $1, state = $2, last_used_ms = $3, history_bytes = history_bytes + $9,
+                        answer_count = answer_count + $10
+                    WHERE token_hash = $4 AND revision = $5
+                    RETURNING id, subject, history_bytes, answer_count),
+                entry AS (
+                    INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms)
+                    SELECT id, subject, $1, $6, $7, $8, $3 FROM changed
+                    RETURNING session_id)
+                SELECT entry.session_id, changed.history_bytes, changed.answer_count FROM entry, changed
                 """,
                 [
                     .integer(Int64(state.revision)), .bytes(bytes), .integer(time), .text(digest), .integer(Int64(commit.expectedRevision)),
                     .text(feed.cause.rawValue), feed.event.map(PostgresValue.bytes) ?? .null, .bytes(feed.changedKeys),
+                    .integer(added - dropped), .integer(answered),
                 ])
-            if claimed.affectedRows == 1 {
+            if claimed.rows.count == 1 {
                 try connection.execute(
                     "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                     [
                         .text(digest), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
                         .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time),
                     ])
-                try connection.execute(
-                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(Int64(state.revision - keep))])
             }
         } else {
             // Only an answer: the revision is checked all the same (and the row locked until
             // the transaction ends), so that the answer belongs to the state it was made at.
             claimed = try connection.execute(
-                "UPDATE sessions SET last_used_ms = GREATEST(last_used_ms, $1) WHERE token_hash = $2 AND revision = $3",
-                [.integer(time), .text(digest), .integer(Int64(commit.expectedRevision))])
+                """
+                UPDATE sessions SET last_used_ms = GREATEST(last_used_ms, $1), answer_count = answer_count + $4
+                WHERE token_hash = $2 AND revision = $3
+                RETURNING id, history_bytes, answer_count
+                """,
+                [.integer(time), .text(digest), .integer(Int64(commit.expectedRevision)), .integer(answered)])
         }
-        guard claimed.affectedRows == 1 else {
+        guard let row = claimed.rows.first, claimed.rows.count == 1 else {
             let exists = try connection.execute("SELECT 1 FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.isEmpty == false
             return (exists ? .conflict : .unknownSession, nil)
         }
@@ -281,7 +301,52 @@ public final class PostgresSessionStore: SessionStore {
             // Another instance answered the same event id first (and its answer is live).
             if inserted.affectedRows == 0 { return (.conflict, nil) }
         }
-        return (.committed, claimed.rows.first?.first?.text)
+        try keepWithinBounds(digest, historyBytes: row[1].integer ?? 0, answers: row[2].integer ?? 0, connection)
+        return (.committed, commit.change == nil ? nil : row[0].text)
+    }
+
+    /// Keeps the session's history within ``StoreSettings/maxHistoryBytes`` and its stored
+    /// answers within ``StoreSettings/maxAnswersPerSession``, in the caller's transaction,
+    /// dropping the oldest. The session's row counts both as they grow (answers replaced or
+    /// removed by retention are still counted: an upper bound), so the exact sums are read
+    /// only when a count passes its limit.
+    private func keepWithinBounds(_ digest: String, historyBytes: Int64, answers: Int64, _ connection: PostgresConnection) throws(PostgresError) {
+        if historyBytes > settings.maxHistoryBytes {
+            var kept: Int64 = 0
+            var cut: Int64?
+            for row in try connection.execute(
+                "SELECT revision, octet_length(state) + octet_length(payload) FROM events WHERE token_hash = $1 ORDER BY revision DESC",
+                [.text(digest)]
+            ).rows {
+                guard let revision = row[0].integer else { continue }
+                let size = row[1].integer ?? 0
+                // The newest revision, the current state, is always kept.
+                if kept > 0 && kept + size > settings.maxHistoryBytes {
+                    cut = revision + 1
+                    break
+                }
+                kept += size
+            }
+            if let cut {
+                let dropped = try connection.execute(
+                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(cut)]
+                ).affectedRows
+                limitCounts.add(.historyBytes, dropped)
+            }
+            try connection.execute("UPDATE sessions SET history_bytes = $1 WHERE token_hash = $2", [.integer(kept), .text(digest)])
+        }
+        if answers > settings.maxAnswersPerSession {
+            let limit = Int64(settings.maxAnswersPerSession)
+            let dropped = try connection.execute(
+                """
+                DELETE FROM answers WHERE token_hash = $1 AND event_id IN (
+                    SELECT event_id FROM answers WHERE token_hash = $1 ORDER BY time_ms DESC, event_id DESC OFFSET $2)
+                """, [.text(digest), .integer(limit)]
+            ).affectedRows
+            limitCounts.add(.eventAnswers, dropped)
+            try connection.execute(
+                "UPDATE sessions SET answer_count = (SELECT COUNT(*) FROM answers WHERE token_hash = $1) WHERE token_hash = $1", [.text(digest)])
+        }
     }
 
     /// The session's current state.

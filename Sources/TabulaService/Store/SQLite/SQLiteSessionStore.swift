@@ -22,13 +22,14 @@ public final class SQLiteSessionStore: SessionStore {
     private let listEncodings = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
     private let retention: RetentionTimer
     private let now: @Sendable () -> Milliseconds
+    public let limitCounts = LimitCounts()
 
     /// Opens or creates the store in `directory` and migrates its schema. With
     /// `quickCheck`, SQLite's `quick_check` reads the whole file first, and a damaged one is
     /// refused with SQLite's own words (``SQLiteQuickCheck``).
     public init(
         directory: String, settings: StoreSettings, logger: Logger, quickCheck: Bool = true,
-        cacheEntries: Int = 100_000, retentionIntervalSeconds: Double = 60,
+        retentionIntervalSeconds: Double = 60,
         now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
         self.settings = settings
@@ -38,7 +39,7 @@ public final class SQLiteSessionStore: SessionStore {
         path = directory + "/tabula.sqlite"
         let lockDescriptor = try Self.lockDirectory(directory)
         directoryLock = Locked(lockDescriptor)
-        let cache = SessionStateCache(maxEntries: cacheEntries)
+        let cache = SessionStateCache(maxBytes: settings.stateCacheBytes, limitCounts: limitCounts)
         self.cache = cache
         do {
             let writeConnection = try SQLiteDatabase(path: path)
@@ -54,8 +55,9 @@ public final class SQLiteSessionStore: SessionStore {
             try SQLiteSchema.fitRing(writeConnection, size: ringSize)
             let readConnection = try SQLiteDatabase(path: path)
             try readConnection.execute("PRAGMA busy_timeout=5000;")
-            writer = SQLiteWriter(statements: try SQLiteStatements(writeConnection, ringSize: ringSize), cache: cache, logger: logger)
-            reader = try SQLiteStatements(readConnection, ringSize: ringSize)
+            let statements = try SQLiteStatements(writeConnection, ringSize: ringSize, settings: settings, limitCounts: limitCounts)
+            writer = SQLiteWriter(statements: statements, cache: cache, logger: logger)
+            reader = try SQLiteStatements(readConnection, ringSize: ringSize, settings: settings, limitCounts: limitCounts)
         } catch let error as StoreError {
             Glibc.close(lockDescriptor)
             throw error

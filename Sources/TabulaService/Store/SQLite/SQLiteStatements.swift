@@ -38,10 +38,26 @@ final class SQLiteStatements: @unchecked Sendable {
     private let deleteFeedEntries: SQLiteStatement
     private let selectNewestFeedEntry: SQLiteStatement
     private let updateFeedPruned: SQLiteStatement
+    private let selectHistorySizes: SQLiteStatement
+    private let deleteHistoryBefore: SQLiteStatement
+    private let countAnswers: SQLiteStatement
+    private let deleteOldAnswers: SQLiteStatement
+    /// The bounds on each session's history and answers.
+    let settings: StoreSettings
+    /// Counts the revisions and answers dropped to keep the bounds.
+    let limitCounts: LimitCounts
+    /// The writer's upper bounds of each session's history bytes and stored answers, so
+    /// that their exact sums are read only when a bound passes its limit (see
+    /// ``keepWithinBounds(_:addedHistoryBytes:addedAnswers:)``). Only the writer's instance uses it.
+    private var bounds: [String: (historyBytes: Int, answers: Int)] = [:]
 
-    init(_ database: SQLiteDatabase, ringSize: Int) throws(SQLiteError) {
+    init(_ database: SQLiteDatabase, ringSize: Int, settings: StoreSettings = StoreSettings(), limitCounts: LimitCounts = LimitCounts())
+        throws(SQLiteError)
+    {
         self.database = database
         self.ringSize = ringSize
+        self.settings = settings
+        self.limitCounts = limitCounts
         // A session's current state is its newest log entry (schema version 2). The newest
         // slot is found first, reading only the small columns, then that one row is read.
         selectNewestSlot = try database.prepare("SELECT slot FROM events WHERE token_hash = ? ORDER BY revision DESC LIMIT 1")
@@ -115,6 +131,60 @@ final class SQLiteStatements: @unchecked Sendable {
         deleteFeedEntries = try database.prepare("DELETE FROM feed WHERE cursor <= ?")
         selectNewestFeedEntry = try database.prepare("SELECT MAX(cursor) FROM feed")
         updateFeedPruned = try database.prepare("UPDATE tabula_settings SET value = ?1 WHERE name = 'feed_pruned' AND value < ?1")
+        selectHistorySizes = try database.prepare(
+            "SELECT revision, length(state) + length(payload) FROM events WHERE token_hash = ? ORDER BY revision DESC")
+        deleteHistoryBefore = try database.prepare("DELETE FROM events WHERE token_hash = ? AND revision < ?")
+        countAnswers = try database.prepare("SELECT COUNT(*) FROM answers WHERE token_hash = ?")
+        deleteOldAnswers = try database.prepare(
+            """
+            DELETE FROM answers WHERE token_hash = ?1 AND event_id IN (
+                SELECT event_id FROM answers WHERE token_hash = ?1 ORDER BY time_ms DESC, event_id DESC LIMIT -1 OFFSET ?2)
+            """)
+    }
+
+    /// Keeps a session's history within ``StoreSettings/maxHistoryBytes`` and its stored
+    /// answers within ``StoreSettings/maxAnswersPerSession`` after a commit added to them,
+    /// dropping the oldest. The writer keeps an upper bound of each (it alone writes them):
+    /// the exact sums are read when a bound passes its limit, or for a session it has not
+    /// met since it started. Most commits therefore read nothing more.
+    func keepWithinBounds(_ digest: String, addedHistoryBytes: Int, addedAnswers: Int) throws(SQLiteError) {
+        if bounds.count > 100_000 { bounds.removeAll(keepingCapacity: true) }
+        var bound = bounds[digest] ?? (Int.max, Int.max)
+        if bound.historyBytes != Int.max { bound.historyBytes += addedHistoryBytes }
+        if bound.answers != Int.max { bound.answers += addedAnswers }
+        if bound.historyBytes > settings.maxHistoryBytes {
+            var kept = 0
+            var cut: Int64?
+            for row in try selectHistorySizes.rows([.text(digest)]) {
+                guard let revision = row[0].integer else { continue }
+                let size = Int(row[1].integer ?? 0)
+                // The newest revision, the current state, is always kept.
+                if kept > 0 && kept + size > settings.maxHistoryBytes {
+                    cut = revision + 1
+                    break
+                }
+                kept += size
+            }
+            if let cut {
+                try deleteHistoryBefore.run([.text(digest), .integer(cut)])
+                limitCounts.add(.historyBytes, database.changes)
+            }
+            bound.historyBytes = kept
+        }
+        if bound.answers > settings.maxAnswersPerSession {
+            let count = Int(try countAnswers.rows([.text(digest)]).first?.first?.integer ?? 0)
+            if count > settings.maxAnswersPerSession {
+                try deleteOldAnswers.run([.text(digest), .integer(Int64(settings.maxAnswersPerSession))])
+                limitCounts.add(.eventAnswers, database.changes)
+            }
+            bound.answers = min(count, settings.maxAnswersPerSession)
+        }
+        bounds[digest] = bound
+    }
+
+    /// Forgets the bounds: a rolled-back job may have counted what is not there.
+    func forgetBounds() {
+        bounds.removeAll(keepingCapacity: true)
     }
 
     /// Writes a change's feed entry, for the session whose token has this digest.
@@ -259,6 +329,7 @@ final class SQLiteStatements: @unchecked Sendable {
             .text(digest), .integer(0), .integer(0), .null, .text("create"), .blob(Array("{}".utf8)), .blob(bytes), .integer(time),
         ])
         try appendToFeed(digest, revision: session.state.revision, .created(session.state), time: time)
+        bounds[digest] = (bytes.count + 2, 0)
     }
 
     /// The session with this public id: its token's digest, subject, creation and last use
@@ -288,6 +359,7 @@ final class SQLiteStatements: @unchecked Sendable {
         try deleteSessionEvents.run([.text(digest)])
         try deleteSessionAnswers.run([.text(digest)])
         try deleteSession.run([.text(digest)])
+        bounds[digest] = nil
     }
 
     /// Writes a commit: its log entry with the state it produced (which makes it the
@@ -295,12 +367,14 @@ final class SQLiteStatements: @unchecked Sendable {
     /// the answer. Returns `false` when the revision moved meanwhile (nothing is written then).
     /// `stateBytes` is the new state's stored form when the caller has it already.
     func apply(_ digest: String, _ commit: SessionCommit, stateBytes: [UInt8]?) throws(SQLiteError) -> Bool {
+        var addedHistoryBytes = 0
         if let state = commit.state {
             let revision = state.revision
+            let stored = stateBytes ?? state.valuesBytes
+            addedHistoryBytes = stored.count + commit.event.payload.count
             let entry: [SQLiteValue] = [
                 .text(digest), .integer(Int64(revision % ringSize)), .integer(Int64(revision)), commit.event.eventID.map(SQLiteValue.text) ?? .null,
-                .text(commit.event.kind), .blob(commit.event.payload), .blob(stateBytes ?? state.valuesBytes),
-                .integer(commit.event.time),
+                .text(commit.event.kind), .blob(commit.event.payload), .blob(stored), .integer(commit.event.time),
             ]
             var written = false
             if revision >= ringSize {
@@ -319,6 +393,7 @@ final class SQLiteStatements: @unchecked Sendable {
                 .integer(answer.time),
             ])
         }
+        try keepWithinBounds(digest, addedHistoryBytes: addedHistoryBytes, addedAnswers: commit.answer == nil ? 0 : 1)
         return true
     }
 

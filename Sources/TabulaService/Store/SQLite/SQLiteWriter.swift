@@ -157,6 +157,7 @@ final class SQLiteWriter: @unchecked Sendable {
                 try? statements.rollbackToSavepoint.run()
                 try? statements.release.run()
                 batch.undoJob()
+                statements.forgetBounds()
                 logger.error("a write failed and was rolled back: \(error)")
                 rolledBack.append((job, StoreError("the database refused a write", error)))
             }

@@ -1,0 +1,90 @@
+import TabulaHTTP
+import TabulaPlatform
+
+/// The proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`): addresses or
+/// CIDR ranges, IPv4 or IPv6. A request from anywhere else is its peer's own; one from a
+/// trusted proxy is the client's that the header names last, after skipping the trusted
+/// proxies that appended themselves (so a client cannot pass itself off as another by
+/// sending the header: what it sends comes before what the proxies append).
+public struct TrustedProxies: Sendable {
+    /// A network: its address bytes and prefix length.
+    struct Network: Sendable, Equatable {
+        let bytes: [UInt8]
+        let prefix: Int
+
+        func contains(_ address: [UInt8]) -> Bool {
+            guard address.count == bytes.count else { return false }
+            var remaining = prefix
+            for index in bytes.indices where remaining > 0 {
+                let bits = min(8, remaining)
+                let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+                if address[index] & mask != bytes[index] & mask { return false }
+                remaining -= bits
+            }
+            return true
+        }
+    }
+
+    let networks: [Network]
+
+    /// No proxy is trusted: every request is its peer's.
+    public static let none = TrustedProxies(networks: [])
+
+    init(networks: [Network]) {
+        self.networks = networks
+    }
+
+    /// Reads entries such as `127.0.0.1`, `10.0.0.0/8` or `fd00::/8`.
+    public init(_ entries: [String]) throws(ConfigurationError) {
+        var networks: [Network] = []
+        for entry in entries.map({ $0.trimmingSpaces() }) where !entry.isEmpty {
+            let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
+            guard let bytes = Self.addressBytes(parts[0]) else {
+                throw ConfigurationError("trusted proxy \"\(entry)\" is not an IPv4 or IPv6 address, nor a CIDR range such as 10.0.0.0/8")
+            }
+            let maximum = bytes.count * 8
+            var prefix = maximum
+            if parts.count == 2 {
+                guard let length = Int(parts[1]), (0...maximum).contains(length) else {
+                    throw ConfigurationError("trusted proxy \"\(entry)\": the prefix length must be 0 to \(maximum)")
+                }
+                prefix = length
+            }
+            networks.append(Network(bytes: bytes, prefix: prefix))
+        }
+        self.networks = networks
+    }
+
+    func trusts(_ address: String) -> Bool {
+        guard !networks.isEmpty, let bytes = Self.addressBytes(address) else { return false }
+        return networks.contains { $0.contains(bytes) }
+    }
+
+    /// The client's address for a request: its peer's, unless the peer is trusted and the
+    /// request carries `X-Forwarded-For`.
+    func clientAddress(of request: Request) -> String {
+        guard trusts(request.remoteAddress) else { return request.remoteAddress }
+        var forwarded: [String] = []
+        for value in request.headers.values("X-Forwarded-For") {
+            forwarded += value.split(separator: ",").map { String($0).trimmingSpaces() }
+        }
+        // The last address a trusted proxy did not append is the client's.
+        for address in forwarded.reversed() where !trusts(address) {
+            return Self.addressBytes(address) == nil ? request.remoteAddress : address
+        }
+        return forwarded.first ?? request.remoteAddress
+    }
+
+    /// The bytes of an IPv4 (4) or IPv6 (16) literal; `nil` for anything else.
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, text, &ipv4) == 1 {
+            return withUnsafeBytes(of: &ipv4) { Array($0) }
+        }
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET6, text, &ipv6) == 1 {
+            return withUnsafeBytes(of: &ipv6) { Array($0) }
+        }
+        return nil
+    }
+}
