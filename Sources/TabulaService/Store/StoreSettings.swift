@@ -36,3 +36,19 @@ public typealias Milliseconds = Int64
 public func unixMilliseconds() -> Milliseconds {
     SystemClock.coarseWallNanoseconds() / 1_000_000
 }
+
+extension StoreSettings {
+    /// Where a session's history must be cut to keep ``maxHistoryBytes``, from its
+    /// revisions' sizes, newest first: the oldest revision to keep (`nil` when all fit) and
+    /// the bytes kept. The newest revision, the current state, is always kept.
+    func historyCut(_ sizesNewestFirst: [(revision: Int64, bytes: Int64)]) -> (keepFrom: Int64?, keptBytes: Int64) {
+        var kept: Int64 = 0
+        for (index, entry) in sizesNewestFirst.enumerated() {
+            if index > 0 && kept + entry.bytes > Int64(maxHistoryBytes) {
+                return (sizesNewestFirst[index - 1].revision, kept)
+            }
+            kept += entry.bytes
+        }
+        return (nil, kept)
+    }
+}

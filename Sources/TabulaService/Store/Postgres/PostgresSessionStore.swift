@@ -312,28 +312,18 @@ public final class PostgresSessionStore: SessionStore {
     /// only when a count passes its limit.
     private func keepWithinBounds(_ digest: String, historyBytes: Int64, answers: Int64, _ connection: PostgresConnection) throws(PostgresError) {
         if historyBytes > settings.maxHistoryBytes {
-            var kept: Int64 = 0
-            var cut: Int64?
-            for row in try connection.execute(
+            let sizes = try connection.execute(
                 "SELECT revision, octet_length(state) + octet_length(payload) FROM events WHERE token_hash = $1 ORDER BY revision DESC",
                 [.text(digest)]
-            ).rows {
-                guard let revision = row[0].integer else { continue }
-                let size = row[1].integer ?? 0
-                // The newest revision, the current state, is always kept.
-                if kept > 0 && kept + size > settings.maxHistoryBytes {
-                    cut = revision + 1
-                    break
-                }
-                kept += size
-            }
-            if let cut {
+            ).rows.compactMap { row in row[0].integer.map { (revision: $0, bytes: row[1].integer ?? 0) } }
+            let cut = settings.historyCut(sizes)
+            if let keepFrom = cut.keepFrom {
                 let dropped = try connection.execute(
-                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(cut)]
+                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(keepFrom)]
                 ).affectedRows
                 limitCounts.add(.historyBytes, dropped)
             }
-            try connection.execute("UPDATE sessions SET history_bytes = $1 WHERE token_hash = $2", [.integer(kept), .text(digest)])
+            try connection.execute("UPDATE sessions SET history_bytes = $1 WHERE token_hash = $2", [.integer(cut.keptBytes), .text(digest)])
         }
         if answers > settings.maxAnswersPerSession {
             let limit = Int64(settings.maxAnswersPerSession)

@@ -153,23 +153,15 @@ final class SQLiteStatements: @unchecked Sendable {
         if bound.historyBytes != Int.max { bound.historyBytes += addedHistoryBytes }
         if bound.answers != Int.max { bound.answers += addedAnswers }
         if bound.historyBytes > settings.maxHistoryBytes {
-            var kept = 0
-            var cut: Int64?
-            for row in try selectHistorySizes.rows([.text(digest)]) {
-                guard let revision = row[0].integer else { continue }
-                let size = Int(row[1].integer ?? 0)
-                // The newest revision, the current state, is always kept.
-                if kept > 0 && kept + size > settings.maxHistoryBytes {
-                    cut = revision + 1
-                    break
-                }
-                kept += size
+            let sizes = try selectHistorySizes.rows([.text(digest)]).compactMap { row in
+                row[0].integer.map { (revision: $0, bytes: row[1].integer ?? 0) }
             }
-            if let cut {
-                try deleteHistoryBefore.run([.text(digest), .integer(cut)])
+            let cut = settings.historyCut(sizes)
+            if let keepFrom = cut.keepFrom {
+                try deleteHistoryBefore.run([.text(digest), .integer(keepFrom)])
                 limitCounts.add(.historyBytes, database.changes)
             }
-            bound.historyBytes = kept
+            bound.historyBytes = Int(cut.keptBytes)
         }
         if bound.answers > settings.maxAnswersPerSession {
             let count = Int(try countAnswers.rows([.text(digest)]).first?.first?.integer ?? 0)
