@@ -33,6 +33,9 @@ public struct ServiceConfiguration: Sendable {
     public var trustedProxies = TrustedProxies.none
     /// The most row kinds a client context may list (each at most 64 bytes).
     public var maxClientKinds = 64
+    /// The URL schemes an `openURL` effect may carry (``URLSchemes``); the catalogue must be
+    /// loaded with the same.
+    public var urlSchemes = URLSchemes.standardOnly
 
     public init() {}
 }
@@ -66,7 +69,7 @@ public final class TabulaService: HTTPHandler {
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
-            streams: configuration.streams, clients: ClientLimits(configuration))
+            streams: configuration.streams, clients: ClientLimits(configuration), urlSchemes: configuration.urlSchemes)
         self.api = api
         let problems = Locked<[CatalogueProblem]>([])
         reloadProblems = problems

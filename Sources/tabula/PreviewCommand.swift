@@ -25,10 +25,15 @@ struct PreviewCommand: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @OptionGroup var urlSchemes: URLSchemeOptions
+
     func run() throws {
-        let serve = try ServeCommand.parse([
-            "--screens", directory, "--store", "memory", "--watch", "--preview", "--host", host, "--port", String(port), "--log-level", logLevel,
-        ])
+        let schemes = urlSchemes.openURLSchemes.map { ["--open-url-schemes", $0] } ?? []
+        let serve = try ServeCommand.parse(
+            [
+                "--screens", directory, "--store", "memory", "--watch", "--preview", "--host", host, "--port", String(port), "--log-level",
+                logLevel,
+            ] + schemes)
         try serve.run()
     }
 }

@@ -33,8 +33,11 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Indent the output for reading.")
     var pretty = false
 
+    @OptionGroup var urlSchemes: URLSchemeOptions
+
     func run() throws {
-        let catalogue = try loadCatalogue(DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale))
+        let catalogue = try loadCatalogue(
+            DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale, urlSchemes: try urlSchemes.resolved()))
         guard let definition = catalogue.screen(id: screen) else {
             throw CommandFailure("no screen \"\(screen)\" in \(screens); known screens: \(catalogue.screens.map(\.id).joined(separator: ", "))")
         }

@@ -35,6 +35,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale))")
     var defaultLocale: String?
 
+    @OptionGroup var urlSchemes: URLSchemeOptions
+
     @Flag(
         help:
             "Reload the screen definitions when a file of the directory changes, is added or removed, as SIGHUP does (env TABULA_WATCH=1)")
@@ -227,6 +229,7 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.newSessionsPerMinute = settings.newSessionsPerMinute
         serviceConfiguration.trustedProxies = settings.trustedProxies
         serviceConfiguration.maxClientKinds = settings.maxClientKinds
+        serviceConfiguration.urlSchemes = settings.urlSchemes
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
@@ -313,7 +316,11 @@ struct ServeCommand: ParsableCommand {
         var maxClientKinds: Int
 
         /// The screens with their string tables.
-        var definitions: DefinitionDirectory { DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale) }
+        var urlSchemes: URLSchemes
+
+        var definitions: DefinitionDirectory {
+            DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale, urlSchemes: urlSchemes)
+        }
     }
 
     func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
@@ -434,7 +441,7 @@ struct ServeCommand: ParsableCommand {
                     EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length",
                     OptionRange.maxListLength)),
             streams: streams, newSessionsPerMinute: newSessionsPerMinute, trustedProxies: try resolvedTrustedProxies(),
-            maxClientKinds: maxClientKinds)
+            maxClientKinds: maxClientKinds, urlSchemes: try urlSchemes.resolved())
     }
 
     private func resolvedTrustedProxies() throws -> TrustedProxies {

@@ -24,8 +24,10 @@ struct ValidateCommand: ParsableCommand {
     @Option(help: "The locale whose string table has every message.")
     var defaultLocale: String = StringSources.defaultLocale
 
+    @OptionGroup var urlSchemes: URLSchemeOptions
+
     func run() throws {
-        switch DefinitionDirectory(directory, strings: strings, defaultLocale: defaultLocale).load() {
+        switch DefinitionDirectory(directory, strings: strings, defaultLocale: defaultLocale, urlSchemes: try urlSchemes.resolved()).load() {
         case .success(let catalogue):
             for warning in catalogue.warnings { printToStandardError(warning.description) }
             let warnings = catalogue.warnings.isEmpty ? "" : " (\(catalogue.warnings.count) warning\(catalogue.warnings.count == 1 ? "" : "s"))"

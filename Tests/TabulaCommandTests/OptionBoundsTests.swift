@@ -42,6 +42,8 @@ import Testing
         #expect(environment.status == 64 && environment.standardError.contains("--threads must be between 1 and 1024"), "\(environment.standardError)")
         let proxy = try serve(["--trusted-proxy", "10.0.0.0/8,nginx"])
         #expect(proxy.status == 64 && proxy.standardError.contains(#"trusted proxy "nginx" is not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
+        let schemes = try serve(["--open-url-schemes", "myapp,java script"])
+        #expect(schemes.status == 64 && schemes.standardError.contains(#""java script" is not a URL scheme"#), "\(schemes.standardError)")
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }

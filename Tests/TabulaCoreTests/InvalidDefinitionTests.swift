@@ -17,7 +17,7 @@ import Testing
         let all: [DefinitionProblem.Kind] = [
             .invalidJSON, .structure, .duplicateScreenID, .duplicateSectionID, .duplicateRowID, .unknownStateKey, .typeMismatch,
             .expressionSyntax, .unknownScreen, .switchOnNonBool, .removeOutsideForEach, .unknownKind, .invalidStateDefault,
-            .conflictingDeclaration, .unknownMessage,
+            .conflictingDeclaration, .unknownMessage, .urlScheme,
         ]
         #expect(kinds == Set(all.map { "\($0)" }))
     }

@@ -54,7 +54,9 @@ import Testing
                 "onSelect": [{"set": {"label": "{{item.id}}"}}, {"remove": "items"}]}
              ]}]}
             """#
-        let catalogue = try Catalogue.load([DefinitionFile(name: "t.json", bytes: Array(json.utf8))])
+        // An app's own scheme is written only when the service is told of it.
+        #expect(throws: DefinitionErrors.self) { try Catalogue.load([DefinitionFile(name: "t.json", bytes: Array(json.utf8))]) }
+        let catalogue = try Catalogue.load([DefinitionFile(name: "t.json", bytes: Array(json.utf8))], urlSchemes: URLSchemes(adding: ["app"]))
         let definition = try #require(catalogue.screen(id: "t"))
         let (state, effects) = try reduce(catalogue.initialState, .select(row: "r"), definition)
         #expect(state.scalar("on") == .bool(true))
@@ -130,5 +132,33 @@ import Testing
     @Test func aDeletedItemIsUnknownAfterwards() throws {
         let (state, _) = try reduce(initial, .delete(row: "network-home"), try settings())
         #expect(throws: EventError.unknownRow("network-home")) { try reduce(state, .delete(row: "network-home"), try settings()) }
+    }
+
+    /// `open` gives a client http, https, mailto and tel URLs, and the schemes the service
+    /// adds; anything else is a definition problem when the definition says so itself.
+    @Test func openURLSchemesAreChecked() throws {
+        func problems(_ url: String, _ schemes: URLSchemes = .standardOnly) -> [String] {
+            let json =
+                #"{"id": "t", "title": "T", "state": {"u": "x"}, "sections": [{"id": "s", "rows": [{"id": "r", "kind": "basic", "title": "x", "onSelect": {"open": "\#(url)"}}]}]}"#
+            do {
+                _ = try Catalogue.load([DefinitionFile(name: "t.json", bytes: Array(json.utf8))], urlSchemes: schemes)
+                return []
+            } catch {
+                return error.problems.map { "\($0.kind) \($0.message)" }
+            }
+        }
+        for accepted in ["https://example.com", "HTTP://x", "mailto:a@example.com", "tel:+1555", "{{u}}", "https://x/{{u}}", "{{u}}:rest"] {
+            #expect(problems(accepted).isEmpty, "\(accepted)")
+        }
+        #expect(problems("javascript:alert(1)").first?.contains(#"urlScheme the URL scheme "javascript" is not one a client may be given"#) == true)
+        #expect(problems("data:text/html,x").count == 1)
+        #expect(problems("myapp://x").count == 1)
+        #expect(problems("myapp://x", try URLSchemes(adding: ["MyApp"])).isEmpty)
+        #expect(problems("licenses").first?.contains("needs a scheme") == true)
+        #expect(problems("/help/{{u}}").first?.contains("needs a scheme") == true)
+        #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["1app"]) }
+        #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["my app"]) }
+        #expect(URLSchemes.standardOnly.allows("HTTPS://x") && !URLSchemes.standardOnly.allows("javascript:x") && !URLSchemes.standardOnly.allows("x"))
+        #expect(URLSchemes.scheme(of: " javascript:x") == nil && !URLSchemes.standardOnly.allows(" javascript:x"))
     }
 }

@@ -166,4 +166,45 @@ import Testing
         #expect(limits.violation(of: state) == .listTooLong(key: "items", count: 3, limit: 2))
         #expect(StateLimits().violation(of: state) == nil)
     }
+
+    /// A backend-patched `javascript:` URL reached the preview through an openURL effect;
+    /// now an effect carries http, https, mailto, tel or a configured scheme only, and an
+    /// event whose state makes another is 422 invalid-state and changes nothing.
+    @Test func openURLEffectsCarryAllowedSchemesOnly() throws {
+        let json = #"""
+            {"id": "links", "title": "Links", "state": {"url": "https://example.com", "seen": false},
+             "sections": [{"id": "s", "rows": [
+               {"id": "go", "kind": "basic", "title": "Go", "onSelect": [{"toggle": "seen"}, {"open": "{{url}}"}]}]}]}
+            """#
+        let file = DefinitionFile(name: "links.json", bytes: Array(json.utf8))
+        let backendKey = "links-backend-key-0123"
+        for schemes in [URLSchemes.standardOnly, try URLSchemes(adding: ["myapp"])] {
+            let api = try APITestServer(catalogue: try Catalogue.load([file], urlSchemes: schemes)) {
+                $0.backendKey = APIKey(backendKey)
+                $0.urlSchemes = schemes
+            }
+            let created = try api.send("POST", "/v1/sessions")
+            let token = try #require(created.json.objectValue?["session"]?.stringValue)
+            let id = try #require(created.json.objectValue?["id"]?.stringValue)
+            func patch(_ url: String) throws {
+                let written = try api.send(
+                    "PATCH", "/v1/sessions/\(id)/state", headers: ["Authorization: Bearer \(backendKey)", "If-Match: *"],
+                    json: #"{"url": "\#(url)"}"#, contentType: "application/merge-patch+json")
+                #expect(written.status == 200, "\(written.bodyText)")
+            }
+            let fine = try api.send("POST", "/v1/screens/links/selection", session: token, json: #"{"row": "go"}"#)
+            #expect(fine.status == 200 && fine.bodyText.contains(#"{"type":"openURL","url":"https://example.com"}"#), "\(fine.bodyText)")
+            for url in ["javascript:alert(document.cookie)", "JavaScript:x", "data:text/html,hi", "file:///etc/passwd", "//evil.example", "myapp://deep"] {
+                try patch(url)
+                let revision = try api.revision(token, screen: "links")
+                let answer = try api.send("POST", "/v1/screens/links/selection", session: token, json: #"{"row": "go"}"#)
+                if url.hasPrefix("myapp"), schemes.allowed.contains("myapp") {
+                    #expect(answer.status == 200, "\(url): \(answer.bodyText)")
+                    continue
+                }
+                #expect(answer.status == 422 && answer.problemSlug == "invalid-state", "\(url): \(answer.status) \(answer.bodyText)")
+                #expect(try api.revision(token, screen: "links") == revision, "\(url): the refused event changed the state")
+            }
+        }
+    }
 }

@@ -15,7 +15,10 @@ public struct Catalogue: Sendable {
 
     /// Loads definitions from files (read by the caller), with the string tables of
     /// `strings`, reporting every problem of every file at once.
-    public static func load(_ files: [DefinitionFile], strings sources: StringSources? = nil) throws(DefinitionErrors) -> Catalogue {
+    /// `open` actions may write URLs of `urlSchemes` only.
+    public static func load(
+        _ files: [DefinitionFile], strings sources: StringSources? = nil, urlSchemes: URLSchemes = .standardOnly
+    ) throws(DefinitionErrors) -> Catalogue {
         var problems: [DefinitionProblem] = []
         var strings: StringTables?
         var tableWarnings: [DefinitionProblem] = []
@@ -61,7 +64,7 @@ public struct Catalogue: Sendable {
                         message: "not valid JSON: \(error)"))
                 continue
             }
-            var reader = DefinitionReader(file: file.name, sharedState: sharedState, strings: strings)
+            var reader = DefinitionReader(file: file.name, sharedState: sharedState, strings: strings, urlSchemes: urlSchemes)
             let screen = reader.readScreen(json)
             var log = reader.log
             messageUses += reader.messageUses.map { (key: $0.key, file: file.name, path: $0.value) }

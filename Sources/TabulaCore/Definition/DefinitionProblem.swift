@@ -27,6 +27,8 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
         /// back to), or a plural form its language uses that a message lacks, or one it
         /// never uses. A warning.
         case missingTranslation
+        /// An `open` action whose URL has no scheme, or one a client may not be given.
+        case urlScheme
     }
 
     /// Whether the problem keeps the definitions from loading.

@@ -45,7 +45,13 @@ extension DefinitionReader {
             navigations.append((target, argumentPath))
             return .navigate(target)
         case .open:
-            return template(argument, path: argumentPath, scope: scope).map(Action.open)
+            guard let url = template(argument, path: argumentPath, scope: scope) else { return nil }
+            let start = url.leadingText
+            if let refusal = urlSchemes?.verdict(onTemplateStarting: start.text, isWhole: start.isWhole), !refusal.isEmpty {
+                log.add(.urlScheme, at: argumentPath, refusal)
+                return nil
+            }
+            return .open(url)
         case .remove:
             return removeAction(argument, path: argumentPath, scope: scope)
         }

@@ -17,11 +17,16 @@ struct DefinitionReader {
     /// The message keys the definition names, with the path of the first place each is.
     var messageUses: [String: String] = [:]
 
+    /// The URL schemes an `open` action may write; `nil` reads any (a kept definition,
+    /// served before: its URLs are checked when their events run).
+    let urlSchemes: URLSchemes?
+
     /// A reader for one file; `sharedState` holds the keys other screens declare.
-    init(file: String, sharedState: [String: StateDeclaration] = [:], strings: StringTables? = nil) {
+    init(file: String, sharedState: [String: StateDeclaration] = [:], strings: StringTables? = nil, urlSchemes: URLSchemes? = nil) {
         log = ProblemLog(file: file)
         self.sharedState = sharedState
         self.strings = strings
+        self.urlSchemes = urlSchemes
         stateTypes = sharedState.mapValues(\.type)
     }
 

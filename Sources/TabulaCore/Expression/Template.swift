@@ -93,6 +93,18 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         expressions.reduce(into: Set<String>()) { $0.formUnion($1.messageKeys) }
     }
 
+    /// The literal text before the first expression, and whether that is the whole template.
+    var leadingText: (text: String, isWhole: Bool) {
+        var text = ""
+        for part in parts {
+            switch part {
+            case .text(let more): text += more
+            case .expression: return (text, false)
+            }
+        }
+        return (text, true)
+    }
+
     /// The literal text before and after the only expression, when the template is exactly
     /// `prefix{{expression}}suffix`; `nil` otherwise.
     var singleExpressionAffixes: (prefix: String, expression: Expression, suffix: String)? {

@@ -25,15 +25,18 @@ final class APIContext: Sendable {
     let turns = SessionTurns()
     /// What one client may make the service keep.
     let clients: ClientLimits
+    /// The URLs an `openURL` effect may carry.
+    let urlSchemes: URLSchemes
     /// How many screens each server thread remembers.
     let threadCacheEntries: Int
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
-        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits
+        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes
     ) throws(StoreError) {
         self.access = access
         self.clients = clients
+        self.urlSchemes = urlSchemes
         definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)
         self.stateLimits = stateLimits
         self.store = store

@@ -32,6 +32,8 @@ struct EventProcessor: SessionDecision {
     let listMemos: ShardedStorage<ListMemo>
     /// The session's screen at a revision, when the screen cache has it: not rendered again.
     let screenForDiff: @Sendable (Int) -> Screen?
+    /// The URLs an `openURL` effect may carry.
+    let urlSchemes: URLSchemes
 
     /// What to read of the session: the client's revision and the event id's answer.
     var read: SessionRead { SessionRead(revision: request.revision, eventID: request.eventID) }
@@ -94,6 +96,9 @@ struct EventProcessor: SessionDecision {
             (next, effects) = try reduce(current, event, definition)
         } catch {
             return .failure(.eventNotApplicable(error))
+        }
+        for case .openURL(let url) in effects where !urlSchemes.allows(url) {
+            return .failure(.urlRefused(url, row: rowID, schemes: urlSchemes))
         }
         if next.revision != current.revision, let violation = listMemos.withThreadShard({ stateLimits.violation(of: next, reusing: &$0) }) {
             return .failure(.stateLimit(violation))

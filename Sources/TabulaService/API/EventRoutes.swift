@@ -44,7 +44,8 @@ extension APIContext {
         let session = SessionKey(token)
         let processor = EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
-            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision) })
+            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision) },
+            urlSchemes: urlSchemes)
         runTransaction(processor, session: .token(token)) { [self] outcome in
             switch outcome {
             case .answer(let answer):

@@ -14,14 +14,19 @@ public struct DefinitionDirectory: Sendable {
     private let stringsRequired: Bool
     /// The locale whose table has every message.
     public let defaultLocale: String
+    /// The URL schemes the definitions' `open` actions may write.
+    public let urlSchemes: URLSchemes
 
     /// The definitions in `path`, with the string tables in `strings` (by default the
     /// `strings` directory beside `path`, if there is one).
-    public init(_ path: String, strings: String? = nil, defaultLocale: String = StringSources.defaultLocale) {
+    public init(
+        _ path: String, strings: String? = nil, defaultLocale: String = StringSources.defaultLocale, urlSchemes: URLSchemes = .standardOnly
+    ) {
         self.path = path
         self.strings = strings ?? StringSources.directory(besideScreens: path)
         stringsRequired = strings != nil
         self.defaultLocale = defaultLocale
+        self.urlSchemes = urlSchemes
     }
 
     /// The directories a reload reads: the screens', and the string tables' when it exists.
@@ -57,7 +62,7 @@ public struct DefinitionDirectory: Sendable {
             let files = try files()
             let sources = try stringFiles().map { StringSources(files: $0, defaultLocale: defaultLocale, rules: ICULocaleRules()) }
             do throws(DefinitionErrors) {
-                return .success(try Catalogue.load(files, strings: sources))
+                return .success(try Catalogue.load(files, strings: sources, urlSchemes: urlSchemes))
             } catch {
                 return .failure(CatalogueProblems(error.problems.map(CatalogueProblem.definition)))
             }

@@ -49,6 +49,17 @@ extension Problem {
             detail: "\(path): \(error.message); nothing was stored", extensions: ["path": .string(path)])
     }
 
+    /// An event whose `open` action would give the client a URL of a refused scheme, made
+    /// from the session's state (a definition's own URLs are checked when it loads).
+    static func urlRefused(_ url: String, row: String, schemes: URLSchemes) -> Problem {
+        let reason = URLSchemes.scheme(of: url).map(schemes.refusal(of:)) ?? "a URL to open needs a scheme, such as https:"
+        return Problem(
+            slug: "invalid-state", title: "Invalid State", status: .unprocessableContent,
+            detail:
+                "row \"\(row.clippedForDetail)\" would open \"\(url.clippedForDetail)\", which the session's state made: \(reason); nothing was changed"
+        )
+    }
+
     static func subjectTooLong(bytes: Int, limit: Int) -> Problem {
         Problem(
             slug: "subject-too-long", title: "Subject Too Long", status: .unprocessableContent,

@@ -98,6 +98,7 @@ enum PostgresSchema {
         UPDATE sessions SET
             history_bytes = COALESCE((SELECT SUM(octet_length(state) + octet_length(payload)) FROM events WHERE events.token_hash = sessions.token_hash), 0),
             answer_count = (SELECT COUNT(*) FROM answers WHERE answers.token_hash = sessions.token_hash);
+        ALTER TABLE answers ADD COLUMN seq BIGSERIAL;
         """,
     ]
 

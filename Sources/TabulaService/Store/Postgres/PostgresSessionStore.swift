@@ -291,7 +291,8 @@ public final class PostgresSessionStore: SessionStore {
                 """
                 INSERT INTO answers(token_hash, event_id, fingerprint, status, body, time_ms) VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (token_hash, event_id) DO UPDATE
-                SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, time_ms = excluded.time_ms
+                SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, time_ms = excluded.time_ms,
+                    seq = excluded.seq
                 WHERE answers.time_ms < $7
                 """,
                 [
@@ -330,7 +331,7 @@ public final class PostgresSessionStore: SessionStore {
             let dropped = try connection.execute(
                 """
                 DELETE FROM answers WHERE token_hash = $1 AND event_id IN (
-                    SELECT event_id FROM answers WHERE token_hash = $1 ORDER BY time_ms DESC, event_id DESC OFFSET $2)
+                    SELECT event_id FROM answers WHERE token_hash = $1 ORDER BY seq DESC OFFSET $2)
                 """, [.text(digest), .integer(limit)]
             ).affectedRows
             limitCounts.add(.eventAnswers, dropped)

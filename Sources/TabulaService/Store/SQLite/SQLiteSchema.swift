@@ -114,6 +114,9 @@ enum SQLiteSchema {
         );
         INSERT INTO tabula_settings(name, value) VALUES ('feed_pruned', 0);
         """,
+        // Version 7: answers are numbered as they are stored, so that a session keeps its
+        // newest (--max-answers-per-session) even among answers stored in one millisecond.
+        "ALTER TABLE answers ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
     ]
 
     /// Schema version 5: every session gets an id (``SessionID``) and its token is replaced

@@ -42,6 +42,10 @@ final class SQLiteStatements: @unchecked Sendable {
     private let deleteHistoryBefore: SQLiteStatement
     private let countAnswers: SQLiteStatement
     private let deleteOldAnswers: SQLiteStatement
+    private let selectNewestAnswerNumber: SQLiteStatement
+    /// The number of the answer stored last (the writer's alone writes them), read from the
+    /// database before the first one this process stores.
+    private var answerNumber: Int64?
     /// The bounds on each session's history and answers.
     let settings: StoreSettings
     /// Counts the revisions and answers dropped to keep the bounds.
@@ -92,7 +96,8 @@ final class SQLiteStatements: @unchecked Sendable {
         selectAnswer = try database.prepare(
             "SELECT fingerprint, status, body, time_ms FROM answers WHERE token_hash = ? AND event_id = ?")
         insertAnswer = try database.prepare(
-            "INSERT OR REPLACE INTO answers(token_hash, event_id, fingerprint, status, body, time_ms) VALUES (?, ?, ?, ?, ?, ?)")
+            "INSERT OR REPLACE INTO answers(token_hash, event_id, fingerprint, status, body, time_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        selectNewestAnswerNumber = try database.prepare("SELECT MAX(seq) FROM answers")
         countSessions = try database.prepare("SELECT COUNT(*) FROM sessions")
         savepoint = try database.prepare("SAVEPOINT job")
         release = try database.prepare("RELEASE job")
@@ -138,7 +143,7 @@ final class SQLiteStatements: @unchecked Sendable {
         deleteOldAnswers = try database.prepare(
             """
             DELETE FROM answers WHERE token_hash = ?1 AND event_id IN (
-                SELECT event_id FROM answers WHERE token_hash = ?1 ORDER BY time_ms DESC, event_id DESC LIMIT -1 OFFSET ?2)
+                SELECT event_id FROM answers WHERE token_hash = ?1 ORDER BY seq DESC LIMIT -1 OFFSET ?2)
             """)
     }
 
@@ -174,9 +179,11 @@ final class SQLiteStatements: @unchecked Sendable {
         bounds[digest] = bound
     }
 
-    /// Forgets the bounds: a rolled-back job may have counted what is not there.
+    /// Forgets the bounds, and the number of the last answer: a rolled-back job may have
+    /// counted what is not there.
     func forgetBounds() {
         bounds.removeAll(keepingCapacity: true)
+        answerNumber = nil
     }
 
     /// Writes a change's feed entry, for the session whose token has this digest.
@@ -380,10 +387,14 @@ final class SQLiteStatements: @unchecked Sendable {
             if let change = commit.change { try appendToFeed(digest, revision: revision, change.feed, time: commit.event.time) }
         }
         if let answer = commit.answer, let eventID = commit.event.eventID {
+            var previous = answerNumber
+            if previous == nil { previous = try selectNewestAnswerNumber.rows().first?.first?.integer ?? 0 }
+            let number = (previous ?? 0) + 1
             try insertAnswer.run([
                 .text(digest), .text(eventID), .blob(answer.fingerprint), .integer(Int64(answer.status)), .blob(answer.body),
-                .integer(answer.time),
+                .integer(answer.time), .integer(number),
             ])
+            answerNumber = number
         }
         try keepWithinBounds(digest, addedHistoryBytes: addedHistoryBytes, addedAnswers: commit.answer == nil ? 0 : 1)
         return true

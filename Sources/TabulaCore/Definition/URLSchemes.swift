@@ -1,0 +1,91 @@
+/// The URL schemes an `open` action may give a client: `http`, `https`, `mailto` and `tel`,
+/// and those the service is told of (an app's own, such as `myapp`). Anything else (a
+/// `javascript:` or `data:` URL that a web client would run, a `file:` URL) is refused: a
+/// definition that writes one is a problem; a URL that state makes is refused when its
+/// event runs.
+public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
+    /// The schemes every service accepts.
+    public static let standard: Set<String> = ["http", "https", "mailto", "tel"]
+
+    /// The accepted schemes, lower-cased.
+    public let allowed: Set<String>
+
+    /// The standard schemes and `extra` ones. Throws the first extra that is not a scheme
+    /// (RFC 3986: a letter, then letters, digits, `+`, `-` and `.`).
+    public init(adding extra: [String] = []) throws(URLSchemeError) {
+        var allowed = Self.standard
+        for scheme in extra {
+            guard Self.isScheme(scheme) else { throw URLSchemeError(scheme: scheme) }
+            allowed.insert(scheme.lowercased())
+        }
+        self.allowed = allowed
+    }
+
+    /// The standard schemes only.
+    public static let standardOnly = URLSchemes(uncheckedAllowed: standard)
+
+    private init(uncheckedAllowed allowed: Set<String>) {
+        self.allowed = allowed
+    }
+
+    /// The URL's scheme, lower-cased: what comes before its first `:` when that is a scheme;
+    /// `nil` for a URL without one (a relative reference).
+    public static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let candidate = String(url[..<colon])
+        return isScheme(candidate) ? candidate.lowercased() : nil
+    }
+
+    /// Whether a client may be given `url` to open: it has a scheme, and an accepted one.
+    public func allows(_ url: String) -> Bool {
+        Self.scheme(of: url).map(allowed.contains) ?? false
+    }
+
+    /// What the constant start of a template says of the URLs it makes: `nil` when it
+    /// cannot say (the URL begins with an expression); otherwise the reason such a URL is
+    /// refused, or `""` when it is accepted.
+    func verdict(onTemplateStarting prefix: String, isWhole: Bool) -> String? {
+        if let colon = prefix.firstIndex(of: ":") {
+            let candidate = String(prefix[..<colon])
+            guard Self.isScheme(candidate) else { return Self.noScheme }
+            return allowed.contains(candidate.lowercased()) ? "" : refusal(of: candidate.lowercased())
+        }
+        // No colon yet: a character that cannot be in a scheme means there is none.
+        if !prefix.isEmpty, !prefix.unicodeScalars.allSatisfy(Self.isSchemeCharacter) || !Self.isLetter(prefix.unicodeScalars.first) {
+            return Self.noScheme
+        }
+        return isWhole ? Self.noScheme : nil
+    }
+
+    /// Why a URL of `scheme` is refused.
+    public func refusal(of scheme: String) -> String {
+        "the URL scheme \"\(scheme)\" is not one a client may be given to open: \(description) (add an app's own with --open-url-schemes)"
+    }
+
+    static let noScheme = "a URL to open needs a scheme, such as https:"
+
+    public var description: String { allowed.sorted().joined(separator: ", ") }
+
+    static func isScheme(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, isLetter(first) else { return false }
+        return text.unicodeScalars.allSatisfy(isSchemeCharacter)
+    }
+
+    private static func isLetter(_ scalar: Unicode.Scalar?) -> Bool {
+        guard let scalar else { return false }
+        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+
+    private static func isSchemeCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        isLetter(scalar) || ("0"..."9").contains(scalar) || scalar == "+" || scalar == "-" || scalar == "."
+    }
+}
+
+/// An `--open-url-schemes` entry that is not a URL scheme.
+public struct URLSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let scheme: String
+
+    public var description: String {
+        "\"\(scheme)\" is not a URL scheme: a letter, then letters, digits, +, - and . (such as myapp)"
+    }
+}
