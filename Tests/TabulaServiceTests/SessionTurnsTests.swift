@@ -14,6 +14,7 @@ import Testing
         let overlaps = Locked(0)
         let started = Locked<[Int: [Int]]>([:])
         let ended = BlockingQueue<Void>()
+        let threads = Locked<[WorkerThread]>([])
         let writers = 4
         let perWriter = 200
         concurrently(writers) { writer in
@@ -24,18 +25,20 @@ import Testing
                         if count > 1 { overlaps.withLock { $0 += 1 } }
                     }
                     started.withLock { $0[writer, default: []].append(index) }
-                    _ = WorkerThread.start {
+                    let thread = WorkerThread.start {
                         usleep(UInt32.random(in: 0...200))
                         running.withLock { $0 -= 1 }
                         done()
                         _ = ended.push(())
                     }
+                    threads.withLock { $0.append(thread) }
                 }
             }
         }
         var count = 0
         while count < writers * perWriter, let batch = ended.take(maximum: 1000, timeout: 10), !batch.isEmpty { count += batch.count }
         #expect(count == writers * perWriter)
+        for thread in threads.withLock({ $0 }) { thread.join() }
         #expect(overlaps.withLock { $0 } == 0)
         for writer in 0..<writers {
             #expect(started.withLock { $0[writer] } == Array(0..<perWriter))
