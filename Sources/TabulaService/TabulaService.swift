@@ -48,6 +48,7 @@ public final class TabulaService: HTTPHandler {
     let configuration: ServiceConfiguration
     private let router: Router
     private let handlers: [RouteHandler]
+    private let responder: RouteResponder
     private let api: APIContext
     private let access: AccessPolicy
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
@@ -66,6 +67,7 @@ public final class TabulaService: HTTPHandler {
             apiKey: configuration.apiKey, backendKey: configuration.backendKey, cors: configuration.cors,
             refusalPause: KeyRefusalPause(pauseMilliseconds: configuration.keyRefusalPauseMilliseconds))
         self.access = access
+        responder = RouteResponder(access: access)
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
@@ -80,31 +82,29 @@ public final class TabulaService: HTTPHandler {
         Self.addOperationalRoutes(
             to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
-        routes.add(
-            .get, "/openapi.json",
-            immediate { _ in
-                Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes)
-            })
+        routes.add(.get, "/openapi.json") { _ in
+            .now(Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes))
+        }
         router = routes.router
         handlers = routes.handlers
     }
 
     private static func addAPIRoutes(to router: inout RouteTable, _ api: APIContext) {
-        router.add(.get, "/v1/screens") { api.listScreens($0, $1) }
-        router.add(.post, "/v1/sessions") { api.createSession($0, $1) }
-        router.add(.put, APIContext.clientRoute) { api.putClient($0, $1) }
-        router.add(.get, APIContext.sessionRoute) { api.getSession($0, $1) }
-        router.add(.delete, APIContext.sessionRoute) { api.deleteSession($0, $1) }
-        router.add(.patch, APIContext.stateRoute) { api.writeState($0, $1) }
-        router.add(.put, APIContext.stateRoute) { api.writeState($0, $1) }
-        router.add(.get, "/v1/feed") { api.readFeed($0, $1) }
-        router.add(.get, "/v1/feed/stream") { api.streamFeed($0, $1) }
-        router.add(.get, APIContext.screenRoute) { api.getScreen($0, $1) }
-        router.add(.get, "/v1/screens/{id}/changes") { api.getChanges($0, $1) }
-        router.add(.get, APIContext.screenStreamRoute) { api.openScreenStream($0, $1) }
-        router.add(.post, "/v1/screens/{id}/selection") { api.answerEvent(.selection, $0, $1) }
-        router.add(.post, "/v1/screens/{id}/switch") { api.answerEvent(.switch, $0, $1) }
-        router.add(.post, "/v1/screens/{id}/deletion") { api.answerEvent(.deletion, $0, $1) }
+        router.add(.get, "/v1/screens") { context throws(Problem) in try api.listScreens(context) }
+        router.add(.post, "/v1/sessions") { context throws(Problem) in try api.createSession(context) }
+        router.add(.put, APIContext.clientRoute) { context throws(Problem) in try api.putClient(context) }
+        router.add(.get, APIContext.sessionRoute) { context throws(Problem) in try api.getSession(context) }
+        router.add(.delete, APIContext.sessionRoute) { context throws(Problem) in try api.deleteSession(context) }
+        router.add(.patch, APIContext.stateRoute) { context throws(Problem) in try api.writeState(context) }
+        router.add(.put, APIContext.stateRoute) { context throws(Problem) in try api.writeState(context) }
+        router.add(.get, "/v1/feed") { context throws(Problem) in try api.readFeed(context) }
+        router.add(.get, "/v1/feed/stream") { context throws(Problem) in try api.streamFeed(context) }
+        router.add(.get, APIContext.screenRoute) { context throws(Problem) in try api.getScreen(context) }
+        router.add(.get, "/v1/screens/{id}/changes") { context throws(Problem) in try api.getChanges(context) }
+        router.add(.get, APIContext.screenStreamRoute) { context throws(Problem) in try api.openScreenStream(context) }
+        router.add(.post, "/v1/screens/{id}/selection") { context throws(Problem) in try api.answerEvent(.selection, context) }
+        router.add(.post, "/v1/screens/{id}/switch") { context throws(Problem) in try api.answerEvent(.switch, context) }
+        router.add(.post, "/v1/screens/{id}/deletion") { context throws(Problem) in try api.answerEvent(.deletion, context) }
     }
 
     /// Logs and metrics for the server's events.
@@ -172,18 +172,18 @@ public final class TabulaService: HTTPHandler {
     public func handle(_ request: Request, responder: Responder) {
         var responder = responder
         switch access.check(request) {
-        case .answer(let response): return access.send(response, through: responder)
+        case .answer(let response): return self.responder.answer(response, responder)
         case .pass(let added): if let added { responder = responder.adding(added) }
         }
         switch router.match(request.method, path: request.rawPath) {
         case .matched(let index, let parameters, let pattern):
-            handlers[index](RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
+            self.responder.respond(handlers[index], RouteContext(request: request, parameters: parameters, pattern: pattern), responder)
         case .methodNotAllowed(let allowed, let pattern):
-            responder.send(Problem.methodNotAllowed(request.method, path: request.rawPath, allowed: allowed).response(route: pattern))
+            self.responder.refuse(.methodNotAllowed(request.method, path: request.rawPath, allowed: allowed), pattern: pattern, responder)
         case .notFound:
-            responder.send(Problem.notFound(path: request.rawPath).response())
+            self.responder.refuse(.notFound(path: request.rawPath), pattern: "-", responder)
         case .malformedPath:
-            responder.send(Problem.malformedPath(request.rawPath).response())
+            self.responder.refuse(.malformedPath(request.rawPath), pattern: "-", responder)
         }
     }
 
@@ -205,31 +205,29 @@ public final class TabulaService: HTTPHandler {
         to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub, clients: ClientLimits,
         connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
-        router.add(.get, "/healthz") { context, responder in
-            store.checkHealth { result in
-                var response: Response
-                switch result {
-                case .success:
-                    response = JSONResponse.make(.ok, Array(#"{"status":"ok","store":"\#(store.name)"}"#.utf8))
-                case .failure(let error):
-                    response = Problem.store(error).response()
+        router.add(.get, "/healthz") { _ in
+            .later { reply in
+                store.checkHealth { result in
+                    switch result {
+                    case .success: reply(JSONResponse.make(.ok, Array(#"{"status":"ok","store":"\#(store.name)"}"#.utf8)))
+                    case .failure(let error): reply.fail(.store(error))
+                    }
                 }
-                response.route = context.pattern
-                responder.send(response)
             }
         }
         router.add(
-            .get, "/metrics",
-            immediate { _ in
-                let connections = connectionCount.withLock { $0?() } ?? 0
-                var fields = HTTPFields()
-                fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-                fields[.cacheControl] = "no-store"
-                return Response(
+            .get, "/metrics"
+        ) { _ in
+            let connections = connectionCount.withLock { $0?() } ?? 0
+            var fields = HTTPFields()
+            fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            fields[.cacheControl] = "no-store"
+            return .now(
+                Response(
                     status: .ok, headerFields: fields,
                     body: metrics.exposition(
                         openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count,
-                        limits: [store.limitCounts, clients.limitCounts]))
-            })
+                        limits: [store.limitCounts, clients.limitCounts])))
+        }
     }
 }

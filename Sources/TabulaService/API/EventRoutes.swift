@@ -5,7 +5,7 @@ import TabulaPlatform
 
 /// `POST /v1/screens/{id}/selection`, `/switch` and `/deletion`.
 extension APIContext {
-    func answerEvent(_ kind: EventRequest.Kind, _ context: RouteContext, _ responder: Responder) {
+    func answerEvent(_ kind: EventRequest.Kind, _ context: RouteContext) throws(Problem) -> RouteAnswer {
         let definition: ScreenDefinition
         let token: String
         let request: EventRequest
@@ -20,18 +20,20 @@ extension APIContext {
             request = try EventRequest.decode(context.request.body, kind: kind)
         } catch {
             metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
-            return send(error.response(), context, responder)
+            throw error
         }
-        if let copy = definitions.copy(request.definition, of: definition) {
-            return applyEvent(request, kind, to: definition, from: copy, token: token, context, responder)
-        }
-        definitions.lookUp(request.definition ?? "", of: definition) { [self] copy in
-            switch copy {
-            case .failure(let error):
-                metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
-                send(Problem.store(error).response(), context, responder, token)
-            case .success(let copy):
-                applyEvent(request, kind, to: definition, from: copy, token: token, context, responder)
+        return .later(session: token) { [self] reply in
+            if let copy = definitions.copy(request.definition, of: definition) {
+                return applyEvent(request, kind, to: definition, from: copy, token: token, reply)
+            }
+            definitions.lookUp(request.definition ?? "", of: definition) { [self] copy in
+                switch copy {
+                case .failure(let error):
+                    metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+                    reply.fail(.store(error))
+                case .success(let copy):
+                    applyEvent(request, kind, to: definition, from: copy, token: token, reply)
+                }
             }
         }
     }
@@ -39,7 +41,7 @@ extension APIContext {
     /// The event's transaction, once the definition of the client's copy is known.
     private func applyEvent(
         _ request: EventRequest, _ kind: EventRequest.Kind, to definition: ScreenDefinition, from copy: DefinitionArchive.Copy,
-        token: String, _ context: RouteContext, _ responder: Responder
+        token: String, _ reply: Reply
     ) {
         let session = SessionKey(token)
         let processor = EventProcessor(
@@ -50,14 +52,14 @@ extension APIContext {
             switch outcome {
             case .answer(let answer):
                 metrics.recordEvent(kind: kind.rawValue, outcome: answer.changed ? "changed" : "unchanged", changeCount: answer.changeCount)
-                send(JSONResponse.make(.ok, answer.body), context, responder, token)
+                reply(JSONResponse.make(.ok, answer.body))
                 if answer.changed { cache.keepForDiff(session: session, screen: answer.newScreen) }
             case .replayed(let stored):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
-                send(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body), context, responder, token)
+                reply(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body))
             case .problem(let problem):
                 metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
-                send(problem.response(), context, responder, token)
+                reply.fail(problem)
             }
         }
     }

@@ -8,35 +8,27 @@ extension APIContext {
     static let defaultFeedLimit = 100
     static let maxFeedLimit = 1_000
 
-    func readFeed(_ context: RouteContext, _ responder: Responder) {
-        let after: FeedCursor?
-        let limit: Int
-        do throws(Problem) {
-            try access.requireBackend(context.request)
-            after = try Self.feedCursor(context.request)
-            limit = try Self.feedLimit(context.request)
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        readFeedPage(after: after, limit: limit, context, responder) { [self] entries, next in
-            send(Response(status: .ok, headerFields: JSONResponse.headers(), body: Self.encode(entries, next: next)), context, responder)
+    func readFeed(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        try access.requireBackend(context.request)
+        let after = try Self.feedCursor(context.request)
+        let limit = try Self.feedLimit(context.request)
+        return .later { [self] reply in
+            readFeedPage(after: after, limit: limit, reply) { entries, next in
+                reply(Response(status: .ok, headerFields: JSONResponse.headers(), body: Self.encode(entries, next: next)))
+            }
         }
     }
 
     /// Reads a page of the feed for a request: a store that cannot be reached is 503, a
     /// cursor beyond retention 410; `body` answers with the entries.
     private func readFeedPage(
-        after: FeedCursor?, limit: Int, _ context: RouteContext, _ responder: Responder,
-        _ body: @escaping @Sendable ([FeedEntry], FeedCursor) -> Void
+        after: FeedCursor?, limit: Int, _ reply: Reply, _ body: @escaping @Sendable ([FeedEntry], FeedCursor) -> Void
     ) {
-        store.readFeed(after: after, limit: limit) { [self] result in
+        store.readFeed(after: after, limit: limit) { result in
             switch result {
-            case .failure(let error):
-                send(Problem.store(error).response(), context, responder)
-            case .success(.expired(let oldest)):
-                send(Problem.feedExpired(oldest: oldest.description).response(), context, responder)
-            case .success(.entries(let entries, let next)):
-                body(entries, next)
+            case .failure(let error): reply.fail(.store(error))
+            case .success(.expired(let oldest)): reply.fail(.feedExpired(oldest: oldest.description))
+            case .success(.entries(let entries, let next)): body(entries, next)
             }
         }
     }
@@ -44,29 +36,26 @@ extension APIContext {
     /// `GET /v1/feed/stream`: the feed's entries as Server-Sent Events (`event: entry`,
     /// `id: CURSOR`), from `Last-Event-ID` (or `?after=`), then each new one as it commits.
     /// A cursor beyond retention is 410 `feed-expired`, before the stream starts.
-    func streamFeed(_ context: RouteContext, _ responder: Responder) {
-        let after: FeedCursor?
-        do throws(Problem) {
-            try access.requireBackend(context.request)
-            after = try Self.feedStreamCursor(context.request)
-            try streams.requireRoom()
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        readFeedPage(after: after, limit: FeedStream.pageSize, context, responder) { [self] entries, next in
-            var opening = EventStreamFrames.opening
-            for entry in entries { opening += FeedStream.event(entry) }
-            let stream = FeedStream(after: next, opening: opening, wantsRead: entries.count == FeedStream.pageSize, tick: streams.currentTick)
-            do throws(Problem) {
-                try streams.register(stream)
-            } catch {
-                return send(error.response(), context, responder)
+    func streamFeed(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        try access.requireBackend(context.request)
+        let after = try Self.feedStreamCursor(context.request)
+        try streams.requireRoom()
+        return .later { [self] reply in
+            readFeedPage(after: after, limit: FeedStream.pageSize, reply) { [self] entries, next in
+                var opening = EventStreamFrames.opening
+                for entry in entries { opening += FeedStream.event(entry) }
+                let stream = FeedStream(after: next, opening: opening, wantsRead: entries.count == FeedStream.pageSize, tick: streams.currentTick)
+                do throws(Problem) {
+                    try streams.register(stream)
+                } catch {
+                    return reply.fail(error)
+                }
+                let server = ServerStream(source: stream)
+                stream.start(server: server, requestRead: { [streams] in streams.read($0) }, onClose: { [streams] in streams.unregister($0) })
+                reply(Response(status: .ok, headerFields: Self.streamHeaders, stream: server))
+                // Entries committed between the read and the registration.
+                stream.feedChanged()
             }
-            let server = ServerStream(source: stream)
-            stream.start(server: server, requestRead: { [streams] in streams.read($0) }, onClose: { [streams] in streams.unregister($0) })
-            send(Response(status: .ok, headerFields: Self.streamHeaders, stream: server), context, responder)
-            // Entries committed between the read and the registration.
-            stream.feedChanged()
         }
     }
 

@@ -93,28 +93,24 @@ extension APIContext {
     }
 
     /// The routed GET: every error, and screens the store must be read for.
-    func getScreen(_ context: RouteContext, _ responder: Responder) {
+    func getScreen(_ context: RouteContext) throws(Problem) -> RouteAnswer {
         let served = self.served
-        let definition: ScreenDefinition
-        let token: String?
-        do throws(Problem) {
-            definition = try served.definition(context.parameters["id"] ?? "")
-            token = try sessionToken(context.request)
-        } catch {
-            return send(error.response(), context, responder)
-        }
+        let definition = try served.definition(context.parameters["id"] ?? "")
+        let token = try sessionToken(context.request)
         let tags = context.request.headers.value("If-None-Match")
         guard let index = served.catalogue.screens.firstIndex(where: { $0 === definition }) else {
-            return send(Problem.unknownScreen(definition.id, known: served.catalogue.screens.map(\.id)).response(), context, responder)
+            throw Problem.unknownScreen(definition.id, known: served.catalogue.screens.map(\.id))
         }
         let session = token.map(SessionKey.init)
         if let known = knownScreen(index, of: served, session: session) {
-            return send(known.response(ifNoneMatch: tags), context, responder, token)
+            return .now(known.response(ifNoneMatch: tags), session: token)
         }
         // Only a session's screen can be unknown without waiting.
-        guard let token, let session else { return send(JSONResponse.make(.internalServerError, []), context, responder) }
-        readSession(.token(token), SessionRead(), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
-            send(cache.renderedScreen(session: session, definition, snapshot.current).response(ifNoneMatch: tags), context, responder, token)
+        guard let token, let session else { return .now(JSONResponse.make(.internalServerError, [])) }
+        return .later(session: token) { [self] reply in
+            readSession(.token(token), SessionRead(), onProblem: reply.fail) { [self] snapshot in
+                reply(cache.renderedScreen(session: session, definition, snapshot.current).response(ifNoneMatch: tags))
+            }
         }
     }
 }

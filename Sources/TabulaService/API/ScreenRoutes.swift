@@ -6,70 +6,58 @@ import TabulaPlatform
 /// `GET /v1/screens` and `GET /v1/screens/{id}/changes?since=N` (the screen's own `GET` is
 /// in ScreenGet.swift).
 extension APIContext {
-    func listScreens(_ context: RouteContext, _ responder: Responder) {
-        guard let list = served.screenList else {
-            return send(JSONResponse.make(.internalServerError, []), context, responder)
-        }
-        send(Response(list), context, responder)
+    func listScreens(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        guard let list = served.screenList else { return .now(JSONResponse.make(.internalServerError, [])) }
+        return .now(Response(list))
     }
 
-    func getChanges(_ context: RouteContext, _ responder: Responder) {
+    func getChanges(_ context: RouteContext) throws(Problem) -> RouteAnswer {
         let served = self.served
-        let definition: ScreenDefinition
-        let token: String?
-        let since: Int
-        let copyDefinition: String?
-        do throws(Problem) {
-            definition = try served.definition(context.parameters["id"] ?? "")
-            since = try Self.since(context.request)
-            copyDefinition = try Self.definitionQuery(context.request)
-            token = try sessionToken(context.request)
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        if let copy = definitions.copy(copyDefinition, of: definition) {
-            return sendChanges(definition, of: served, since: since, from: copy, token: token, context, responder)
-        }
-        definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
-            switch copy {
-            case .failure(let error): send(Problem.store(error).response(), context, responder, token)
-            case .success(let copy): sendChanges(definition, of: served, since: since, from: copy, token: token, context, responder)
+        let definition = try served.definition(context.parameters["id"] ?? "")
+        let since = try Self.since(context.request)
+        let copyDefinition = try Self.definitionQuery(context.request)
+        let token = try sessionToken(context.request)
+        return .later(session: token) { [self] reply in
+            if let copy = definitions.copy(copyDefinition, of: definition) {
+                return answerChanges(definition, of: served, since: since, from: copy, token: token, reply)
+            }
+            definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
+                switch copy {
+                case .failure(let error): reply.fail(.store(error))
+                case .success(let copy): answerChanges(definition, of: served, since: since, from: copy, token: token, reply)
+                }
             }
         }
     }
 
     /// The changes from the client's copy (`copy` at revision `since`) to the current screen.
-    private func sendChanges(
+    private func answerChanges(
         _ definition: ScreenDefinition, of served: ServedCatalogue, since: Int, from copy: DefinitionArchive.Copy, token: String?,
-        _ context: RouteContext, _ responder: Responder
+        _ reply: Reply
     ) {
         guard let token else {
             let initial = served.catalogue.initialState
-            guard since == 0 else {
-                return send(Problem.futureRevision(since, current: 0).response(), context, responder)
-            }
-            do throws(Problem) {
-                let changes = diff(old: render(try copy.definition(current: definition), initial), new: served.defaultScreen(definition).screen)
-                return send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: 0, changes: changes)), context, responder)
-            } catch {
-                return send(error.response(), context, responder)
-            }
+            guard since == 0 else { return reply.fail(.futureRevision(since, current: 0)) }
+            return reply(
+                Result { () throws(Problem) in
+                    let changes = diff(old: render(try copy.definition(current: definition), initial), new: served.defaultScreen(definition).screen)
+                    return JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: 0, changes: changes))
+                })
         }
-        readSession(.token(token), SessionRead(revision: since), onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
+        readSession(.token(token), SessionRead(revision: since), onProblem: reply.fail) { [self] snapshot in
             let current = snapshot.current
             switch snapshot.past {
             case .future(let revision):
-                send(Problem.futureRevision(since, current: revision).response(), context, responder, token)
+                reply.fail(.futureRevision(since, current: revision))
             case .tooOld(let oldest):
-                send(Problem.staleRevision(since, oldestKept: oldest, current: current.revision).response(), context, responder, token)
+                reply.fail(.staleRevision(since, oldestKept: oldest, current: current.revision))
             case .found(let old):
-                do throws(Problem) {
-                    let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current).screen
-                    let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
-                    send(JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: current.revision, changes: changes)), context, responder, token)
-                } catch {
-                    send(error.response(), context, responder, token)
-                }
+                reply(
+                    Result { () throws(Problem) in
+                        let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current).screen
+                        let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
+                        return JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: current.revision, changes: changes))
+                    })
             }
         }
     }
@@ -105,14 +93,5 @@ extension APIContext {
             }
             return value
         }
-    }
-
-    /// Sends a response labelled with the route and, when known, a short session prefix.
-    func send(_ response: Response, _ context: RouteContext, _ responder: Responder, _ token: String? = nil) {
-        var labelled = response
-        labelled.route = context.pattern
-        // Only the prefix the access log shows, as on the quick path (a small string).
-        labelled.logContext = token.map(SessionToken.logPrefix)
-        access.send(labelled, through: responder)
     }
 }

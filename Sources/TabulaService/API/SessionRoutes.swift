@@ -8,33 +8,32 @@ import TabulaHTTP
 extension APIContext {
     static let sessionRoute = "/v1/sessions/{id}"
 
-    func createSession(_ context: RouteContext, _ responder: Responder) {
-        let new: NewSession
-        do throws(Problem) {
-            let request = try NewSessionRequest.decode(context.request.body, limits: clients)
-            var state = served.catalogue.initialState
-            if let client = request.client {
-                try Self.requireJSON(context.request)
-                state.client = client
-            }
-            if request.needsBackendKey {
-                try Self.requireJSON(context.request)
-                try access.requireBackend(context.request)
-                if let json = request.state { state = try initialState(json, client: state.client) }
-            } else if !access.carriesBackendKey(context.request) {
-                // The backend creates sessions for its users from one address: only clients'
-                // own sessions count against their address.
-                try clients.admitNewSession(context.request)
-            }
-            state.client.locale = state.client.locale ?? negotiatedLocale(context.request)
-            new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
-        } catch {
-            return send(error.response(), context, responder)
+    func createSession(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        let request = try NewSessionRequest.decode(context.request.body, limits: clients)
+        var state = served.catalogue.initialState
+        if let client = request.client {
+            try Self.requireJSON(context.request)
+            state.client = client
         }
+        if request.needsBackendKey {
+            try Self.requireJSON(context.request)
+            try access.requireBackend(context.request)
+            if let json = request.state { state = try initialState(json, client: state.client) }
+        } else if !access.carriesBackendKey(context.request) {
+            // The backend creates sessions for its users from one address: only clients'
+            // own sessions count against their address.
+            try clients.admitNewSession(context.request)
+        }
+        state.client.locale = state.client.locale ?? negotiatedLocale(context.request)
+        let new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)
+        return .later(session: new.token) { [self] reply in createSession(new, reply) }
+    }
+
+    private func createSession(_ new: NewSession, _ reply: Reply) {
         store.createSession(new) { [self] result in
             switch result {
             case .failure(let error):
-                send(Problem.store(error).response(), context, responder)
+                reply.fail(.store(error))
             case .success:
                 streams.feedChanged()
                 var writer = JSONWriter()
@@ -46,7 +45,7 @@ extension APIContext {
                 writer.endObject()
                 var fields = JSONResponse.headers()
                 fields[.location] = "/v1/sessions/\(new.id)"
-                send(Response(status: .created, headerFields: fields, body: writer.bytes), context, responder, new.token)
+                reply(Response(status: .created, headerFields: fields, body: writer.bytes))
             }
         }
     }
@@ -78,30 +77,24 @@ extension APIContext {
     /// `PUT /v1/session/client` with `X-Session`: the client replaces its context (its
     /// language and the kinds it draws; without a locale, `Accept-Language` chooses, as for
     /// a new session); 200 `{"client", "fromRevision", "toRevision"}`.
-    func putClient(_ context: RouteContext, _ responder: Responder) {
-        let token: String
-        let client: ClientContext
-        do throws(Problem) {
-            try Self.requireJSON(context.request)
-            guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
-            token = sessionToken
-            var decoded = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body", limits: clients)
-            decoded.locale = decoded.locale ?? negotiatedLocale(context.request)
-            client = decoded
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        runTransaction(ClientWrite(client: client), session: .token(token)) { [self] outcome in
-            switch outcome {
-            case .written(let body): send(JSONResponse.make(.ok, body), context, responder, token)
-            case .problem(let problem): send(problem.response(), context, responder, token)
+    func putClient(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        try Self.requireJSON(context.request)
+        guard let token = try sessionToken(context.request) else { throw Problem.missingSession }
+        var client = try ClientRequest.decode(try JSONBody.value(context.request.body), at: "the body", limits: clients)
+        client.locale = client.locale ?? negotiatedLocale(context.request)
+        return .later(session: token) { [self, client] reply in
+            runTransaction(ClientWrite(client: client), session: .token(token)) { outcome in
+                switch outcome {
+                case .written(let body): reply(JSONResponse.make(.ok, body))
+                case .problem(let problem): reply.fail(problem)
+                }
             }
         }
     }
 
     /// `GET /v1/sessions/{id}`: the session as the backend sees it, tagged with its revision.
-    func getSession(_ context: RouteContext, _ responder: Responder) {
-        answerBackend(context, responder, { id, completion in store.sessionRecord(id: id, completion: completion) }) { record in
+    func getSession(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        try answerBackend(context, { [store] id, completion in store.sessionRecord(id: id, completion: completion) }) { record in
             let tag = "\"\(record.state.revision)\""
             if let tags = context.request.headers.value("If-None-Match"), ETag.matches(tags, tag) {
                 return Response(status: .notModified, headerFields: [.eTag: tag, .cacheControl: "no-store"])
@@ -128,36 +121,32 @@ extension APIContext {
     }
 
     /// `DELETE /v1/sessions/{id}`: 204; the token is unknown from then on.
-    func deleteSession(_ context: RouteContext, _ responder: Responder) {
-        let delete = { [store, streams] (id: String, completion: @escaping @Sendable (Result<Void?, StoreError>) -> Void) in
+    func deleteSession(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        let delete: @Sendable (String, @escaping @Sendable (Result<Void?, StoreError>) -> Void) -> Void = { [store, streams] id, completion in
             store.deleteSession(id: id) { result in
                 if case .success(true) = result { streams.removed(id: id) }
                 completion(result.map { $0 ? () : nil })
             }
         }
-        answerBackend(context, responder, delete) { _ in Response(status: .noContent, headerFields: [.cacheControl: "no-store"]) }
+        return try answerBackend(context, delete) { _ in Response(status: .noContent, headerFields: [.cacheControl: "no-store"]) }
     }
 
     /// A backend route on one session: checks the backend key and the id, asks the store
     /// with `call`, and answers what it found with `answer`; a session it did not find is
     /// 404, a store it could not reach 503.
     private func answerBackend<Found: Sendable>(
-        _ context: RouteContext, _ responder: Responder,
-        _ call: (String, @escaping @Sendable (Result<Found?, StoreError>) -> Void) -> Void,
+        _ context: RouteContext, _ call: @escaping @Sendable (String, @escaping @Sendable (Result<Found?, StoreError>) -> Void) -> Void,
         answer: @escaping @Sendable (Found) -> Response
-    ) {
-        let id: String
-        do throws(Problem) {
-            try access.requireBackend(context.request)
-            id = try sessionID(context)
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        call(id) { [self] result in
-            switch result {
-            case .failure(let error): send(Problem.store(error).response(), context, responder)
-            case .success(nil): send(Problem.unknownSessionID(id).response(), context, responder)
-            case .success(let found?): send(answer(found), context, responder)
+    ) throws(Problem) -> RouteAnswer {
+        try access.requireBackend(context.request)
+        let id = try sessionID(context)
+        return .later { reply in
+            call(id) { result in
+                switch result {
+                case .failure(let error): reply.fail(.store(error))
+                case .success(nil): reply.fail(.unknownSessionID(id))
+                case .success(let found?): reply(answer(found))
+                }
             }
         }
     }

@@ -9,26 +9,22 @@ extension APIContext {
     static let stateRoute = "/v1/sessions/{id}/state"
     static let maxIdempotencyKeyLength = 200
 
-    func writeState(_ context: RouteContext, _ responder: Responder) {
-        let id: String
-        let write: StateWrite
-        do throws(Problem) {
-            try access.requireBackend(context.request)
-            id = try sessionID(context)
-            write = try stateWrite(context.request)
-        } catch {
-            return send(error.response(), context, responder)
-        }
-        runTransaction(write, session: .id(id)) { [self] outcome in
-            switch outcome {
-            case .written(let body, let revision):
-                send(Self.written(status: .ok, body, revision: revision), context, responder)
-            case .replayed(let stored):
-                // The stored answer's body is all that is kept: its toRevision gives the tag.
-                let revision = (try? JSONParser().parse(stored.body))?.objectValue?["toRevision"]?.intValue
-                send(Self.written(status: HTTPResponse.Status(code: stored.status), stored.body, revision: revision), context, responder)
-            case .problem(let problem):
-                send(problem.response(), context, responder)
+    func writeState(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        try access.requireBackend(context.request)
+        let id = try sessionID(context)
+        let write = try stateWrite(context.request)
+        return .later { [self] reply in
+            runTransaction(write, session: .id(id)) { outcome in
+                switch outcome {
+                case .written(let body, let revision):
+                    reply(Self.written(status: .ok, body, revision: revision))
+                case .replayed(let stored):
+                    // The stored answer's body is all that is kept: its toRevision gives the tag.
+                    let revision = (try? JSONParser().parse(stored.body))?.objectValue?["toRevision"]?.intValue
+                    reply(Self.written(status: HTTPResponse.Status(code: stored.status), stored.body, revision: revision))
+                case .problem(let problem):
+                    reply.fail(problem)
+                }
             }
         }
     }

@@ -19,41 +19,34 @@ extension APIContext {
         let revision: Int
     }
 
-    func openScreenStream(_ context: RouteContext, _ responder: Responder) {
-        let definition: ScreenDefinition
-        let token: String
-        let resume: StreamResume?
-        do throws(Problem) {
-            definition = try self.definition(context.parameters["id"] ?? "")
-            token = try streamToken(context.request)
-            resume = try Self.streamResume(context.request)
-            try streams.requireRoom()
-        } catch {
-            return send(error.response(), context, responder)
-        }
+    func openScreenStream(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        let definition = try self.definition(context.parameters["id"] ?? "")
+        let token = try streamToken(context.request)
+        let resume = try Self.streamResume(context.request)
+        try streams.requireRoom()
         let read = SessionRead(revision: resume?.revision, id: true)
-        readSession(.token(token), read, onProblem: { [self] in send($0.response(), context, responder, token) }) { [self] snapshot in
-            let copyDefinition = resume.map { $0.definitionID ?? definition.definitionID }
-            if let copy = definitions.copy(copyDefinition, of: definition) {
-                return startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, context, responder)
-            }
-            definitions.lookUp(copyDefinition ?? "", of: definition) { [self] result in
-                // A definition the store cannot read now is one the client gets the whole screen for.
-                let copy = (try? result.get()) ?? .unknown(copyDefinition ?? "")
-                startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, context, responder)
+        return .later(session: token) { [self] reply in
+            readSession(.token(token), read, onProblem: reply.fail) { [self] snapshot in
+                let copyDefinition = resume.map { $0.definitionID ?? definition.definitionID }
+                if let copy = definitions.copy(copyDefinition, of: definition) {
+                    return startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, reply)
+                }
+                definitions.lookUp(copyDefinition ?? "", of: definition) { [self] result in
+                    // A definition the store cannot read now is one the client gets the whole screen for.
+                    let copy = (try? result.get()) ?? .unknown(copyDefinition ?? "")
+                    startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, reply)
+                }
             }
         }
     }
 
-    /// Registers the stream and sends its response. `clientCopy` is the definition of the
+    /// Registers the stream and answers with it. `clientCopy` is the definition of the
     /// copy `resume` names.
     private func startStream(
         _ definition: ScreenDefinition, token: String, _ snapshot: SessionSnapshot, resume: StreamResume?,
-        clientCopy: DefinitionArchive.Copy, _ context: RouteContext, _ responder: Responder
+        clientCopy: DefinitionArchive.Copy, _ reply: Reply
     ) {
-        guard let id = snapshot.id else {
-            return send(Problem.store(StoreError("the store did not read the session's id")).response(), context, responder, token)
-        }
+        guard let id = snapshot.id else { return reply.fail(.store(StoreError("the store did not read the session's id"))) }
         let key = SessionKey(token)
         let current = cache.renderedScreen(session: key, definition, snapshot.current)
         let target = ScreenCopy(definitionID: definition.definitionID, revision: snapshot.current.revision, screen: current.screen)
@@ -61,7 +54,7 @@ extension APIContext {
         do throws(Problem) {
             try streams.register(stream, sessionID: id)
         } catch {
-            return send(error.response(), context, responder, token)
+            return reply.fail(error)
         }
         var opening = EventStreamFrames.opening
         var copy = target
@@ -79,7 +72,7 @@ extension APIContext {
         }
         let server = ServerStream(source: stream)
         stream.start(opening: opening, copy: copy, current: target, server: server) { [streams] in streams.unregister($0) }
-        send(Response(status: .ok, headerFields: Self.streamHeaders, stream: server), context, responder, token)
+        reply(Response(status: .ok, headerFields: Self.streamHeaders, stream: server))
         // A commit between the read and the registration found no stream to bring forward.
         streams.recheck(id: id)
     }

@@ -10,26 +10,20 @@ enum PreviewRoutes {
     static func add(to routes: inout RouteTable, catalogue: @escaping @Sendable () -> (ServedCatalogue, problems: [CatalogueProblem])) {
         // no-store: a page kept in the browser's back-forward cache would keep its stream open.
         let page = asset(EmbeddedPreview.html, type: "text/html; charset=utf-8", cacheControl: "no-store")
-        routes.add(.get, "/preview", immediate { _ in page })
-        routes.add(.get, "/preview/{screen}", immediate { _ in page })
+        routes.add(.get, "/preview") { _ in .now(page) }
+        routes.add(.get, "/preview/{screen}") { _ in .now(page) }
         let files = [
             "preview.css": asset(EmbeddedPreview.css, type: "text/css; charset=utf-8"),
             "preview.js": asset(EmbeddedPreview.js, type: "text/javascript; charset=utf-8"),
         ]
-        routes.add(
-            .get, "/preview/assets/{file}",
-            immediate { context throws(Problem) in
-                guard let file = files[context.parameters["file"] ?? ""] else {
-                    throw Problem.notFound(path: context.request.rawPath)
-                }
-                return file
-            })
-        routes.add(
-            .get, "/preview/api/catalogue",
-            immediate { _ in
-                let (served, problems) = catalogue()
-                return JSONResponse.make(.ok, catalogueBody(served, problems))
-            })
+        routes.add(.get, "/preview/assets/{file}") { context throws(Problem) in
+            guard let file = files[context.parameters["file"] ?? ""] else { throw Problem.notFound(path: context.request.rawPath) }
+            return .now(file)
+        }
+        routes.add(.get, "/preview/api/catalogue") { _ in
+            let (served, problems) = catalogue()
+            return .now(JSONResponse.make(.ok, catalogueBody(served, problems)))
+        }
     }
 
     /// `{"defaultLocale", "locales", "problems": [...], "screens": [{"id", "title", "file"}],

@@ -8,20 +8,50 @@ struct RouteContext: Sendable {
     let pattern: String
 }
 
-/// A route's handler: it answers through the responder, now or later.
-typealias RouteHandler = @Sendable (RouteContext, Responder) -> Void
+/// A route's handler: it answers now, or later (once the store has answered), or throws a
+/// problem. It never sends anything itself: the ``RouteResponder`` turns what it gives
+/// into the response.
+typealias RouteHandler = @Sendable (RouteContext) throws(Problem) -> RouteAnswer
 
-/// A handler that answers before returning; a thrown problem becomes its response.
-func immediate(_ body: @escaping @Sendable (RouteContext) throws(Problem) -> Response) -> RouteHandler {
-    { context, responder in
-        var response: Response
-        do throws(Problem) {
-            response = try body(context)
-        } catch {
-            response = error.response()
-        }
-        response.route = context.pattern
-        responder.send(response)
+/// What a route handler gives: a response, or the work that answers later through a
+/// ``Reply``. Either may name the session the request is of, for the request's log line.
+struct RouteAnswer: Sendable {
+    enum Kind: Sendable {
+        case now(Response)
+        case later(@Sendable (Reply) -> Void)
+    }
+
+    let kind: Kind
+    /// The session token the request names, when known: the log line shows its prefix.
+    let session: String?
+
+    /// The response, at once.
+    static func now(_ response: Response, session: String? = nil) -> RouteAnswer {
+        RouteAnswer(kind: .now(response), session: session)
+    }
+
+    /// `body` answers through its reply, from any thread, once.
+    static func later(session: String? = nil, _ body: @escaping @Sendable (Reply) -> Void) -> RouteAnswer {
+        RouteAnswer(kind: .later(body), session: session)
+    }
+}
+
+/// The way back for an answer that comes later: a response, or a problem. Only the first
+/// call counts.
+struct Reply: Sendable {
+    let finish: @Sendable (Result<Response, Problem>) -> Void
+
+    func callAsFunction(_ response: Response) {
+        finish(.success(response))
+    }
+
+    func fail(_ problem: Problem) {
+        finish(.failure(problem))
+    }
+
+    /// The response, or the problem, a result of either gives.
+    func callAsFunction(_ result: Result<Response, Problem>) {
+        finish(result)
     }
 }
 
