@@ -26,6 +26,9 @@ public struct ServiceConfiguration: Sendable {
     public var preview = false
     /// How long a request refused for its key (401 `unauthorized`) waits for its answer.
     public var keyRefusalPauseMilliseconds = 250
+    /// The service's own threads, where work continues that a store reports from a thread
+    /// of its own (``ServiceStore``): one per processor.
+    public var workerThreads = ServerConfiguration.processorCount
     /// New sessions a client address may create a minute (a burst of as many, then evenly);
     /// beyond, 429 `too-many-sessions`. The backend's, with its key, are not counted. 0: no limit.
     public var newSessionsPerMinute = 600
@@ -51,6 +54,8 @@ public final class TabulaService: HTTPHandler {
     private let responder: RouteResponder
     private let api: APIContext
     private let access: AccessPolicy
+    /// Where work continues that a store reports from a thread of its own.
+    private let pool: WorkerPool
     private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
     /// The problems of the last reload, when it was refused; its lock also keeps two
     /// reloads from running at once.
@@ -58,9 +63,12 @@ public final class TabulaService: HTTPHandler {
 
     /// Keeps the catalogue's definitions in the store (see ``SessionStore/keepDefinitions(_:)``)
     /// and builds the routes; throws when the store cannot keep them.
-    public init(configuration: ServiceConfiguration, catalogue: Catalogue, store: any SessionStore, logger: Logger) throws(StoreError) {
+    public init(configuration: ServiceConfiguration, catalogue: Catalogue, store storage: any SessionStore, logger: Logger) throws(StoreError) {
         self.configuration = configuration
         self.logger = logger
+        let pool = WorkerPool(threads: configuration.workerThreads)
+        self.pool = pool
+        let store = ServiceStore(storage, pool: pool)
         let metrics = ServiceMetrics()
         self.metrics = metrics
         let access = AccessPolicy(
@@ -158,10 +166,12 @@ public final class TabulaService: HTTPHandler {
     /// Every route as (method, pattern).
     public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }
 
-    /// Stops the threads that bring streams forward; call after the server stopped.
+    /// Stops the threads that bring streams forward, pause refused keys and continue the
+    /// stores' work; call after the server stopped and before the store is closed.
     public func close() {
         api.streams.close()
         access.refusalPause.close()
+        pool.close()
     }
 
     /// Lets `/metrics` report the server's open connections.
