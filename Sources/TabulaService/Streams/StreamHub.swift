@@ -3,21 +3,6 @@ import TabulaCore
 import TabulaHTTP
 import TabulaPlatform
 
-/// How the service holds screen streams.
-public struct StreamSettings: Sendable {
-    /// Seconds between heartbeats on an idle stream.
-    public var heartbeatSeconds = 15
-    /// Open streams in all; more get 429.
-    public var maxStreams = 10_000
-    /// Open streams of one session; more get 429.
-    public var maxStreamsPerSession = 16
-    /// Seconds between reads of every streamed session, which end the streams of sessions
-    /// that expired (deletions end them at once).
-    public var recheckSeconds = 60
-
-    public init() {}
-}
-
 /// Every open screen stream, by session, and the thread that brings them forward: after a
 /// commit, the session's new state is rendered once per screen, each change set computed
 /// once per client copy and encoded once, and every stream of the session is offered its
@@ -42,14 +27,14 @@ final class StreamHub: Sendable {
         }
     }
 
-    private struct Channels {
+    struct Channels {
         var byKey: [SessionKey: Channel] = [:]
         var byID: [String: Channel] = [:]
         /// The backend's streams of the feed.
         var feeds: [ObjectIdentifier: FeedStream] = [:]
     }
 
-    private enum Job: Sendable {
+    enum Job: Sendable {
         case deliver(Channel, SessionState)
         case gone(Channel)
         case readFeed(FeedStream)
@@ -57,21 +42,21 @@ final class StreamHub: Sendable {
     }
 
     let settings: StreamSettings
-    private let store: any SessionStore
-    private let cache: ScreenCache
-    private let channels = Locked(Channels())
+    let store: any SessionStore
+    let cache: ScreenCache
+    let channels = Locked(Channels())
     /// Open streams, screens' and the feed's: changed under the lock of ``channels`` only,
     /// and read without it by every commit (with none open, a commit costs one atomic load).
-    private let openStreams = Atomic<Int>(0)
-    private let jobs = BlockingQueue<Job>()
+    let openStreams = Atomic<Int>(0)
+    let jobs = BlockingQueue<Job>()
     /// Wakes the ticker early when the hub closes.
-    private let ticks = BlockingQueue<Void>(capacity: 1)
-    private let tick = Atomic<Int>(0)
-    private let threads = Locked<[WorkerThread]>([])
+    let ticks = BlockingQueue<Void>(capacity: 1)
+    let tick = Atomic<Int>(0)
+    let threads = Locked<[WorkerThread]>([])
     /// The catalogue deliveries render with. The deliverer's own: it changes only between
     /// two of its batches, so no stream is offered an older definition's screen after a
     /// newer one's.
-    private nonisolated(unsafe) var catalogue: Catalogue
+    nonisolated(unsafe) var catalogue: Catalogue
 
     init(settings: StreamSettings, store: any SessionStore, cache: ScreenCache, catalogue: Catalogue) {
         self.settings = settings
@@ -99,7 +84,7 @@ final class StreamHub: Sendable {
         guard count < settings.maxStreams else { throw full }
     }
 
-    private var full: Problem { .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
+    var full: Problem { .tooManyStreams(limit: settings.maxStreams, retryAfter: settings.heartbeatSeconds) }
 
     var currentTick: Int { tick.load(ordering: .relaxed) }
 
@@ -208,7 +193,7 @@ final class StreamHub: Sendable {
     }
 
     /// Reads every streamed session again.
-    private func recheckAll() {
+    func recheckAll() {
         for id in channels.withLock({ Array($0.byID.keys) }) { recheck(id: id) }
     }
 
@@ -233,189 +218,4 @@ final class StreamHub: Sendable {
             }
         }
     }
-
-    // MARK: The deliverer's thread
-
-    /// The shortest time between two batches of deliveries. Each batch resumes streams,
-    /// and libmicrohttpd (0.9.75) walks every suspended connection of a server thread once
-    /// per loop of that thread in which some were resumed: with thousands of idle streams,
-    /// that walk is most of what a delivery costs, and batches that come closer together
-    /// than this share it. A commit that comes after a quiet spell is delivered at once.
-    /// `Scripts/bench-live` measures what it costs and what it buys.
-    static let batchInterval: Int64 = 4_000_000
-
-    private func runDeliverer() {
-        var lastBatch: Int64 = 0
-        while var batch = jobs.take(maximum: 256) {
-            let waited = SystemClock.monotonicNanoseconds() - lastBatch
-            if waited < Self.batchInterval {
-                usleep(UInt32((Self.batchInterval - waited) / 1000))
-                batch += jobs.take(maximum: 4096, timeout: 0) ?? []
-            }
-            lastBatch = SystemClock.monotonicNanoseconds()
-            run(batch)
-        }
-    }
-
-    private func run(_ batch: [Job]) {
-        // The newest state of each session in the batch: older ones would only be replaced.
-        var newest: [ObjectIdentifier: (Channel, SessionState)] = [:]
-        var order: [ObjectIdentifier] = []
-        for job in batch {
-            switch job {
-            case .deliver(let channel, let state):
-                let key = ObjectIdentifier(channel)
-                if let known = newest[key] {
-                    if known.1.revision < state.revision { newest[key] = (channel, state) }
-                } else {
-                    newest[key] = (channel, state)
-                    order.append(key)
-                }
-            case .gone(let channel):
-                end(channel)
-                newest[ObjectIdentifier(channel)] = nil
-            case .readFeed(let stream):
-                stream.read(from: store)
-            case .reload(let catalogue):
-                self.catalogue = catalogue
-                // Each session read again is delivered with the new definitions.
-                recheckAll()
-            }
-        }
-        for key in order {
-            guard let (channel, state) = newest[key] else { continue }
-            deliver(state, to: channel)
-        }
-    }
-
-    /// Ends the streams of a session that is gone, and lets them go: they no longer count.
-    private func end(_ channel: Channel) {
-        let streams = channels.withLock { [self] channels -> [ScreenStream] in
-            if channels.byID[channel.id] === channel {
-                channels.byID[channel.id] = nil
-                channels.byKey[channel.key] = nil
-            }
-            let streams = Array(channel.streams.values)
-            channel.streams = [:]
-            openStreams.wrappingSubtract(streams.count, ordering: .relaxed)
-            return streams
-        }
-        for stream in streams { stream.end() }
-    }
-
-    /// Offers every stream of the session the event that takes its copy to `state`.
-    private func deliver(_ state: SessionState, to channel: Channel) {
-        let streams = channels.withLock { _ in
-            channel.knownRevision = max(channel.knownRevision, state.revision)
-            return Array(channel.streams.values)
-        }
-        // The new screen, rendered once per screen the session's streams show.
-        var targets: [String: ScreenCopy] = [:]
-        var events = EventCache()
-        for stream in streams {
-            guard let definition = catalogue.screen(id: stream.screenID) else {
-                unregister(stream)
-                stream.end(.screenRemoved)
-                continue
-            }
-            if definition !== stream.definition { stream.adopt(definition) }
-            let target: ScreenCopy
-            if let known = targets[definition.id] {
-                target = known
-            } else {
-                let screen =
-                    cache.screenForDiff(session: channel.key, definition, revision: state.revision) ?? render(definition, state)
-                target = ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: screen)
-                targets[definition.id] = target
-            }
-            // A copy changes only when the server takes the waiting event; a few attempts
-            // always suffice, since each finds no waiting event left to take.
-            for _ in 0..<4 {
-                guard stream.wants(target), let base = stream.copy else { break }
-                let event = events.event(definition, from: base, to: target)
-                if stream.offer(event, from: base, to: target) { break }
-            }
-        }
-    }
-
-    /// The events of one delivery, each computed once per screen and client copy.
-    private struct EventCache {
-        private struct Key: Hashable {
-            let screen: String
-            let definitionID: String
-            let revision: Int
-        }
-
-        private var events: [Key: [UInt8]] = [:]
-
-        /// `event: changes` from `base` to `target`; empty when the screen did not change.
-        mutating func event(_ definition: ScreenDefinition, from base: ScreenCopy, to target: ScreenCopy) -> [UInt8] {
-            let key = Key(screen: definition.id, definitionID: base.definitionID, revision: base.revision)
-            if let known = events[key] { return known }
-            let changes = diff(old: base.screen, new: target.screen)
-            let event =
-                changes.isEmpty
-                ? []
-                : EventStreamFrames.event(
-                    "changes", id: target.eventID,
-                    data: AnswerBody.encode(definition, from: base.revision, to: target.revision, changes: changes))
-            events[key] = event
-            return event
-        }
-    }
-
-    // MARK: The ticker's thread
-
-    /// A heartbeat for a stream that started; a stream whose response was never sent (a
-    /// shutdown answered its request first) is let go a tick after its own.
-    private func tend(_ stream: some TickedStream, at tick: Int, unregister: () -> Void) {
-        let status = stream.status
-        if status.started {
-            stream.heartbeat()
-        } else if stream.openedAtTick < tick - 1 {
-            unregister()
-        }
-    }
-
-    /// Every heartbeat interval: a heartbeat on every stream, streams whose response was
-    /// never sent let go; every recheck interval, every streamed session read again.
-    private func runTicker() {
-        var sinceRecheck = 0
-        while ticks.take(maximum: 1, timeout: Double(settings.heartbeatSeconds)) != nil {
-            let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
-            let (screens, feeds) = channels.withLock { channels in
-                (channels.byID.values.flatMap { $0.streams.values }, Array(channels.feeds.values))
-            }
-            for stream in screens {
-                tend(stream, at: current) {
-                    unregister(stream)
-                    stream.abandon()
-                }
-            }
-            for stream in feeds {
-                tend(stream, at: current) {
-                    unregister(stream)
-                    stream.abandon()
-                }
-            }
-            // Entries no commit here announced (an expiry; on PostgreSQL, one that was not
-            // readable yet when its commit was announced).
-            feedChanged()
-            sinceRecheck += settings.heartbeatSeconds
-            if sinceRecheck >= settings.recheckSeconds {
-                sinceRecheck = 0
-                recheckAll()
-            }
-        }
-    }
 }
-
-/// What the hub's ticker tends: a stream's heartbeat, and whether its response was sent.
-protocol TickedStream: AnyObject {
-    var status: (started: Bool, closed: Bool) { get }
-    var openedAtTick: Int { get }
-    func heartbeat()
-}
-
-extension ScreenStream: TickedStream {}
-extension FeedStream: TickedStream {}

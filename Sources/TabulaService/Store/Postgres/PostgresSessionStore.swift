@@ -13,16 +13,16 @@ import TabulaPostgres
 /// most `poolSize` transactions at once, so writers of one session in one process contend
 /// only that many at a time.
 public final class PostgresSessionStore: SessionStore {
-    private let pool: PostgresPool
-    private let settings: StoreSettings
-    private let logger: Logger
-    private let retention: RetentionTimer
-    private let count = Locked(0)
-    private let touches: TouchTracker
-    private let now: @Sendable () -> Milliseconds
-    private let url: String
-    private let listener = Locked<PostgresChangeListener?>(nil)
-    private let announcer: PostgresChangeAnnouncer
+    let pool: PostgresPool
+    let settings: StoreSettings
+    let logger: Logger
+    let retention: RetentionTimer
+    let count = Locked(0)
+    let touches: TouchTracker
+    let now: @Sendable () -> Milliseconds
+    let url: String
+    let listener = Locked<PostgresChangeListener?>(nil)
+    let announcer: PostgresChangeAnnouncer
     public let limitCounts = LimitCounts()
 
     /// Connections (and worker threads) a process opens when not told otherwise: a few
@@ -306,48 +306,6 @@ public final class PostgresSessionStore: SessionStore {
         return (.committed, commit.change == nil ? nil : row[0].text)
     }
 
-    /// Keeps the session's history within ``StoreSettings/maxHistoryBytes`` and its stored
-    /// answers within ``StoreSettings/maxAnswersPerSession``, in the caller's transaction,
-    /// dropping the oldest. The session's row counts both as they grow (answers replaced or
-    /// removed by retention are still counted: an upper bound), so the exact sums are read
-    /// only when a count passes its limit.
-    private func keepWithinBounds(_ digest: String, historyBytes: Int64, answers: Int64, _ connection: PostgresConnection) throws(PostgresError) {
-        if historyBytes > settings.maxHistoryBytes {
-            let sizes = try connection.execute(
-                "SELECT revision, octet_length(state) + octet_length(payload) FROM events WHERE token_hash = $1 ORDER BY revision DESC",
-                [.text(digest)]
-            ).rows.compactMap { row in row[0].integer.map { (revision: $0, bytes: row[1].integer ?? 0) } }
-            let cut = settings.historyCut(sizes)
-            if let keepFrom = cut.keepFrom {
-                let dropped = try connection.execute(
-                    "DELETE FROM events WHERE token_hash = $1 AND revision < $2", [.text(digest), .integer(keepFrom)]
-                ).affectedRows
-                limitCounts.add(.historyBytes, dropped)
-            }
-            try connection.execute("UPDATE sessions SET history_bytes = $1 WHERE token_hash = $2", [.integer(cut.keptBytes), .text(digest)])
-        }
-        if answers > settings.maxAnswersPerSession {
-            let limit = Int64(settings.maxAnswersPerSession)
-            let dropped = try connection.execute(
-                """
-                DELETE FROM answers WHERE token_hash = $1 AND event_id IN (
-                    SELECT event_id FROM answers WHERE token_hash = $1 ORDER BY seq DESC OFFSET $2)
-                """, [.text(digest), .integer(limit)]
-            ).affectedRows
-            limitCounts.add(.eventAnswers, dropped)
-            try connection.execute(
-                "UPDATE sessions SET answer_count = (SELECT COUNT(*) FROM answers WHERE token_hash = $1) WHERE token_hash = $1", [.text(digest)])
-        }
-    }
-
-    /// The session's current state.
-    private func currentState(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) -> SessionState? {
-        guard let row = try connection.execute("SELECT revision, state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first
-        else { return nil }
-        guard let revision = row[0].integer else { throw .corrupt("session \(Self.name(digest, connection)): its row has no revision") }
-        return try Self.restore(row[1], revision: Int(revision), session: Self.name(digest, connection))
-    }
-
     private func touchIfStale(_ digest: String, _ connection: PostgresConnection) throws(PostgresError) {
         let time = now()
         guard touches.isDue(SessionKey(digest), at: time) else { return }
@@ -361,96 +319,12 @@ public final class PostgresSessionStore: SessionStore {
             [.integer(time), .text(digest), .integer(time - touches.interval)])
     }
 
-    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
-        let time = now()
-        let keep = settings.keepDefinitions
-        let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
-            pool.submit(
-                { connection throws(PostgresError) in
-                    try connection.execute("BEGIN")
-                    do throws(PostgresError) {
-                        for definition in definitions {
-                            try connection.execute(
-                                """
-                                INSERT INTO definitions(id, screen, document, served_ms) VALUES ($1, $2, $3, $4)
-                                ON CONFLICT (id) DO UPDATE SET served_ms = GREATEST(definitions.served_ms, excluded.served_ms)
-                                """,
-                                [.text(definition.id), .text(definition.screen), .bytes(definition.document), .integer(time)])
-                        }
-                        for screen in Set(definitions.map(\.screen)).sorted() {
-                            try connection.execute(
-                                """
-                                DELETE FROM definitions WHERE screen = $1 AND id NOT IN (
-                                    SELECT id FROM definitions WHERE screen = $1 ORDER BY served_ms DESC, id LIMIT $2)
-                                """,
-                                [.text(screen), .integer(Int64(keep))])
-                        }
-                        try connection.execute("COMMIT")
-                    } catch {
-                        _ = try? connection.execute("ROLLBACK")
-                        throw error
-                    }
-                    completion(.success(()))
-                }, failed: { completion(.failure($0)) })
-        }
-        try (result ?? .failure(StoreError("the PostgreSQL pool closed"))).get()
-    }
-
-    public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {
-        pool.submit(
-            { connection throws(PostgresError) in
-                let row = try connection.execute("SELECT screen, document FROM definitions WHERE id = $1", [.text(id)]).rows.first
-                guard let row, let screen = row[0].text else { return completion(.success(nil)) }
-                completion(.success(KeptDefinition(id: id, screen: screen, document: row[1].bytes ?? [])))
-            }, failed: { completion(.failure($0)) })
-    }
-
     public func currentStateIfCached(session key: SessionKey) -> WatchedState? {
         nil
     }
 
     /// Never called: this store hands out no watches.
     public func touch(session key: SessionKey, watch: SessionWatch) {}
-
-    /// Reads the feed. Transactions get their ids when they first write, and the feed is
-    /// ordered by them; an entry is read only once every transaction with a smaller id has
-    /// ended (its id is below the snapshot's `xmin`), so that no entry can commit later
-    /// before one already read: the feed is one order across instances, and an entry
-    /// appears as soon as the transactions begun before its own have ended. For a session,
-    /// this is revision order: a change's transaction writes after the one before it
-    /// committed. The pruned place and the entries are read in one snapshot.
-    ///
-    /// Entries committed but not yet readable are waited for, briefly: the transactions
-    /// begun before theirs are usually about to end, and a backend that reads the feed
-    /// right after its own write expects to find it.
-    public func readFeed(after: FeedCursor?, limit: Int, completion: @escaping @Sendable (Result<FeedPage, StoreError>) -> Void) {
-        pool.submit(
-            { connection throws(PostgresError) in
-                try Self.waitUntilCommittedEntriesAreReadable(connection)
-                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                do throws(PostgresError) {
-                    let pruned = Self.cursor(try connection.execute("SELECT xid::text, seq FROM feed_pruned").rows.first) ?? .start
-                    let newest = Self.cursor(try connection.execute(Self.newestFeedEntry).rows.first) ?? .start
-                    let page = try FeedPage.read(after: after, pruned: pruned, newest: newest) { (from) throws(PostgresError) in
-                        // The id's text is named apart from `xid`: ORDER BY would sort by the
-                        // text otherwise, an output column's name winning over the table's.
-                        try connection.execute(
-                            """
-                            SELECT xid::text AS xid_text, seq, session_id, subject, revision, cause, event, changed_keys, time_ms FROM feed
-                            WHERE (xid, seq) > ($1::xid8, $2) AND xid < pg_snapshot_xmin(pg_current_snapshot())
-                            ORDER BY xid, seq LIMIT $3
-                            """,
-                            [.text(String(from.high)), .integer(Int64(clamping: from.low)), .integer(Int64(limit))]
-                        ).rows.map(Self.feedEntry)
-                    }
-                    try connection.execute("COMMIT")
-                    completion(.success(page))
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    throw error
-                }
-            }, failed: { completion(.failure($0)) })
-    }
 
     public func sessionCount() -> Int {
         count.withLock { $0 }
@@ -481,210 +355,8 @@ public final class PostgresSessionStore: SessionStore {
         announcer.stop()
     }
 
-    private func answerCutoff() -> Milliseconds {
+    func answerCutoff() -> Milliseconds {
         now() - Milliseconds(settings.idempotencyTTLSeconds) * 1000
     }
 
-    public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
-        let time = now()
-        let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
-        let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
-        let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
-        pool.submit(
-            { [logger, count, announcer] connection throws(PostgresError) in
-                try connection.execute("DELETE FROM answers WHERE time_ms < $1", [.integer(answerCutoff)])
-                // The outer condition repeats the inner one: a session that an event commits
-                // on while the statement waits for its row is checked again, and kept.
-                try connection.execute("BEGIN")
-                let removed: [String]
-                do throws(PostgresError) {
-                    removed = try Self.removeSessions(
-                        """
-                        DELETE FROM sessions
-                        WHERE token_hash IN (SELECT token_hash FROM sessions WHERE last_used_ms < $1 LIMIT 1000) AND last_used_ms < $1
-                        RETURNING token_hash, id, subject, revision
-                        """, [.integer(sessionCutoff)], time: time, connection)
-                    try connection.execute("COMMIT")
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    throw error
-                }
-                announcer.announce(removed.map { PostgresChangeListener.payload(id: $0, revision: nil) })
-                let idle = removed.count
-                try Self.removeFeedEntries(olderThan: feedCutoff, limit: 20_000, connection)
-                let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
-                count.withLock { $0 = Int(sessions) }
-                if idle > 0 { logger.info("removed \(idle) idle sessions") }
-                completion(.success(idle))
-            },
-            failed: { [logger] error in
-                logger.warning("retention failed: \(error)")
-                completion(.failure(error))
-            })
-    }
-}
-
-extension PostgresSessionStore {
-    /// Writes a feed entry, in the caller's transaction.
-    static func appendToFeed(
-        sessionID: String, subject: String?, revision: Int64, _ record: FeedRecord, time: Milliseconds, _ connection: PostgresConnection
-    ) throws(PostgresError) {
-        try connection.execute(
-            "INSERT INTO feed(session_id, subject, revision, cause, event, changed_keys, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            [
-                .text(sessionID), subject.map(PostgresValue.text) ?? .null, .integer(revision), .text(record.cause.rawValue),
-                record.event.map(PostgresValue.bytes) ?? .null, .bytes(record.changedKeys), .integer(time),
-            ])
-    }
-
-    /// Runs `delete`, a `DELETE FROM sessions … RETURNING token_hash, id, subject, revision`,
-    /// and removes each deleted session's log and answers and writes its `deleted` feed
-    /// entry, in the caller's transaction; returns the public ids of the sessions it deleted.
-    static func removeSessions(
-        _ delete: String, _ parameters: [PostgresValue], time: Milliseconds, _ connection: PostgresConnection
-    ) throws(PostgresError) -> [String] {
-        var ids: [String] = []
-        for row in try connection.execute(delete, parameters).rows {
-            guard let digest = row[0].text, let id = row[1].text else { continue }
-            try connection.execute("DELETE FROM events WHERE token_hash = $1", [.text(digest)])
-            try connection.execute("DELETE FROM answers WHERE token_hash = $1", [.text(digest)])
-            try appendToFeed(sessionID: id, subject: row[2].text, revision: row[3].integer ?? 0, .deleted, time: time, connection)
-            ids.append(id)
-        }
-        return ids
-    }
-
-    /// The feed is ordered by transaction id, which only grows in one database's history. A
-    /// database restored from a dump, or a standby promoted after losing transactions, hands
-    /// out ids below entries already written: new entries would sort before them, and
-    /// readers past those would miss them. The feed is emptied then; readers' cursors are
-    /// past everything it holds, which reads as expired (410), so that backends read their
-    /// sessions again.
-    static func resetFeedIfTransactionIDsWentBack(_ connection: PostgresConnection, _ logger: Logger) throws(PostgresError) {
-        let newestAhead = "SELECT (SELECT xid FROM feed ORDER BY xid DESC, seq DESC LIMIT 1) >= pg_current_xact_id()"
-        guard try connection.execute(newestAhead).rows.first?.first?.integer == 1 else { return }
-        try connection.execute("BEGIN")
-        do throws(PostgresError) {
-            try connection.execute("DELETE FROM feed")
-            try connection.execute("UPDATE feed_pruned SET xid = '0', seq = 0")
-            try connection.execute("COMMIT")
-        } catch {
-            _ = try? connection.execute("ROLLBACK")
-            throw error
-        }
-        logger.warning(
-            "the database's transaction ids are behind its feed (it was restored, or a standby took over): the feed starts again, and backends reading it get 410 feed-expired and read their sessions again"
-        )
-    }
-
-    /// How long a read of the feed waits for committed entries to become readable.
-    static let feedReadWait = Duration.milliseconds(200)
-
-    /// Returns once every entry committed when it was called is readable (no transaction
-    /// with a smaller id is still open), or after ``feedReadWait``. The newest entry is read
-    /// once: entries committed meanwhile are not waited for, so that a busy feed does not
-    /// keep a connection of the pool waiting.
-    static func waitUntilCommittedEntriesAreReadable(_ connection: PostgresConnection) throws(PostgresError) {
-        guard let newest = try connection.execute(newestFeedEntry).rows.first?.first else { return }
-        let deadline = ContinuousClock.now + feedReadWait
-        while ContinuousClock.now < deadline {
-            let readable = try connection.execute("SELECT $1::xid8 < pg_snapshot_xmin(pg_current_snapshot())", [newest]).rows.first?.first
-            if readable?.integer == 1 { return }
-            usleep(2_000)
-        }
-    }
-
-    /// Removes the oldest feed entries up to the first younger than `cutoff` (among at most
-    /// `limit`), and records the place of the newest removed. Only entries every reader
-    /// may have read are looked at (see ``readFeed(after:limit:completion:)``).
-    static func removeFeedEntries(olderThan cutoff: Milliseconds, limit: Int, _ connection: PostgresConnection) throws(PostgresError) {
-        let oldest = try connection.execute(
-            "SELECT xid::text AS xid_text, seq, time_ms FROM feed WHERE xid < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xid, seq LIMIT $1",
-            [.integer(Int64(limit))]
-        ).rows
-        var newestRemoved: (xid: String, seq: Int64)?
-        for row in oldest {
-            guard let xid = row[0].text, let seq = row[1].integer, let time = row[2].integer, time < cutoff else { break }
-            newestRemoved = (xid, seq)
-        }
-        guard let newestRemoved else { return }
-        let place: [PostgresValue] = [.text(newestRemoved.xid), .integer(newestRemoved.seq)]
-        try connection.execute("BEGIN")
-        do throws(PostgresError) {
-            try connection.execute("DELETE FROM feed WHERE (xid, seq) <= ($1::xid8, $2)", place)
-            try connection.execute("UPDATE feed_pruned SET xid = $1::xid8, seq = $2 WHERE (xid, seq) < ($1::xid8, $2)", place)
-            try connection.execute("COMMIT")
-        } catch {
-            _ = try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// The place of the feed's newest entry: its transaction id's text and its sequence. The
-    /// text is named apart from `xid`, which ORDER BY would otherwise take for it.
-    static let newestFeedEntry = "SELECT xid::text AS xid_text, seq FROM feed ORDER BY xid DESC, seq DESC LIMIT 1"
-
-    /// A cursor from a row that starts with a transaction id's text and a sequence.
-    static func cursor(_ row: [PostgresValue]?) -> FeedCursor? {
-        guard let row, row.count >= 2, let xid = row[0].text.flatMap({ UInt64($0) }), let seq = row[1].integer else { return nil }
-        return FeedCursor(high: xid, low: UInt64(max(0, seq)))
-    }
-
-    /// A feed row; one whose columns are not what the feed writes is damaged, and is an
-    /// error rather than left out.
-    static func feedEntry(_ row: [PostgresValue]) throws(PostgresError) -> FeedEntry {
-        guard let cursor = cursor(row), let sessionID = row[2].text,
-            let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer,
-            row[3] == .null || row[3].text != nil, row[6] == .null || row[6].bytes != nil, let changedKeys = row[7].bytes
-        else { throw .corrupt("the feed entry at \(row.first.map { "\($0)" } ?? "?") does not decode") }
-        return FeedEntry(
-            cursor: cursor, sessionID: sessionID, subject: row[3].text, revision: Int(revision),
-            record: FeedRecord(cause: cause, event: row[6].bytes, changedKeys: changedKeys), time: time)
-    }
-
-    /// A state as the database holds it (its values' JSON), read without a schema. One
-    /// that does not decode is damaged: an error, never a default state.
-    static func restore(_ value: PostgresValue, revision: Int, session: String) throws(PostgresError) -> SessionState {
-        do throws(StoredStateError) {
-            return try StoredState.decode(value.bytes, revision: revision)
-        } catch {
-            throw .corrupt("session \(session): \(error)")
-        }
-    }
-
-    /// How a damaged session is named in messages and logs: its public id, else the start
-    /// of its token's digest (never the token).
-    static func name(_ digest: String, _ connection: PostgresConnection) -> String {
-        let id = try? connection.execute("SELECT id FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.text
-        return id.flatMap { $0 } ?? "with token digest \(digest.prefix(12))…"
-    }
-
-    /// The state at a revision, if the log still holds it.
-    func state(_ digest: String, at revision: Int, current: SessionState, _ connection: PostgresConnection) throws(PostgresError) -> RevisionLookup {
-        if revision == current.revision { return .found(current) }
-        if revision > current.revision { return .future(current: current.revision) }
-        if let row = try connection.execute(
-            "SELECT state FROM events WHERE token_hash = $1 AND revision = $2", [.text(digest), .integer(Int64(revision))]
-        ).rows.first {
-            return .found(try Self.restore(row[0], revision: revision, session: Self.name(digest, connection)))
-        }
-        let oldest = try connection.execute("SELECT MIN(revision) FROM events WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.integer
-        return .tooOld(oldestKept: oldest.map(Int.init) ?? current.revision)
-    }
-
-    /// The answer stored for an event id, if it is younger than `cutoff`.
-    func answer(_ digest: String, eventID: String, notBefore cutoff: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) -> StoredAnswer? {
-        guard
-            let row = try connection.execute(
-                "SELECT fingerprint, status, body, time_ms FROM answers WHERE token_hash = $1 AND event_id = $2",
-                [.text(digest), .text(eventID)]
-            ).rows.first
-        else { return nil }
-        guard let time = row[3].integer else { throw .corrupt("session \(Self.name(digest, connection)): a stored answer has no time") }
-        guard time >= cutoff else { return nil }
-        guard let answer = StoredAnswer(fingerprint: row[0].bytes, status: row[1].integer, body: row[2].bytes, time: time) else {
-            throw .corrupt("session \(Self.name(digest, connection)): the answer stored for an eventId does not decode")
-        }
-        return answer
-    }
 }
