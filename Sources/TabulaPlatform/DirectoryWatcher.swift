@@ -14,10 +14,13 @@ public final class DirectoryWatcher: Sendable {
     private let thread = Locked<WorkerThread?>(nil)
     /// How the watcher learns of changes, for the startup log.
     public let method: String
+    /// The directory watched.
+    public let directory: String
 
     /// Starts watching `directory`; `onChange` runs on the watcher's own thread. `polling`
     /// compares stamps even where inotify is available (for tests of that method).
     public init(directory: String, polling: Bool = false, onChange: @escaping @Sendable () -> Void) {
+        self.directory = directory
         #if os(Linux)
             let descriptor = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
             let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)

@@ -36,8 +36,11 @@ public final class WorkerPool: Sendable {
     /// Runs the jobs queued, then stops the threads.
     public func close() {
         queue.close()
-        for thread in threads.withLock({ $0 }) { thread.join() }
-        threads.withLock { $0 = [] }
+        let stopping = threads.withLock { threads -> [WorkerThread] in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in stopping { thread.join() }
     }
 }
 

@@ -208,15 +208,8 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "tabula")
         let catalogue = try loadCatalogue(settings.definitions, warn: { logger.warning("\($0)") })
 
-        // Block the stop signals before libmicrohttpd starts its threads, so that only
-        // this thread receives them (in sigwait below).
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGHUP)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-        signal(SIGPIPE, SIG_IGN)
+        // Before any thread starts, so that only this thread receives them (in the wait below).
+        ServiceGroup.blockStopSignals()
 
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)
@@ -244,37 +237,28 @@ struct ServeCommand: ParsableCommand {
         // The catalogue's string tables are loaded and its default screens rendered: hand
         // back ICU's code that only loading ran, before any thread could be loading ICU.
         ICULocaleRules.releaseLoadingPages()
-        // Watch before serving: a file saved once the server answers is never missed.
         let directory = settings.definitions
-        let watched = settings.watch ? directory.watchedDirectories : []
-        let watchers = watched.map { DirectoryWatcher(directory: $0) { service.reload(from: directory) } }
-        let server = HTTPServer(configuration: settings.server, handler: service, observer: service.observer, logger: logger)
+        let group = ServiceGroup(store: store, service: service, server: settings.server, logger: logger)
         do {
-            try server.start()
+            try group.start(watching: settings.watch ? directory : nil)
         } catch {
-            store.close()
             throw CommandFailure(error.description)
         }
-        service.attach(server)
         // Loading the screens and migrating the database free most of what they allocate;
         // hand those pages back rather than keep them as idle memory.
         releaseFreedMemory()
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
-        let base = "http://\(URLHost.bracketed(settings.server.host)):\(server.port)"
+        let base = "http://\(URLHost.bracketed(settings.server.host)):\(group.server.port)"
         logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
-        for (path, watcher) in zip(watched, watchers) { logger.notice("watching \(path) for changes (\(watcher.method))") }
+        for (path, method) in group.watching { logger.notice("watching \(path) for changes (\(method))") }
         if settings.preview { logger.notice("preview: \(base)/preview") }
 
-        var received: Int32 = 0
-        while sigwait(&signals, &received) == 0, received == SIGHUP {
+        let received = group.waitForStopSignal {
             logger.notice("received SIGHUP; reloading the definitions of \(settings.screens)")
             service.reload(from: directory)
         }
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
-        for watcher in watchers { watcher.stop() }
-        server.shutdown()
-        service.close()
-        store.close()
+        group.stop()
         logger.notice("stopped")
     }
 

@@ -8,8 +8,10 @@ import TabulaTestSupport
 
 /// `tabula`'s service on a real libmicrohttpd server, on a free loopback port, in process.
 final class APITestServer {
-    let server: HTTPServer
-    let service: TabulaService
+    /// Started and stopped as `tabula serve` starts and stops; the test owns the store.
+    let group: ServiceGroup
+    var server: HTTPServer { group.server }
+    var service: TabulaService { group.service }
     let store: any SessionStore
     var port: UInt16 { server.port }
 
@@ -24,19 +26,17 @@ final class APITestServer {
         configure(&serviceConfiguration)
         var logger = Logger(label: "api-test")
         logger.logLevel = .warning
-        service = try TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
+        let service = try TabulaService(configuration: serviceConfiguration, catalogue: catalogue, store: store, logger: logger)
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.threads = 2
         configuration.maxBodyBytes = maxBody
-        server = HTTPServer(configuration: configuration, handler: service, observer: service.observer, logger: logger)
-        try server.start()
-        service.attach(server)
+        group = ServiceGroup(store: store, service: service, server: configuration, logger: logger, closesStore: false)
+        try group.start()
     }
 
     deinit {
-        server.shutdown()
-        service.close()
+        group.stop()
     }
 
     /// The bundled screens with their string tables.

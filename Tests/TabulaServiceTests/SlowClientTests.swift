@@ -10,25 +10,25 @@ import Testing
 /// The service on a live server whose connection limits and timeout the test chooses
 /// (APITestServer keeps libmicrohttpd's options at their defaults).
 final class LimitedServer {
-    let server: HTTPServer
+    let group: ServiceGroup
+    var server: HTTPServer { group.server }
     var port: UInt16 { server.port }
 
     init(_ adjust: (inout ServerConfiguration) -> Void) throws {
         var logger = Logger(label: "slow-client-test")
         logger.logLevel = .error
-        let service = try TabulaService(
-            configuration: ServiceConfiguration(), catalogue: try APITestServer.fixtures(), store: MemorySessionStore(), logger: logger)
+        let store = MemorySessionStore()
+        let service = try TabulaService(configuration: ServiceConfiguration(), catalogue: try APITestServer.fixtures(), store: store, logger: logger)
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.threads = 2
         configuration.shutdownGraceSeconds = 1
         adjust(&configuration)
-        server = HTTPServer(configuration: configuration, handler: service, observer: service.observer, logger: logger)
-        try server.start()
-        service.attach(server)
+        group = ServiceGroup(store: store, service: service, server: configuration, logger: logger)
+        try group.start()
     }
 
-    deinit { server.shutdown() }
+    deinit { group.stop() }
 
     /// One request on a new connection from `sourceAddress`, answered or thrown.
     func get(_ path: String, from sourceAddress: String, timeout: Double = 5) throws -> RawHTTPResponse {

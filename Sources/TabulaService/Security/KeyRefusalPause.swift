@@ -46,6 +46,6 @@ final class KeyRefusalPause: Sendable {
     /// comes (within one pause) and stops the thread.
     func close() {
         queue.close()
-        thread.withLock { $0 }?.join()
+        thread.withLock { $0.take() }?.join()
     }
 }

@@ -72,8 +72,11 @@ final class StreamHub: Sendable {
     func close() {
         jobs.close()
         ticks.close()
-        for thread in threads.withLock({ $0 }) { thread.join() }
-        threads.withLock { $0 = [] }
+        let stopping = threads.withLock { threads -> [WorkerThread] in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in stopping { thread.join() }
     }
 
     var count: Int { openStreams.load(ordering: .relaxed) }
