@@ -1,19 +1,50 @@
 import Foundation
+import HTTPTypes
 import Logging
 import TabulaCore
 import TabulaHTTP
+import TabulaPlatform
 import TabulaSamples
 import TabulaService
 import TabulaTestSupport
+import Testing
 
-/// `tabula`'s service on a real libmicrohttpd server, on a free loopback port, in process.
+/// `tabula`'s service in process. ``send(_:_:session:headers:json:contentType:from:over:)``
+/// hands the request to the service as a value and takes its response back, with no
+/// socket, unless told to go over the wire; the real libmicrohttpd server on a free
+/// loopback port starts the first time a test asks for ``port`` (for raw connections,
+/// streams, and what only the HTTP layer does).
 final class APITestServer {
     /// Started and stopped as `tabula serve` starts and stops; the test owns the store.
     let group: ServiceGroup
     var server: HTTPServer { group.server }
     var service: TabulaService { group.service }
     let store: any SessionStore
-    var port: UInt16 { server.port }
+    private let listening = Locked(false)
+
+    /// The live server's port; it starts the server on first use.
+    var port: UInt16 {
+        let started = listening.withLock { listening -> Bool in
+            defer { listening = true }
+            return listening
+        }
+        if !started {
+            do {
+                try group.start()
+            } catch {
+                Issue.record("the live server did not start: \(error)")
+            }
+        }
+        return server.port
+    }
+
+    /// How a request reaches the service.
+    enum Path {
+        /// As a value, to the service's handler: no socket.
+        case inProcess
+        /// Over a new connection to the live server.
+        case socket
+    }
 
     init(
         catalogue: Catalogue? = nil, store: (any SessionStore)? = nil, maxBody: Int = 64 * 1024,
@@ -32,7 +63,6 @@ final class APITestServer {
         configuration.threads = 2
         configuration.maxBodyBytes = maxBody
         group = ServiceGroup(store: store, service: service, server: configuration, logger: logger, closesStore: false)
-        try group.start()
     }
 
     deinit {
@@ -44,21 +74,58 @@ final class APITestServer {
         try FixtureFiles.catalogue(directory: repositoryRoot.appendingPathComponent("Fixtures/screens").path)
     }
 
-    /// Sends one request on a new connection and reads the answer.
+    /// Sends one request and reads the answer: in process (`HEAD`, whose body only the HTTP
+    /// layer leaves out, goes over a socket), or over a new connection.
     func send(
         _ method: String, _ path: String, session: String? = nil, headers: [String] = [], json: String? = nil,
-        contentType: String? = "application/json", from sourceAddress: String? = nil
+        contentType: String? = "application/json", from sourceAddress: String? = nil, over route: Path = .inProcess
+    ) throws -> RawHTTPResponse {
+        var fields = [("Host", "127.0.0.1")]
+        if let session { fields.append(("X-Session", session)) }
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else { throw RawHTTPError("not a header: \(header)") }
+            fields.append((String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        if let json {
+            if let contentType { fields.append(("Content-Type", contentType)) }
+            fields.append(("Content-Length", "\(json.utf8.count)"))
+        }
+        guard route == .inProcess, method != "HEAD", let httpMethod = HTTPRequest.Method(method) else {
+            return try sendOverSocket(method, path, fields: fields, body: json, from: sourceAddress)
+        }
+        let target = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let query: [(name: String, value: String?)] =
+            target.count < 2
+            ? []
+            : target[1].split(separator: "&").map { argument in
+                let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
+            }
+        let started = ContinuousClock.now
+        let request = Request(
+            method: httpMethod, rawPath: String(target[0]), rawQuery: query, headers: RequestHeaders(fields), body: Array((json ?? "").utf8),
+            remoteAddress: sourceAddress ?? "127.0.0.1", receivedAt: started)
+        let delivered = BlockingQueue<Response>(capacity: 1)
+        service.handle(request, responder: Responder { _ = delivered.push($0) })
+        guard let response = delivered.take(maximum: 1, timeout: 20)?.first else {
+            throw RawHTTPError("\(method) \(path): no answer within 20 seconds", isTimeout: true)
+        }
+        // What the live server reports of every request, for metrics and the access log.
+        service.observer.requestCompleted(
+            RequestSummary(
+                method: method, path: request.rawPath, status: response.status.code, route: response.route, duration: ContinuousClock.now - started,
+                remoteAddress: request.remoteAddress, logContext: response.logContext, rejection: response.rejection))
+        return RawHTTPResponse(
+            status: response.status.code, headers: response.headerFields.map { ($0.name.canonicalName, $0.value) }, body: response.body)
+    }
+
+    private func sendOverSocket(
+        _ method: String, _ path: String, fields: [(String, String)], body: String?, from sourceAddress: String?
     ) throws -> RawHTTPResponse {
         let connection = try RawHTTPConnection(port: port, sourceAddress: sourceAddress)
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        if let session { head += "X-Session: \(session)\r\n" }
-        for header in headers { head += header + "\r\n" }
-        if let json {
-            if let contentType { head += "Content-Type: \(contentType)\r\n" }
-            head += "Content-Length: \(json.utf8.count)\r\n\r\n" + json
-        } else {
-            head += "\r\n"
-        }
+        var head = "\(method) \(path) HTTP/1.1\r\n"
+        for (name, value) in fields { head += "\(name): \(value)\r\n" }
+        head += "\r\n" + (body ?? "")
         try connection.send(head)
         return try connection.readResponse(forHEAD: method == "HEAD")
     }

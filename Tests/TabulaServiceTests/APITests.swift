@@ -265,12 +265,13 @@ import Testing
         #expect(try api.send("PUT", "/v1/sessions").header("Allow") == "POST")
     }
 
+    /// The HTTP layer's limit: over the socket.
     @Test func bodiesOverTheLimitAre413() throws {
         let small = try APITestServer(maxBody: 256)
         let session = try small.newSession()
         let response = try small.send(
             "POST", "/v1/screens/settings/selection", session: session,
-            json: #"{"row": "\#(String(repeating: "x", count: 300))"}"#)
+            json: #"{"row": "\#(String(repeating: "x", count: 300))"}"#, over: .socket)
         #expect(response.status == 413)
         #expect(response.header("Content-Type") == "application/problem+json")
         #expect(try small.revision(session) == 0)

@@ -19,6 +19,12 @@ public struct RawHTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     /// The first header with this name (case-insensitive).
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
