@@ -79,8 +79,17 @@ import Testing
         usleep(200_000)
         let signalled = Date()
         server.signal(SIGTERM)
-        usleep(300_000)
-        #expect(throws: RawHTTPError.self) { _ = try RawHTTPConnection(port: server.port) }
+        // Once the signal is handled, the port refuses new connections.
+        var refused = false
+        while !refused && Date().timeIntervalSince(signalled) < 5 {
+            do {
+                _ = try RawHTTPConnection(port: server.port)
+                usleep(10_000)
+            } catch {
+                refused = true
+            }
+        }
+        #expect(refused, "new connections were still accepted 5 s after SIGTERM")
         #expect(server.process.isRunning)
         try slow.send(String(body.dropFirst(10)))
         let response = try slow.readResponse()

@@ -129,8 +129,14 @@ func openFileLimit() -> Int {
         let rejected = metrics.split(separator: "\n").first { $0.hasPrefix(#"tabula_http_rejected_requests_total{reason="connection_limit"}"#) }
         #expect(rejected.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0 >= 1, "the refusal was not counted")
         held.removeFirst()
-        usleep(300_000)  // the server learns of the close on its next poll
-        #expect(try api.get("/healthz", from: "127.0.0.3").status == 200)
+        // The server learns of the close on its next poll: until then the address is full.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var answered = false
+        while !answered && ContinuousClock.now < deadline {
+            answered = (try? api.get("/healthz", from: "127.0.0.3", timeout: 1).status) == 200
+            if !answered { usleep(20_000) }
+        }
+        #expect(answered, "a place freed by a close was not given to the address within 5 s")
     }
 
     /// At --max-connections libmicrohttpd stops accepting: one more connection waits in the

@@ -1,5 +1,6 @@
 import Foundation
 import TabulaCore
+import TabulaPlatform
 import TabulaSamples
 import TabulaTestSupport
 import Testing
@@ -238,6 +239,9 @@ import Testing
     @Test func anExpiredSessionEndsItsStreamsWithGone() throws {
         let factory = try StoreFactory(.memory)
         factory.settings.sessionTTLSeconds = 1
+        // The store's clock, moved on by the test instead of waiting out the TTL.
+        let later = Locked<Milliseconds>(0)
+        factory.clock = { unixMilliseconds() + later.withLock { $0 } }
         let catalogue = try APITestServer.fixtures()
         let store = try factory.open(catalogue)
         let api = try APITestServer(catalogue: catalogue, store: store) { configuration in
@@ -247,7 +251,7 @@ import Testing
         let session = try newSession(api)
         let stream = try StreamClientCopy(port: api.port, screen: "settings", session: session.token)
         try stream.catchUp(to: try screen(api, session.token, "settings"), "opening")
-        usleep(2_100_000)
+        later.withLock { $0 = 2_100 }
         let removed = try wait { store.removeExpired(completion: $0) }
         #expect(removed == 1)
         while try stream.readOne() {}
