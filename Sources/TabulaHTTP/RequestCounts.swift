@@ -14,8 +14,9 @@ final class RequestCounts: @unchecked Sendable {
     }
 
     private let counters: UnsafeMutablePointer<Atomic<Int>>
-    /// Shards: a power of two, so that a thread's shard is its slot's low bits.
-    private static var shardCount: Int { 8 }
+    /// Shards: one per thread that may count (a power of two, so that a thread's shard is its
+    /// slot's low bits).
+    private static var shardCount: Int { ThreadShards.count }
     /// Counters a shard spans: 128 bytes, the span the adjacent-line prefetcher pulls in together.
     private static var shardStride: Int { 128 / MemoryLayout<Atomic<Int>>.stride }
 

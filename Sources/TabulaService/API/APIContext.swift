@@ -18,7 +18,7 @@ final class APIContext: Sendable {
     let logger: Logger
     let stateLimits: StateLimits
     /// Each thread's sizes of the lists it measured last, for the state limits.
-    let listMemos = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
+    let listMemos = ShardedStorage<ListMemo>(perThread: { ListMemo() })
     /// Open screen streams, brought forward after every commit.
     let streams: StreamHub
     /// Writers of one session take turns.

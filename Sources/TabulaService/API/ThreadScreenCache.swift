@@ -34,8 +34,8 @@ final class ThreadScreenCache: Sendable {
         private let rendered: RenderedScreen
         /// The two above, reached without a retain: they are shared by every thread that
         /// serves the session, and each retain or release would write their cache lines.
-        private let sharedWatch: Unmanaged<SessionWatch>
-        private let sharedScreen: Unmanaged<RenderedScreen>
+        private let sharedWatch: Unretained<SessionWatch>
+        private let sharedScreen: Unretained<RenderedScreen>
         /// The screen's revision, copied: the check on every `GET` then reads the entry and
         /// the watch, not the shared screen as well.
         private let revision: Int
@@ -43,28 +43,28 @@ final class ThreadScreenCache: Sendable {
         init(watch: SessionWatch, rendered: RenderedScreen) {
             self.watch = watch
             self.rendered = rendered
-            sharedWatch = Unmanaged.passUnretained(watch)
-            sharedScreen = Unmanaged.passUnretained(rendered)
+            sharedWatch = Unretained(watch)
+            sharedScreen = Unretained(rendered)
             revision = rendered.revision
         }
 
         /// Whether the session's current revision is still the screen's.
-        var isCurrent: Bool { sharedWatch._withUnsafeGuaranteedRef { $0.revision } == revision }
+        var isCurrent: Bool { sharedWatch.with { $0.revision } == revision }
 
         /// Counts the read as use of the session.
         func touch(_ session: SessionKey, in store: any SessionStore) {
-            sharedWatch._withUnsafeGuaranteedRef { store.touch(session: session, watch: $0) }
+            sharedWatch.with { store.touch(session: session, watch: $0) }
         }
 
         /// The screen's answer as a response, for the routed GET.
         func response(ifNoneMatch tags: String?) -> Response {
-            sharedScreen._withUnsafeGuaranteedRef { $0.response(ifNoneMatch: tags) }
+            sharedScreen.with { $0.response(ifNoneMatch: tags) }
         }
 
         /// The screen's 200, or its 304 for a client that has it, answered on this entry's
         /// behalf: the answer retains the entry, not the response.
         func answer(ifNoneMatch tags: String?, route: String, logContext: String?) -> QuickAnswer? {
-            sharedScreen._withUnsafeGuaranteedRef { rendered in
+            sharedScreen.with { rendered in
                 rendered.withPrepared(ifNoneMatch: tags) { prepared in
                     QuickAnswer(response: prepared, keptAliveBy: self, route: route, logContext: logContext)
                 }
@@ -72,7 +72,7 @@ final class ThreadScreenCache: Sendable {
         }
     }
 
-    private let shards = ShardedStorage<[Key: Entry]>(count: 8) { [:] }
+    private let shards = ShardedStorage<[Key: Entry]>(perThread: { [:] })
     private let maxEntriesPerThread: Int
 
     init(maxEntriesPerThread: Int) {

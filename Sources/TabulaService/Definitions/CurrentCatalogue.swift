@@ -10,12 +10,12 @@ import TabulaPlatform
 /// new catalogue, which waits for readers still inside ``withCurrent(_:)``.
 /// `Scripts/bench-pairs` compares `GET`s with the code before it.
 final class CurrentCatalogue: Sendable {
-    private let shards: ShardedStorage<Unmanaged<ServedCatalogue>>
+    private let shards: ShardedStorage<Unretained<ServedCatalogue>>
     private let owner: Locked<ServedCatalogue>
 
     init(_ initial: ServedCatalogue) {
         owner = Locked(initial)
-        shards = ShardedStorage(count: 8) { Unmanaged.passUnretained(initial) }
+        shards = ShardedStorage(perThread: { Unretained(initial) })
     }
 
     /// The current catalogue, retained: for work that may outlive the call, such as a
@@ -24,7 +24,7 @@ final class CurrentCatalogue: Sendable {
 
     /// Runs `body` with the current catalogue, retaining nothing: for the quick paths.
     func withCurrent<Result>(_ body: (ServedCatalogue) -> Result) -> Result {
-        shards.readThreadShard { served in served._withUnsafeGuaranteedRef(body) }
+        shards.readThreadShard { served in served.with(body) }
     }
 
     /// Serves `new` from now on; returns the catalogue it replaces.
@@ -34,7 +34,7 @@ final class CurrentCatalogue: Sendable {
             let old = owner
             owner = new
             // Under the owner's lock, so that two replacements cannot interleave their shards.
-            shards.writeEach { $0 = Unmanaged.passUnretained(new) }
+            shards.writeEach { $0 = Unretained(new) }
             return old
         }
     }

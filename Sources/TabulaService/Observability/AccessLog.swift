@@ -1,5 +1,6 @@
 import Logging
 import TabulaHTTP
+import TabulaPlatform
 
 /// Where the service writes its line per request
 /// (`GET /v1/screens/settings 200 0.123ms client=127.0.0.1 session=AbCdEfGh`), at `info`.
@@ -8,14 +9,14 @@ public struct AccessLog: Sendable {
     /// timestamp; both kept alive by `ownedTarget`. Unretained, and used in no closure that
     /// captures a class reference: a retain on every request would pass the output's
     /// reference count's cache line between the cores that serve requests.
-    private let output: Unmanaged<BufferedStandardOutput>?
+    private let output: Unretained<BufferedStandardOutput>?
     /// Never written: the bytes of `ownedTarget`.
     private nonisolated(unsafe) let prefix: UnsafeBufferPointer<UInt8>
     private let ownedTarget: BufferedTarget?
 
     private init(target: BufferedTarget?) {
         ownedTarget = target
-        output = target.map { Unmanaged.passUnretained($0.output) }
+        output = target.map { Unretained($0.output) }
         prefix = target.map { UnsafeBufferPointer($0.prefix) } ?? UnsafeBufferPointer(start: nil, count: 0)
     }
 
@@ -40,7 +41,7 @@ public struct AccessLog: Sendable {
         }
         // The prefix goes into the same buffer: one copy into the output, not two.
         Self.withLine(summary, nanoseconds: nanoseconds, after: prefix) { line in
-            output._withUnsafeGuaranteedRef { $0.writeLine(urgent: false, line) }
+            output.with { $0.writeLine(urgent: false, line) }
         }
     }
 

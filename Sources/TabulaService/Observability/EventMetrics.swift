@@ -30,7 +30,7 @@ final class EventMetrics: Sendable {
         }
     }
 
-    private let shards = ShardedStorage<Statistics>(count: 8) { Statistics() }
+    private let shards = ShardedStorage<Statistics>(perThread: { Statistics() })
 
     /// Counts an event; `changeCount` is the number of sections and rows its change set
     /// touched, for events that were applied.

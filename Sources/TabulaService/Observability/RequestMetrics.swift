@@ -64,7 +64,7 @@ final class RequestMetrics: Sendable {
         }
     }
 
-    private let shards = ShardedStorage<[RouteKey: RouteStatistics]>(count: 8) { [:] }
+    private let shards = ShardedStorage<[RouteKey: RouteStatistics]>(perThread: { [:] })
 
     func record(route: String, status: Int, nanoseconds: Int64) {
         shards.withThreadShard { routes in

@@ -19,7 +19,7 @@ public final class SQLiteSessionStore: SessionStore {
     /// Reads refresh a session's `last_used_ms` at most hourly (more often for short TTLs).
     private let touches: TouchTracker
     /// Each thread's encodings of the lists it stored last (most events leave lists as they were).
-    private let listEncodings = ShardedStorage<ListMemo>(count: 8) { ListMemo() }
+    private let listEncodings = ShardedStorage<ListMemo>(perThread: { ListMemo() })
     private let retention: RetentionTimer
     private let now: @Sendable () -> Milliseconds
     public let limitCounts = LimitCounts()
