@@ -72,6 +72,9 @@ public struct Responder: Sendable {
         return copy
     }
 
+    /// Whether this responder adds header fields to what it sends (see ``adding(_:)``).
+    public var addsHeaderFields: Bool { addedHeaderFields != nil }
+
     /// Sends the response; for a connection, only the first call has an effect.
     public func send(_ response: Response) {
         var response = response

@@ -85,7 +85,7 @@ public struct RequestHeaders: Sendable {
     /// The headers as swift-http-types fields (names that are not valid tokens are left out).
     public var fields: HTTPFields {
         var fields = HTTPFields()
-        forEachHeader { name, value in
+        forEachHeaderWhile { name, value in
             if let fieldName = HTTPField.Name(String(decoding: name, as: UTF8.self)) {
                 fields.append(HTTPField(name: fieldName, value: String(decoding: value, as: UTF8.self)))
             }
@@ -98,15 +98,23 @@ public struct RequestHeaders: Sendable {
     private func forEach(named name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         var name = name
         name.withUTF8 { wanted in
-            forEachHeader { headerName, value in
+            forEachHeaderWhile { headerName, value in
                 guard Self.equalIgnoringCase(headerName, wanted) else { return true }
                 return body(value)
             }
         }
     }
 
+    /// Calls `body` with each header's name and value as sent, in order.
+    public func forEachHeader(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        forEachHeaderWhile { name, value in
+            body(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(value))
+            return true
+        }
+    }
+
     /// Calls `body` with each header's name and value, in order, until it returns false.
-    private func forEachHeader(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+    private func forEachHeaderWhile(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         storage.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset + 8 <= bytes.count {

@@ -2,8 +2,8 @@ internal import CMicroHTTPD
 
 /// A GET as libmicrohttpd holds it, offered to ``HTTPHandler/quickAnswer(_:)`` before the
 /// server parses it into a ``Request``. Offered only when simple enough to answer that way:
-/// no query, no body framing headers (Content-Length, Transfer-Encoding), at most one Host,
-/// every header name a token, at most ``maxHeaders`` headers, a target with no NUL in it.
+/// no query, no body announced, nothing the framing rules refuse (``FramingCheck``), at
+/// most ``maxHeaders`` headers, a target with no NUL in it.
 /// Its bytes are libmicrohttpd's: valid only during that call.
 public struct UnparsedGet {
     /// At most this many headers; a request with more is not offered.
@@ -31,6 +31,11 @@ public struct UnparsedGet {
         case 1: return found.map { .one($0) } ?? .absent
         default: return .repeated
         }
+    }
+
+    /// Calls `body` with each header's name and value as sent, in order.
+    public func forEachHeader(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        for header in headers { body(header.name, header.value) }
     }
 
     /// See ``header(_:)``.
@@ -81,28 +86,25 @@ struct UnparsedHeader {
     var value: UnsafeRawBufferPointer
 }
 
-/// Collects a request's headers into a caller's buffer and decides whether the GET qualifies to be offered unparsed.
+/// Collects a request's headers into a caller's buffer and decides whether the GET qualifies
+/// to be offered unparsed: the framing rules (``FramingCheck``) find nothing, and no body is
+/// announced.
 struct UnparsedGetScan {
     let buffer: UnsafeMutableBufferPointer<UnparsedHeader>
     var count = 0
-    var hostCount = 0
+    var framing = FramingCheck()
     var qualifies = true
 
     static let collect: MHD_KeyValueIteratorN = { cls, _, key, keySize, value, valueSize in
         guard let cls, let key else { return .YES }
         let scan = cls.assumingMemoryBound(to: UnparsedGetScan.self)
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
-        guard scan.pointee.count < scan.pointee.buffer.count, !name.isEmpty, name.allSatisfy(ASCII.isTokenCharacter) else {
+        _ = scan.pointee.framing.see(name)
+        guard scan.pointee.count < scan.pointee.buffer.count, scan.pointee.framing.problem == nil, !scan.pointee.framing.announcesBody
+        else {
             scan.pointee.qualifies = false
             return .NO
         }
-        if ASCII.equalIgnoringCase(name, HeaderScan.host) {
-            scan.pointee.hostCount += 1
-            if scan.pointee.hostCount > 1 { scan.pointee.qualifies = false }
-        } else if ASCII.equalIgnoringCase(name, HeaderScan.contentLength) || ASCII.equalIgnoringCase(name, HeaderScan.transferEncoding) {
-            scan.pointee.qualifies = false
-        }
-        guard scan.pointee.qualifies else { return .NO }
         scan.pointee.buffer[scan.pointee.count] = UnparsedHeader(
             name: name, value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
         scan.pointee.count += 1

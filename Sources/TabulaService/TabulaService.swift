@@ -99,12 +99,10 @@ public final class TabulaService: HTTPHandler {
 
     public var answersUnparsedGets: Bool { true }
 
-    /// A screen GET answered from memory, skipping the request's parsing and routing, when
-    /// the access policy adds nothing to the answer and the screen is known without waiting
-    /// (see ``APIContext/knownScreen(_:session:)``, which the routed GET asks as well).
+    /// A repeated `GET` answered from the calling thread's memory of the routed answer,
+    /// before the request is parsed or routed (see ``ResponseCache``).
     public func quickAnswer(_ request: UnparsedGet) -> QuickAnswer? {
-        guard access.passesUnchanged(request) else { return nil }
-        return api.quickScreen(request)
+        api.catalogues.withCurrent { $0.responses.answer(request, store: api.store) }
     }
 
     public func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {

@@ -2,8 +2,8 @@ import TabulaCore
 import TabulaHTTP
 
 /// One version of the catalogue as the API serves it, with what the API derives from it
-/// once: the screens at the default state, each screen's `GET` target, the list of screens,
-/// and the screens each server thread remembers (by position in this catalogue). A reload
+/// once: the screens at the default state, the list of screens, and the answers each server
+/// thread remembers for repeated `GET`s. A reload
 /// makes a new one and replaces this one whole (``CurrentCatalogue``), so a request sees
 /// one version throughout.
 final class ServedCatalogue: Sendable {
@@ -12,12 +12,10 @@ final class ServedCatalogue: Sendable {
     let version: Int
     /// Each screen at the catalogue's default state (revision 0).
     private let defaults: [String: RenderedScreen]
-    /// Each screen's `GET /v1/screens/{id}` target, for answering unparsed GETs by bytes.
-    let screenTargets: [ScreenTarget]
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
-    /// The session screens each server thread answered, checked first by unparsed GETs.
-    let threadScreens: ThreadScreenCache
+    /// The `GET` answers each server thread gave, checked before a request is routed.
+    let responses: ResponseCache
 
     init(_ catalogue: Catalogue, version: Int, threadCacheEntries: Int) {
         self.catalogue = catalogue
@@ -27,8 +25,7 @@ final class ServedCatalogue: Sendable {
             defaults[definition.id] = ScreenCache.render(definition, catalogue.initialState)
         }
         self.defaults = defaults
-        screenTargets = catalogue.screens.map(ScreenTarget.init)
-        threadScreens = ThreadScreenCache(maxEntriesPerThread: threadCacheEntries)
+        responses = ResponseCache(maxEntriesPerThread: threadCacheEntries)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("screens")

@@ -24,15 +24,18 @@ struct RouteAnswer: Sendable {
     let kind: Kind
     /// The session token the request names, when known: the log line shows its prefix.
     let session: String?
+    /// What a repeat of the request may be answered with before routing, when the response
+    /// is given now and sent unchanged (see ``ResponseCache``).
+    var reusable: ReusableAnswer?
 
-    /// The response, at once.
-    static func now(_ response: Response, session: String? = nil) -> RouteAnswer {
-        RouteAnswer(kind: .now(response), session: session)
+    /// The response, at once; `reusable` for a `GET` whose repeats may get it from memory.
+    static func now(_ response: Response, session: String? = nil, reusable: ReusableAnswer? = nil) -> RouteAnswer {
+        RouteAnswer(kind: .now(response), session: session, reusable: reusable)
     }
 
     /// `body` answers through its reply, from any thread, once.
     static func later(session: String? = nil, _ body: @escaping @Sendable (Reply) -> Void) -> RouteAnswer {
-        RouteAnswer(kind: .later(body), session: session)
+        RouteAnswer(kind: .later(body), session: session, reusable: nil)
     }
 }
 

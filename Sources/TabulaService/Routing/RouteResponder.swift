@@ -2,8 +2,9 @@ import TabulaHTTP
 
 /// The one place where what a route gives becomes a response: it runs the handler, turns
 /// a thrown or replied problem into its problem document, labels the response with its
-/// route and the session's log prefix, and sends it (a refused key after the pause). The
-/// server's observer then counts it and writes its log line.
+/// route and the session's log prefix, keeps a reusable answer for the request's repeats
+/// (``ResponseCache``), and sends it (a refused key after the pause). The server's observer
+/// then counts it and writes its log line.
 struct RouteResponder: Sendable {
     let access: AccessPolicy
 
@@ -12,15 +13,25 @@ struct RouteResponder: Sendable {
         do throws(Problem) {
             answer = try handler(context)
         } catch {
-            return send(.failure(error), session: nil, context, responder)
+            return send(.failure(error), logContext: nil, context, responder)
         }
         switch answer.kind {
         case .now(let response):
-            send(.success(response), session: answer.session, context, responder)
+            let logContext = answer.session.map(SessionToken.logPrefix)
+            if let reusable = answer.reusable, Self.mayReuse(context.request, responder) {
+                reusable.cache.remember(reusable, for: context.request, route: context.pattern, logContext: logContext)
+            }
+            send(.success(response), logContext: logContext, context, responder)
         case .later(let body):
-            let session = answer.session
-            body(Reply { [self] result in send(result, session: session, context, responder) })
+            let logContext = answer.session.map(SessionToken.logPrefix)
+            body(Reply { [self] result in send(result, logContext: logContext, context, responder) })
         }
+    }
+
+    /// Whether repeats of `request` may be answered with what it is answered now: a plain
+    /// `GET` (a query is not part of the key), answered with nothing added.
+    private static func mayReuse(_ request: Request, _ responder: Responder) -> Bool {
+        request.method == .get && request.rawQuery.isEmpty && !responder.addsHeaderFields
     }
 
     /// Sends a problem the router found (no route matched).
@@ -35,15 +46,15 @@ struct RouteResponder: Sendable {
         access.send(response, through: responder)
     }
 
-    private func send(_ result: Result<Response, Problem>, session: String?, _ context: RouteContext, _ responder: Responder) {
+    private func send(_ result: Result<Response, Problem>, logContext: String?, _ context: RouteContext, _ responder: Responder) {
         var response: Response
         switch result {
         case .success(let answer): response = answer
         case .failure(let problem): response = problem.response()
         }
         response.route = context.pattern
-        // Only the prefix the access log shows, as on the quick path (a small string).
-        response.logContext = session.map(SessionToken.logPrefix)
+        // Only the prefix the access log shows (a small string).
+        response.logContext = logContext
         access.send(response, through: responder)
     }
 }

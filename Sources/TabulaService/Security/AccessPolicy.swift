@@ -2,9 +2,10 @@ import HTTPTypes
 import TabulaHTTP
 
 /// What the service requires of a request: before any route sees it, the API key on `/v1`
-/// paths and the preview page's API (the backend key passes too) and CORS for browsers, one rule set for the two ways
-/// a request comes in (routed, or as a unparsed GET answered from memory before routing);
-/// and the backend key on the backend's routes, which ask ``requireBackend(_:)``.
+/// paths and the preview page's API (the backend key passes too) and CORS for browsers;
+/// and the backend key on the backend's routes, which ask ``requireBackend(_:)``. A repeat
+/// of a request that passed is answered from memory only with its exact bytes
+/// (``ResponseCache``), so these rules are written here alone.
 struct AccessPolicy: Sendable {
     let apiKey: APIKey?
     let backendKey: APIKey?
@@ -47,16 +48,6 @@ struct AccessPolicy: Sendable {
             }
         }
         return .pass(adding: added)
-    }
-
-    /// Whether a unparsed GET of a `/v1` path passes with nothing added to its answer (no
-    /// `Origin`, so no CORS fields; the key right when one is set), so that it may be
-    /// answered from memory. Anything else goes the routed way, through ``check(_:)``.
-    func passesUnchanged(_ request: UnparsedGet) -> Bool {
-        guard request.header("origin").isAbsent else { return false }
-        guard apiKey != nil else { return true }
-        guard case .one(let value) = request.header("authorization") else { return false }
-        return authorizesAPI(value)
     }
 
     /// Whether an Authorization header's value carries the API key or the backend key.

@@ -49,20 +49,11 @@ public struct SessionKey: ShardKey {
         }
     }
 
-    /// Multiply-xor over 8-byte words, then the bytes left.
+    /// ``WordHash`` of the bytes.
     private static func mix(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        var hash = seed &* 0x9e37_79b9_7f4a_7c15
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
-            hash ^= hash >> 29
-            offset += 8
-        }
-        while offset < bytes.count {
-            hash = (hash ^ UInt64(bytes[offset])) &* 0x100_0000_01b3
-            offset += 1
-        }
-        return hash
+        var hash = WordHash(seed: seed)
+        hash.add(bytes)
+        return hash.value
     }
 
     /// Mixed, so that the shard index (taken modulo a small count) sees every bit.
