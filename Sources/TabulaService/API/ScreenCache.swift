@@ -47,16 +47,18 @@ final class RenderedScreen: Sendable {
     }
 }
 
-/// Rendered screens by session, screen and revision. What a session shows at a revision
-/// by a definition never changes, so entries never go stale (each is checked against the
-/// definition asked for: a reload can change it); the cache is bounded by dropping a share
-/// of entries when full. Screens at the default state are the ``ServedCatalogue``'s.
-///
-/// Two levels: the screen itself, which every event leaves behind for the next event's
-/// diff, and its prepared answer (encoded bytes, ETag), made on the first GET.
+/// Each session's screens at the session's latest revision the service saw: the screen an
+/// event left behind for the next event's diff, and its prepared answer (encoded bytes,
+/// ETag) once a `GET` or a stream asked for it. One entry per session and screen, replaced
+/// by a newer revision's (a commit's, or a read's), never by an older one. What a session
+/// shows at a revision by a definition never changes, so an entry is only ever out of date,
+/// never wrong: each use checks its revision and definition (a reload can change it).
+/// Bounded by dropping a share of entries when full; a removed session's entries go that
+/// way too (no request can reach them: its token is unknown to the store). Screens at the
+/// default state are the ``ServedCatalogue``'s, and each thread's repeated `GET`s the
+/// ``ResponseCache``'s.
 final class ScreenCache: Sendable {
-    private let entries = ShardedDictionary<Key, RenderedScreen>(shards: 16)
-    private let screens = ShardedDictionary<Key, (revision: Int, screen: Screen)>(shards: 16)
+    private let entries = ShardedDictionary<Key, Entry>(shards: 16)
 
     /// A session's screen. Hashes the session's cheap hash only: a session has few screens.
     private struct Key: ShardKey {
@@ -78,43 +80,49 @@ final class ScreenCache: Sendable {
             seededHash(session.hash, seed: seed)
         }
     }
+
+    /// A screen, with its prepared answer once one was asked for.
+    private enum Entry {
+        case screen(Screen)
+        case rendered(RenderedScreen)
+
+        var screen: Screen {
+            switch self {
+            case .screen(let screen): screen
+            case .rendered(let rendered): rendered.screen
+            }
+        }
+    }
+
     private let maxEntries: Int
 
     init(maxEntries: Int) {
         self.maxEntries = maxEntries
     }
 
-    /// The screen of a session at a state with its prepared answer, rendered on the first ask
+    /// The screen of a session at a state with its prepared answer, prepared on the first ask
     /// at each revision (from the screen an event left, when there is one).
     func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        if let cached = renderedScreenIfCached(session: session, definition, revision: state.revision) { return cached }
         let key = Key(session: session, screen: definition.id)
-        let known = screens[key].flatMap { Self.isOf(definition, $0.screen, at: state.revision) ? $0.screen : nil }
-        let rendered = Self.prepare(known ?? TabulaCore.render(definition, state))
-        store(rendered, at: key, in: entries)
+        let known = entries[key].flatMap { Self.isOf(definition, $0.screen, at: state.revision) ? $0 : nil }
+        if case .rendered(let rendered)? = known { return rendered }
+        let rendered = Self.prepare(known?.screen ?? TabulaCore.render(definition, state))
+        keep(.rendered(rendered), at: key)
         return rendered
-    }
-
-    /// The screen of a session at a revision with its prepared answer, if it is made already.
-    func renderedScreenIfCached(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> RenderedScreen? {
-        guard let cached = entries[Key(session: session, screen: definition.id)], Self.isOf(definition, cached.screen, at: revision) else {
-            return nil
-        }
-        return cached
     }
 
     /// The screen a session showed at a revision by a definition, if it is cached: the old
     /// screen of an event's diff, which then need not render it again.
     func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> Screen? {
-        let key = Key(session: session, screen: definition.id)
-        if let cached = screens[key], Self.isOf(definition, cached.screen, at: revision) { return cached.screen }
-        if let cached = entries[key], Self.isOf(definition, cached.screen, at: revision) { return cached.screen }
-        return nil
+        guard let entry = entries[Key(session: session, screen: definition.id)], Self.isOf(definition, entry.screen, at: revision) else {
+            return nil
+        }
+        return entry.screen
     }
 
     /// Keeps a screen an event rendered, for the next event's diff.
     func keepForDiff(session: SessionKey, screen: Screen) {
-        store((screen.revision, screen), at: Key(session: session, screen: screen.id), in: screens)
+        keep(.screen(screen), at: Key(session: session, screen: screen.id))
     }
 
     /// Whether `screen` is what `definition` renders at `revision`.
@@ -122,13 +130,20 @@ final class ScreenCache: Sendable {
         screen.revision == revision && screen.definition == definition.definitionID
     }
 
-    private func store<Value>(_ value: Value, at key: Key, in map: ShardedDictionary<Key, Value>) {
+    /// Stores `entry` unless the one there is of a later revision, or of the same one by the
+    /// same definition (which keeps a prepared answer made meanwhile).
+    private func keep(_ entry: Entry, at key: Key) {
         let perShard = max(1, maxEntries / 16)
-        map.withShard(of: key) { shard in
-            if shard.count >= perShard {
+        let new = entry.screen
+        entries.withShard(of: key) { shard in
+            if let old = shard[key]?.screen, old.definition == new.definition, old.revision >= new.revision {
+                if old.revision > new.revision { return }
+                if case .screen = entry { return }
+            }
+            if shard[key] == nil && shard.count >= perShard {
                 for key in shard.keys.prefix(max(1, perShard / 8)) { shard[key] = nil }
             }
-            shard[key] = value
+            shard[key] = entry
         }
     }
 

@@ -4,7 +4,7 @@ import TabulaPlatform
 ///
 /// Every server thread reads it on every request, so a read must not write memory that
 /// other threads read: a retain of one shared object (or a lock taken by all) would move its
-/// cache line between cores on every `GET`, as the thread screen cache's comment describes.
+/// cache line between cores on every `GET`, as the response cache's comment describes.
 /// Each thread's shard therefore holds an unretained reference, read under the shard's own
 /// lock; the strong reference is kept here and let go only after every shard points to the
 /// new catalogue, which waits for readers still inside ``withCurrent(_:)``.
@@ -22,7 +22,7 @@ final class CurrentCatalogue: Sendable {
     /// request that waits for the store.
     var current: ServedCatalogue { owner.withLock { $0 } }
 
-    /// Runs `body` with the current catalogue, retaining nothing: for the quick paths.
+    /// Runs `body` with the current catalogue, retaining nothing: for the answers from the response cache.
     func withCurrent<Result>(_ body: (ServedCatalogue) -> Result) -> Result {
         shards.readThreadShard { served in served.with(body) }
     }
