@@ -154,6 +154,9 @@ public final class MemorySessionStore: SessionStore {
         completion(.success(()))
     }
 
+    /// Every completion runs inside its call: nothing waits.
+    public func continueCompletions(on pool: WorkerPool) -> Bool { true }
+
     public func close() {}
 
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {

@@ -2,24 +2,30 @@ import TabulaCore
 import TabulaPlatform
 
 /// The store as the service uses it: every completion that a store reports from a thread of
-/// its own (SQLite's answering thread, PostgreSQL's pool) continues on the service's
-/// ``WorkerPool`` instead, so that no decision, render or diff runs on a store's thread (a
-/// conflict decided again there held up the answers of every other batch). A completion
-/// that comes before the call returns, on the calling thread (the memory store, SQLite's
-/// reads), goes on there: it is already on a thread of the service's.
+/// its own (PostgreSQL's pool) continues on the service's ``WorkerPool`` instead, so that no
+/// decision, render or diff runs on a store's thread (a conflict decided again there held
+/// up the answers of every other batch). A completion that comes before the call returns,
+/// on the calling thread (the memory store, SQLite's reads), goes on there: it is already
+/// on a thread of the service's. A store that can hand its completions to the pool itself
+/// (SQLite's writer, a batch's answers at once) is asked to
+/// (``SessionStore/continueCompletions(on:)``), and then nothing is handed over twice.
 final class ServiceStore: SessionStore {
     let inner: any SessionStore
     let pool: WorkerPool
+    /// Whether the store runs every completion inside its call or on the pool by itself.
+    private let continuesOnPool: Bool
 
     init(_ inner: any SessionStore, pool: WorkerPool) {
         self.inner = inner
         self.pool = pool
+        continuesOnPool = inner.continueCompletions(on: pool)
     }
 
     /// `operation` with a completion that continues on the pool unless it runs inside the call.
     private func continuing<Value: Sendable>(
         _ completion: @escaping @Sendable (Value) -> Void, _ operation: (@escaping @Sendable (Value) -> Void) -> Void
     ) {
+        if continuesOnPool { return operation(completion) }
         let call = CallTracker()
         operation { [pool] value in
             if call.isInsideCall { return completion(value) }

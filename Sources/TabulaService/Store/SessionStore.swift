@@ -1,3 +1,5 @@
+public import TabulaPlatform
+
 /// Where sessions live: their current state, enough history to rebuild recent revisions,
 /// an append-only event log and the answers of events sent with an `eventId`.
 ///
@@ -89,12 +91,20 @@ public protocol SessionStore: Sendable {
     /// has none to tell: every commit is this process's own.
     func observeChanges(_ observer: @escaping @Sendable (StoreNotice) -> Void)
 
+    /// Asks the store to run the completions it reports from threads of its own on `pool`,
+    /// handing them over there directly; `true` when every completion from now on runs
+    /// either inside the call that was given it or on `pool` (the service then hands
+    /// nothing over again). The default declines.
+    func continueCompletions(on pool: WorkerPool) -> Bool
+
     /// Finishes queued work and releases the store; called after the server stopped.
     func close()
 }
 
 extension SessionStore {
     public func observeChanges(_ observer: @escaping @Sendable (StoreNotice) -> Void) {}
+
+    public func continueCompletions(on pool: WorkerPool) -> Bool { false }
 }
 
 /// A change another process committed to a shared store.

@@ -313,6 +313,13 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    /// Every completion runs inside its call (reads) or after a batch's commit (writes),
+    /// which the writer hands to `pool`.
+    public func continueCompletions(on pool: WorkerPool) -> Bool {
+        writer.answer(on: pool)
+        return true
+    }
+
     public func close() {
         retention.stop()
         writer.stop()

@@ -74,8 +74,9 @@ final class SQLiteBatch: @unchecked Sendable {
 /// batch), runs each in a savepoint of one transaction, commits once with
 /// `synchronous=FULL`, and only then answers. One fsync is shared by the whole batch,
 /// which is what lets a disk that manages a few thousand commits a second carry more
-/// events than that. Answers are sent from a second thread, so that the writer starts the
-/// next batch while the previous one's clients are being answered.
+/// events than that. Answers are sent from another thread, so that the writer starts the
+/// next batch while the previous one's clients are being answered: the service's pool once
+/// it is given (``answer(on:)``), one hand-over per batch; until then a thread of its own.
 final class SQLiteWriter: @unchecked Sendable {
     let queue = BlockingQueue<WriteJob>(capacity: 50_000)
     /// Each batch's answers, in commit order, with the batch's jobs: what a job holds (the
@@ -87,6 +88,8 @@ final class SQLiteWriter: @unchecked Sendable {
     private let maxBatch: Int
     private var thread: WorkerThread?
     private var answerThread: WorkerThread?
+    /// Where batches are answered once the service gave its pool.
+    private let answerPool = Locked<WorkerPool?>(nil)
 
     init(statements: SQLiteStatements, cache: SessionStateCache, logger: Logger, maxBatch: Int = 512) {
         self.statements = statements
@@ -110,6 +113,13 @@ final class SQLiteWriter: @unchecked Sendable {
         }
     }
 
+    /// Answers every batch from now on on `pool`; the writer's own answering thread
+    /// answers what it holds and ends.
+    func answer(on pool: WorkerPool) {
+        answerPool.withLock { $0 = pool }
+        answers.close()
+    }
+
     /// Queues a job; `false` when the writer is overloaded or stopped.
     func submit(_ job: WriteJob) -> Bool {
         queue.push(job)
@@ -125,10 +135,17 @@ final class SQLiteWriter: @unchecked Sendable {
         answerThread = nil
     }
 
-    /// Hands a batch's answers to the answering thread (one wake-up for the whole batch);
-    /// runs them on the writer's own thread if that one is gone.
+    /// Hands a batch's answers to the pool or the answering thread (one wake-up for the
+    /// whole batch); runs them on the writer's own thread if neither takes them.
     private func answer(_ continuations: [@Sendable () -> Void], releasing jobs: [WriteJob]) {
-        if continuations.isEmpty || answers.push((continuations, jobs)) { return }
+        if continuations.isEmpty { return }
+        if let pool = answerPool.withLock({ $0 }) {
+            return pool.run {
+                for continuation in continuations { continuation() }
+                withExtendedLifetime(jobs) {}
+            }
+        }
+        if answers.push((continuations, jobs)) { return }
         for continuation in continuations { continuation() }
     }
 
