@@ -20,6 +20,7 @@ struct FramingCheck {
     static let transferEncoding: StaticString = "transfer-encoding"
     static let host: StaticString = "host"
 
+    @inline(__always)
     mutating func see(_ name: UnsafeRawBufferPointer) -> Field {
         if name.isEmpty || !name.allSatisfy(ASCII.isTokenCharacter) {
             hasMalformedName = true

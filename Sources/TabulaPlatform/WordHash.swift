@@ -2,21 +2,28 @@
 /// crowded bucket cannot be made on purpose (tokens the server drew at random, entries only
 /// the server's own answers fill) or costs no more than a miss; SipHash, which `Hasher`
 /// runs, costs several times as much per byte on every request.
+@frozen
 public struct WordHash {
-    public private(set) var value: UInt64
+    @usableFromInline var state: UInt64
 
+    /// The hash of what was added.
+    @inlinable public var value: UInt64 { state }
+
+    @inlinable
     public init(seed: UInt64) {
-        value = seed &* 0x9e37_79b9_7f4a_7c15
+        state = seed &* 0x9e37_79b9_7f4a_7c15
     }
 
     /// Mixes in one word.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func add(_ word: UInt64) {
-        value = (value ^ word) &* 0x100_0000_01b3
-        value ^= value >> 29
+        state = (state ^ word) &* 0x100_0000_01b3
+        state ^= state >> 29
     }
 
-    /// Mixes in `bytes`, a word at a time while eight are left.
+    /// Mixes in `bytes`, a word at a time while eight are left. Inlinable, as the hash of a
+    /// session token on every request was before it moved here.
+    @inlinable
     public mutating func add(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
         while offset + 8 <= bytes.count {
@@ -24,7 +31,7 @@ public struct WordHash {
             offset += 8
         }
         while offset < bytes.count {
-            value = (value ^ UInt64(bytes[offset])) &* 0x100_0000_01b3
+            state = (state ^ UInt64(bytes[offset])) &* 0x100_0000_01b3
             offset += 1
         }
     }

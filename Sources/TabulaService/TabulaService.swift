@@ -29,7 +29,7 @@ public final class TabulaService: HTTPHandler {
         self.logger = logger
         let pool = WorkerPool(threads: configuration.workerThreads)
         self.pool = pool
-        let store = ServiceStore(storage, pool: pool)
+        let store = ServiceStore.serving(storage, on: pool)
         let metrics = ServiceMetrics()
         self.metrics = metrics
         let access = AccessPolicy(

@@ -16,7 +16,7 @@ import Testing
         defer { inner.close() }
         let pool = WorkerPool(threads: 2)
         defer { pool.close() }
-        let store = ServiceStore(inner, pool: pool)
+        let store = ServiceStore.serving(inner, on: pool)
         let token = SessionToken.make()
         let created = Locked<(onPool: Bool, inside: Bool)?>(nil)
         let call = CallTracker()
@@ -32,8 +32,10 @@ import Testing
             // Answered within the call: it goes on there, on the caller's thread.
             #expect(outcome.inside && !outcome.onPool)
         case .sqlite, .postgres:
-            // Answered by the writer's or the pool's thread: it goes on on the service's.
+            // Answered after the writer's commit (SQLite hands it to the pool itself) or on
+            // PostgreSQL's pool (the wrapper hands it over): it goes on on the service's.
             #expect(outcome.onPool && !outcome.inside)
+            #expect((store is ServiceStore) == (kind == .postgres))
         }
         let read = try wait { store.read(session: .token(token), SessionRead(), completion: $0) }
         #expect(read?.current.revision == 0)

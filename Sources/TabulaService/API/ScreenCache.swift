@@ -81,16 +81,25 @@ final class ScreenCache: Sendable {
         }
     }
 
-    /// A screen, with its prepared answer once one was asked for.
-    private enum Entry {
-        case screen(Screen)
-        case rendered(RenderedScreen)
+    /// A screen, with its prepared answer once one was asked for. A class: the dictionary
+    /// holds one reference, and a lookup copies no screen.
+    private final class Entry: Sendable {
+        let screen: Screen
+        let rendered: RenderedScreen?
 
-        var screen: Screen {
-            switch self {
-            case .screen(let screen): screen
-            case .rendered(let rendered): rendered.screen
-            }
+        init(_ screen: Screen) {
+            self.screen = screen
+            rendered = nil
+        }
+
+        init(_ rendered: RenderedScreen) {
+            screen = rendered.screen
+            self.rendered = rendered
+        }
+
+        /// Whether this is what `definition` renders at `revision`.
+        func isOf(_ definition: ScreenDefinition, at revision: Int) -> Bool {
+            screen.revision == revision && screen.definition == definition.definitionID
         }
     }
 
@@ -104,17 +113,17 @@ final class ScreenCache: Sendable {
     /// at each revision (from the screen an event left, when there is one).
     func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
         let key = Key(session: session, screen: definition.id)
-        let known = entries[key].flatMap { Self.isOf(definition, $0.screen, at: state.revision) ? $0 : nil }
-        if case .rendered(let rendered)? = known { return rendered }
+        let known = entries[key].flatMap { $0.isOf(definition, at: state.revision) ? $0 : nil }
+        if let rendered = known?.rendered { return rendered }
         let rendered = Self.prepare(known?.screen ?? TabulaCore.render(definition, state))
-        keep(.rendered(rendered), at: key)
+        keep(Entry(rendered), at: key)
         return rendered
     }
 
     /// The screen a session showed at a revision by a definition, if it is cached: the old
     /// screen of an event's diff, which then need not render it again.
     func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> Screen? {
-        guard let entry = entries[Key(session: session, screen: definition.id)], Self.isOf(definition, entry.screen, at: revision) else {
+        guard let entry = entries[Key(session: session, screen: definition.id)], entry.isOf(definition, at: revision) else {
             return nil
         }
         return entry.screen
@@ -122,28 +131,27 @@ final class ScreenCache: Sendable {
 
     /// Keeps a screen an event rendered, for the next event's diff.
     func keepForDiff(session: SessionKey, screen: Screen) {
-        keep(.screen(screen), at: Key(session: session, screen: screen.id))
-    }
-
-    /// Whether `screen` is what `definition` renders at `revision`.
-    private static func isOf(_ definition: ScreenDefinition, _ screen: Screen, at revision: Int) -> Bool {
-        screen.revision == revision && screen.definition == definition.definitionID
+        keep(Entry(screen), at: Key(session: session, screen: screen.id))
     }
 
     /// Stores `entry` unless the one there is of a later revision, or of the same one by the
     /// same definition (which keeps a prepared answer made meanwhile).
     private func keep(_ entry: Entry, at key: Key) {
         let perShard = max(1, maxEntries / 16)
-        let new = entry.screen
         entries.withShard(of: key) { shard in
-            if let old = shard[key]?.screen, old.definition == new.definition, old.revision >= new.revision {
-                if old.revision > new.revision { return }
-                if case .screen = entry { return }
+            let old = shard.updateValue(entry, forKey: key)
+            guard let old else {
+                if shard.count > perShard {
+                    for other in shard.keys.prefix(max(1, perShard / 8)) where other != key { shard[other] = nil }
+                }
+                return
             }
-            if shard[key] == nil && shard.count >= perShard {
-                for key in shard.keys.prefix(max(1, perShard / 8)) { shard[key] = nil }
+            // Put back what was there when it is later, or as late and already prepared.
+            if old.screen.definition == entry.screen.definition
+                && (old.screen.revision > entry.screen.revision || (old.screen.revision == entry.screen.revision && entry.rendered == nil))
+            {
+                shard[key] = old
             }
-            shard[key] = entry
         }
     }
 

@@ -4,16 +4,21 @@ import TabulaHTTP
 /// a thrown or replied problem into its problem document, labels the response with its
 /// route and the session's log prefix, keeps a reusable answer for the request's repeats
 /// (``ResponseCache``), and sends it (a refused key after the pause). The server's observer
-/// then counts it and writes its log line.
-struct RouteResponder: Sendable {
+/// then counts it and writes its log line. A class: a later answer's reply holds it by one
+/// reference, not a copy of the access policy.
+final class RouteResponder: Sendable {
     let access: AccessPolicy
+
+    init(access: AccessPolicy) {
+        self.access = access
+    }
 
     func respond(_ handler: RouteHandler, _ context: RouteContext, _ responder: Responder) {
         let answer: RouteAnswer
         do throws(Problem) {
             answer = try handler(context)
         } catch {
-            return send(.failure(error), logContext: nil, context, responder)
+            return send(.failure(error), logContext: nil, route: context.pattern, responder)
         }
         switch answer.kind {
         case .now(let response):
@@ -21,10 +26,12 @@ struct RouteResponder: Sendable {
             if let reusable = answer.reusable, Self.mayReuse(context.request, responder) {
                 reusable.cache.remember(reusable, for: context.request, route: context.pattern, logContext: logContext)
             }
-            send(.success(response), logContext: logContext, context, responder)
+            send(.success(response), logContext: logContext, route: context.pattern, responder)
         case .later(let body):
+            // The reply keeps the route's name, not the request, which may be large.
             let logContext = answer.session.map(SessionToken.logPrefix)
-            body(Reply { [self] result in send(result, logContext: logContext, context, responder) })
+            let route = context.pattern
+            body(Reply { [self] result in send(result, logContext: logContext, route: route, responder) })
         }
     }
 
@@ -46,13 +53,13 @@ struct RouteResponder: Sendable {
         access.send(response, through: responder)
     }
 
-    private func send(_ result: Result<Response, Problem>, logContext: String?, _ context: RouteContext, _ responder: Responder) {
+    private func send(_ result: Result<Response, Problem>, logContext: String?, route: String, _ responder: Responder) {
         var response: Response
         switch result {
         case .success(let answer): response = answer
         case .failure(let problem): response = problem.response()
         }
-        response.route = context.pattern
+        response.route = route
         // Only the prefix the access log shows (a small string).
         response.logContext = logContext
         access.send(response, through: responder)

@@ -8,24 +8,27 @@ import TabulaPlatform
 /// on the calling thread (the memory store, SQLite's reads), goes on there: it is already
 /// on a thread of the service's. A store that can hand its completions to the pool itself
 /// (SQLite's writer, a batch's answers at once) is asked to
-/// (``SessionStore/continueCompletions(on:)``), and then nothing is handed over twice.
+/// (``SessionStore/continueCompletions(on:)``), and is then used as it is: nothing is handed
+/// over twice, and no call pays for the wrapper (``serving(_:on:)``).
 final class ServiceStore: SessionStore {
     let inner: any SessionStore
     let pool: WorkerPool
-    /// Whether the store runs every completion inside its call or on the pool by itself.
-    private let continuesOnPool: Bool
+
+    /// `store` as the service uses it: itself when it continues its completions on `pool`,
+    /// else wrapped.
+    static func serving(_ store: any SessionStore, on pool: WorkerPool) -> any SessionStore {
+        store.continueCompletions(on: pool) ? store : ServiceStore(store, pool: pool)
+    }
 
     init(_ inner: any SessionStore, pool: WorkerPool) {
         self.inner = inner
         self.pool = pool
-        continuesOnPool = inner.continueCompletions(on: pool)
     }
 
     /// `operation` with a completion that continues on the pool unless it runs inside the call.
     private func continuing<Value: Sendable>(
         _ completion: @escaping @Sendable (Value) -> Void, _ operation: (@escaping @Sendable (Value) -> Void) -> Void
     ) {
-        if continuesOnPool { return operation(completion) }
         let call = CallTracker()
         operation { [pool] value in
             if call.isInsideCall { return completion(value) }
