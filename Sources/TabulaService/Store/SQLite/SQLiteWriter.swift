@@ -114,10 +114,13 @@ final class SQLiteWriter: @unchecked Sendable {
     }
 
     /// Answers every batch from now on on `pool`; the writer's own answering thread
-    /// answers what it holds and ends.
+    /// answers what it holds and ends, joined here so that no finished thread is left
+    /// unjoined while the store lives on.
     func answer(on pool: WorkerPool) {
         answerPool.withLock { $0 = pool }
         answers.close()
+        answerThread?.join()
+        answerThread = nil
     }
 
     /// Queues a job; `false` when the writer is overloaded or stopped.
