@@ -42,16 +42,19 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
     /// `InPlaceEquality.rows`, and the count below.
     @Test func aRowDifferingInAnyFieldIsUpdated() throws {
         let base = Row(id: "r", content: .basic(title: "T"), selectable: false, deletable: false)
-        #expect(Mirror(reflecting: base).children.count == 7, "Row changed: update InPlaceEquality.rows and this test")
+        #expect(Mirror(reflecting: base).children.count == 10, "Row changed: update InPlaceEquality.rows and this test")
         var variants: [Row] = []
-        for index in 0..<6 {
+        for index in 0..<9 {
             var row = base
             switch index {
             case 0: row.content = .basic(title: "U")
             case 1: row.selectable = true
             case 2: row.deletable = true
             case 3: row.accessory = .checkmark
-            case 4: row.height = 44
+            case 5: row.enabled = false
+            case 6: row.editable = true
+            case 7: row.error = "Enter a value"
+            case 8: row.height = 44
             default: row.estimatedHeight = 44
             }
             variants.append(row)
@@ -63,7 +66,7 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
         // Moved rows take the general path and compare the same way.
         let moved = try changes(
             screen([Section(id: "a", rows: [base, Row(id: "x", content: .empty, selectable: false, deletable: false)])]),
-            screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[4]])]))
+            screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[8]])]))
         #expect(moved.rows.updated.count == 1 && moved.rows.moved.count == 1)
     }
 

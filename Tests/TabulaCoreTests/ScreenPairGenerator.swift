@@ -34,12 +34,17 @@ struct ScreenPairGenerator {
         var row = Row(id: id, content: randomContent(), selectable: chance(30), deletable: chance(20))
         if chance(10) { row.accessory = Accessory.allCases.randomElement(using: &random) }
         if chance(10) { row.height = Double(Int.random(in: 20...80, using: &random)) }
+        if chance(10) { row.enabled = false }
+        if row.content.isInput {
+            row.editable = row.enabled && chance(80)
+            if chance(20) { row.error = "Enter a value" }
+        }
         return row
     }
 
     private mutating func randomContent() -> RowContent {
         let word = ["Wi-Fi", "Bluetooth", "Café", "Ann", "Bob", "About", "Version"].randomElement(using: &random) ?? "x"
-        switch Int.random(in: 0..<8, using: &random) {
+        switch Int.random(in: 0..<11, using: &random) {
         case 0: return .basic(title: word)
         case 1: return .subtitle(title: word, subtitle: "Age \(Int.random(in: 1...99, using: &random))", image: chance(50) ? "person" : nil)
         case 2: return .leftRightTitles(leftTitle: word, rightTitle: "1.\(Int.random(in: 0...9, using: &random))")
@@ -47,6 +52,11 @@ struct ScreenPairGenerator {
         case 4: return .checkmark(title: word, isChecked: chance(50))
         case 5: return .empty
         case 6: return .button(title: word, style: chance(50) ? .default : .destructive)
+        case 7: return .textField(TextFieldInput(title: word, text: chance(50) ? word : "", contentType: chance(20) ? .password : .text))
+        case 8:
+            let options = [ChoiceOption(id: "a", title: "A"), ChoiceOption(id: "b", title: word)]
+            return .picker(ChoiceInput(title: word, options: options, selected: chance(50) ? "a" : nil))
+        case 9: return .stepper(NumberInput(title: word, value: Double(Int.random(in: 0...5, using: &random)), min: 0, max: 5, step: 1))
         default: return .custom(kind: "gauge", fields: ["level": .number(Double(Int.random(in: 0...100, using: &random)))])
         }
     }
@@ -128,6 +138,14 @@ struct ScreenPairGenerator {
             for rowIndex in new.sections[index].rows.indices where chance(intensity) {
                 new.sections[index].rows[rowIndex].content = randomContent()
                 if chance(20) { new.sections[index].rows[rowIndex].selectable.toggle() }
+                if chance(20) { new.sections[index].rows[rowIndex].enabled.toggle() }
+                // Only input rows carry `editable` and `error`.
+                if !new.sections[index].rows[rowIndex].content.isInput {
+                    new.sections[index].rows[rowIndex].editable = false
+                    new.sections[index].rows[rowIndex].error = nil
+                } else if chance(20) {
+                    new.sections[index].rows[rowIndex].error = chance(50) ? "Too short" : nil
+                }
             }
             if chance(intensity) { new.sections[index].header = randomHeader() }
             if chance(intensity) { new.sections[index].footer = randomFooter() }

@@ -12,6 +12,39 @@ let rowSamples: [(name: String, row: Row)] = [
     ("empty", Row(id: "spacer", content: .empty, height: 20.5)),
     ("button", Row(id: "sign-out", content: .button(title: "Sign Out", style: .destructive), selectable: true)),
     (
+        "textField",
+        Row(
+            id: "email", content: .textField(TextFieldInput(title: "E-mail", text: "ann@example.com", placeholder: "name@example.com", contentType: .email)),
+            editable: true, error: "Enter a valid e-mail address")
+    ),
+    (
+        "textField-secure",
+        Row(id: "password", content: .textField(TextFieldInput(title: "Password", text: "", contentType: .password, maxLength: 64)), editable: true)
+    ),
+    ("slider", Row(id: "volume", content: .slider(NumberInput(title: nil, value: 0.25, min: 0, max: 1, step: 0)), editable: true)),
+    ("stepper", Row(id: "copies", content: .stepper(NumberInput(title: "Copies", value: 3, min: 1, max: 10, step: 1)), enabled: false)),
+    (
+        "picker",
+        Row(
+            id: "security",
+            content: .picker(
+                ChoiceInput(title: "Security", options: [ChoiceOption(id: "none", title: "None"), ChoiceOption(id: "wpa2", title: "WPA2")], selected: nil)),
+            editable: true)
+    ),
+    (
+        "segmented",
+        Row(
+            id: "size",
+            content: .segmented(ChoiceInput(title: nil, options: [ChoiceOption(id: "s", title: "S"), ChoiceOption(id: "m", title: "M")], selected: "m")),
+            editable: true)
+    ),
+    (
+        "datePicker",
+        Row(
+            id: "birthday", content: .datePicker(DateInput(title: "Birthday", mode: .date, value: "1990-02-28", min: "1900-01-01", max: "2026-11-28")),
+            editable: true)
+    ),
+    (
         "custom",
         Row(
             id: "battery", content: .custom(kind: "gauge", fields: ["label": .string("Battery"), "level": .number(0.75), "Charging": .bool(true)]),

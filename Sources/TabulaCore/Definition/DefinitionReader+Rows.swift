@@ -17,7 +17,12 @@ extension DefinitionReader {
     static let rowMemberHints = [
         "selectable": "a row is selectable exactly when it has \"onSelect\"",
         "deletable": "a row is deletable exactly when it has \"onDelete\"",
+        "enabled": "a row is enabled unless its \"enabledWhen\" is false",
+        "editable": "an input row is editable exactly when it has \"onEdit\" and is enabled",
     ]
+
+    /// What a client that does not draw an input kind gets instead.
+    static let inputFallbackKind = "leftRightTitles"
 
     mutating func readRow(_ json: JSONValue, path: String) -> RowDefinition? {
         guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
@@ -31,8 +36,12 @@ extension DefinitionReader {
         let id = object.require(RowMember.id, log: &log).flatMap { rowID($0, path: object.memberPath(RowMember.id), forEach: forEach, scope: scope) }
         let kind = object.requireString(RowMember.kind, log: &log)
         var fields: [String: FieldSource] = [:]
+        var options: ChoiceOptions?
+        var secure = false
         if let kind {
-            if let builtIn = Self.builtInRowFields[kind] {
+            if RowContent.inputKinds.contains(kind) {
+                (fields, options, secure) = readInputFields(kind, &object, scope: scope)
+            } else if let builtIn = Self.builtInRowFields[kind] {
                 fields = readFields(&object, builtIn, scope: scope)
                 if kind == Self.buttonStyleField.kind {
                     let style = object.optionalEnumeration(Self.buttonStyleField.name, as: ButtonStyle.self, log: &log) ?? .default
@@ -50,6 +59,9 @@ extension DefinitionReader {
         let visibleWhen = object.take(RowMember.visibleWhen).flatMap {
             expression($0, type: .bool, path: object.memberPath(RowMember.visibleWhen), scope: scope)
         }
+        let enabledWhen = object.take(RowMember.enabledWhen).flatMap {
+            expression($0, type: .bool, path: object.memberPath(RowMember.enabledWhen), scope: scope)
+        }
         let accessory = object.optionalEnumeration(RowMember.accessory, as: Accessory.self, log: &log)
         let height = object.take(RowMember.height).flatMap { dimension($0, path: object.memberPath(RowMember.height), scope: scope) }
         let estimatedHeight = object.take(RowMember.estimatedHeight).flatMap {
@@ -58,13 +70,18 @@ extension DefinitionReader {
         let onSelect = object.take(RowMember.onSelect).flatMap { actions($0, path: object.memberPath(RowMember.onSelect), scope: scope) }
         let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch)) }
         let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
+        let onEdit = object.take(RowMember.onEdit).flatMap { editAction($0, kind: kind, secure: secure, path: object.memberPath(RowMember.onEdit)) }
         object.reportUnread(log: &log, hints: Self.rowMemberHints)
-        guard let id, let kind, Self.builtInRowFields[kind] != nil || kinds[kind] != nil else { return nil }
-        func row(_ kind: String, _ fields: [String: FieldSource], fallbacks: [RowDefinition] = []) -> RowDefinition {
+        guard let id, let kind, Self.builtInRowFields[kind] != nil || RowContent.inputKinds.contains(kind) || kinds[kind] != nil else { return nil }
+        func row(_ kind: String, _ fields: [String: FieldSource], summarizing inputKind: String? = nil, fallbacks: [RowDefinition] = []) -> RowDefinition {
             RowDefinition(
-                id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, accessory: accessory,
-                height: height, estimatedHeight: estimatedHeight, onSelect: onSelect, onSwitch: onSwitch, onDelete: onDelete,
+                id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, enabledWhen: enabledWhen,
+                options: options, accessory: accessory, height: height, estimatedHeight: estimatedHeight, onSelect: onSelect,
+                onSwitch: onSwitch, onDelete: onDelete, onEdit: inputKind == nil ? onEdit : nil, summarizedInputKind: inputKind,
                 path: object.path, fallbacks: fallbacks)
+        }
+        if RowContent.inputKinds.contains(kind) {
+            return row(kind, fields, fallbacks: [row(Self.inputFallbackKind, fields, summarizing: kind)])
         }
         return row(kind, fields, fallbacks: fallbackChain(of: kind, fields: fields).map { row($0.kind, $0.fields) })
     }

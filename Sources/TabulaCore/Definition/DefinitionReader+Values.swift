@@ -241,7 +241,7 @@ extension DefinitionReader {
         } else {
             log.add(
                 .unknownKind, at: "\(path).kind",
-                "a fallback is a built-in row kind (\(RowContent.builtInKinds.joined(separator: ", "))) or another kind declared under \"kinds\", not \"\(fallback.kind)\""
+                "a fallback is a built-in row kind that is not an input (\(RowContent.builtInKinds.filter { Self.builtInRowFields[$0] != nil }.joined(separator: ", "))) or another kind declared under \"kinds\", not \"\(fallback.kind)\""
             )
             return
         }

@@ -293,7 +293,13 @@ public enum DefinitionSchema {
             name: DefinitionReader.buttonStyleField.name, schema: enumeration(styles, "The button's style; \(ButtonStyle.default.rawValue) when left out.")
         )
         var cases = kinds.map { kind in
-            kindCase(
+            if let valueFields = DefinitionReader.inputValueFields[kind] {
+                let literals = inputLiteralFields(kind)
+                // A secure text field has no "text"; which one is secure, a schema cannot tell.
+                let fields = valueFields.map { field in (field.name, field.type, field.required && !(kind == "textField" && field.name == "text")) }
+                return kindCase(kind, fields: fields, optional: literals.map { ($0.name, $0.schema) }, alsoRequired: literals.filter(\.required).map(\.name))
+            }
+            return kindCase(
                 kind, fields: DefinitionReader.builtInRowFields[kind] ?? [], optional: kind == DefinitionReader.buttonStyleField.kind ? [buttonStyle] : [])
         }
         cases.append(customKindCase(builtIn: kinds, commonMembers: properties.keys))
@@ -336,6 +342,9 @@ public enum DefinitionSchema {
             ]
         case .visibleWhen:
             reference(fieldDefinition(.bool), "When false, the row is left out of the screen and refuses events.")
+        case .enabledWhen:
+            reference(
+                fieldDefinition(.bool), "When false, the row is shown dimmed (\"enabled\": false) and refuses every event; enabled when left out.")
         case .accessory:
             enumeration(Accessory.allCases.map(\.rawValue), "The accessory view the client shows at the row's trailing edge.")
         case .height:
@@ -355,6 +364,69 @@ public enum DefinitionSchema {
         case .onDelete:
             reference(
                 "actions", "What deleting the row does, usually {\"remove\": LIST}; the row is deletable exactly when it has it.")
+        case .onEdit:
+            [
+                "type": "object",
+                "description":
+                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
+                "required": [.string(ActionName.set.rawValue)],
+                "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type."]],
+                "additionalProperties": false,
+            ]
+        }
+    }
+
+    /// The fields of an input kind that are literals, not expressions (see
+    /// `DefinitionReader.readInputFields`).
+    private static func inputLiteralFields(_ kind: String) -> [(name: String, schema: JSONValue, required: Bool)] {
+        let options: JSONValue = [
+            "description":
+                "The options: a list of {\"id\", \"title\"} with distinct non-empty ids, or {\"forEach\": LIST, \"id\": TEMPLATE, \"title\": TEMPLATE}, one option per item of a list key.",
+            "oneOf": [
+                [
+                    "type": "array", "minItems": 1,
+                    "items": [
+                        "type": "object", "required": ["id", "title"], "additionalProperties": false,
+                        "properties": ["id": ["type": "string", "minLength": 1], "title": ["type": "string"]],
+                    ],
+                ],
+                [
+                    "type": "object", "required": ["forEach", "id", "title"], "additionalProperties": false,
+                    "properties": [
+                        "forEach": ["type": "string", "description": "A list state key."],
+                        "id": ["$ref": "#/$defs/template"], "title": ["$ref": "#/$defs/template"],
+                    ],
+                ],
+            ],
+        ]
+        let dateBound: JSONValue = ["type": "string", "description": "A value in the mode's format: \"2026-11-28\", \"14:30\" or \"2026-11-28T14:30\"."]
+        switch kind {
+        case "textField":
+            return [
+                (
+                    "contentType",
+                    enumeration(TextContentType.allCases.map(\.rawValue), "What the field holds, for the keyboard and autofill; text when left out."), false
+                ),
+                ("secure", ["type": "boolean", "description": "Hides what is typed; true by default for password and newPassword."], false),
+                ("multiline", ["type": "boolean", "description": "Lets the text span lines."], false),
+                ("maxLength", ["type": "integer", "minimum": 1, "description": "The most characters the field accepts."], false),
+            ]
+        case "slider", "stepper":
+            let step = kind == "slider" ? "0 (continuous) or above; 0 when left out" : "above 0; 1 when left out"
+            return [
+                ("min", ["type": "number", "description": "The smallest value."], true),
+                ("max", ["type": "number", "description": "The largest value, not below min."], true),
+                ("step", ["type": "number", "minimum": 0, "description": .string("The step, counted from min: \(step).")], false),
+            ]
+        case "picker", "segmented":
+            return [("options", options, true)]
+        case "datePicker":
+            return [
+                ("mode", enumeration(DateMode.allCases.map(\.rawValue), "What the picker chooses; date when left out."), false),
+                ("min", dateBound, false), ("max", dateBound, false),
+            ]
+        default:
+            return []
         }
     }
 
@@ -423,7 +495,8 @@ public enum DefinitionSchema {
     /// When the object's kind is `kind`, it has these fields, and the `optional` ones it may
     /// have (and, besides the members every object of its sort has, no others).
     private static func kindCase(
-        _ kind: String, fields: [(name: String, type: ScalarType, required: Bool)], optional: [(name: String, schema: JSONValue)] = []
+        _ kind: String, fields: [(name: String, type: ScalarType, required: Bool)], optional: [(name: String, schema: JSONValue)] = [],
+        alsoRequired: [String] = []
     ) -> JSONValue {
         var properties = JSONObject()
         for field in fields { properties[field.name] = fieldSchema(field.type) }
@@ -432,7 +505,7 @@ public enum DefinitionSchema {
             "if": ["properties": ["kind": ["const": .string(kind)]], "required": ["kind"]],
             "then": [
                 "properties": .object(properties),
-                "required": .array(fields.filter(\.required).map { .string($0.name) }),
+                "required": .array((fields.filter(\.required).map(\.name) + alsoRequired).map(JSONValue.string)),
             ],
         ]
     }

@@ -8,12 +8,22 @@ public final class RowDefinition: Sendable {
     /// The kind's fields (for `button`, `style` is a constant template).
     public let fields: [String: FieldSource]
     public let visibleWhen: Expression?
+    /// When the row takes events; always, when `nil`.
+    public let enabledWhen: Expression?
+    /// A `picker`'s or `segmented` row's options.
+    public let options: ChoiceOptions?
     public let accessory: Accessory?
     public let height: Expression?
     public let estimatedHeight: Expression?
     public let onSelect: [Action]?
     public let onSwitch: SwitchAction?
     public let onDelete: [Action]?
+    /// What editing an input row does; `nil` for other kinds and for a secure text field,
+    /// which stores nothing.
+    public let onEdit: EditAction?
+    /// For the `leftRightTitles` row a client that does not draw an input kind gets: that
+    /// input kind, rendered and then shown as text (``RowContent/asLeftRightTitles``).
+    public let summarizedInputKind: String?
     /// Where the row is declared (`$.sections[0].rows[2]`), for messages.
     public let path: String
     /// For a custom kind with a fallback: the row as each kind of its fallback chain, in
@@ -29,20 +39,25 @@ public final class RowDefinition: Sendable {
 
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
-        visibleWhen: Expression?, accessory: Accessory?, height: Expression?, estimatedHeight: Expression?,
-        onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?, path: String, fallbacks: [RowDefinition] = []
+        visibleWhen: Expression?, enabledWhen: Expression? = nil, options: ChoiceOptions? = nil, accessory: Accessory?,
+        height: Expression?, estimatedHeight: Expression?, onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?,
+        onEdit: EditAction? = nil, summarizedInputKind: String? = nil, path: String, fallbacks: [RowDefinition] = []
     ) {
         self.id = id
         self.forEach = forEach
         self.kind = kind
         self.fields = fields
         self.visibleWhen = visibleWhen
+        self.enabledWhen = enabledWhen
+        self.options = options
         self.accessory = accessory
         self.height = height
         self.estimatedHeight = estimatedHeight
         self.onSelect = onSelect
         self.onSwitch = onSwitch
         self.onDelete = onDelete
+        self.onEdit = onEdit
+        self.summarizedInputKind = summarizedInputKind
         self.path = path
         self.fallbacks = fallbacks
         var structure = id.stateKeys
@@ -51,6 +66,8 @@ public final class RowDefinition: Sendable {
         structureDependencies = structure
         var keys = structure
         for source in fields.values { keys.formUnion(source.stateKeys) }
+        if let enabledWhen { keys.formUnion(enabledWhen.stateKeys) }
+        if let options { keys.formUnion(options.stateKeys) }
         for expression in [height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
         dependencies = keys
     }
@@ -70,6 +87,7 @@ extension RowDefinition {
         var keys: Set<String> = []
         for action in (onSelect ?? []) + (onDelete ?? []) { keys.formUnion(action.stateKeys) }
         if let onSwitch { keys.insert(onSwitch.key) }
+        if let onEdit { keys.formUnion(onEdit.stateKeys) }
         return keys
     }
 }

@@ -82,12 +82,14 @@ enum InPlaceEquality {
     /// property of `Row` (a test keeps the count).
     private static func rows(_ a: UnsafePointer<Row>, _ b: UnsafePointer<Row>) -> Bool {
         guard a.pointee.selectable == b.pointee.selectable, a.pointee.deletable == b.pointee.deletable,
+            a.pointee.enabled == b.pointee.enabled, a.pointee.editable == b.pointee.editable,
             a.pointee.accessory == b.pointee.accessory, a.pointee.height == b.pointee.height,
             a.pointee.estimatedHeight == b.pointee.estimatedHeight
         else { return false }
         guard let layout = RowLayout.offsets else { return a.pointee == b.pointee }
         return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
             && values(field(a, layout.content, RowContent.self), field(b, layout.content, RowContent.self))
+            && values(field(a, layout.error, String?.self), field(b, layout.error, String?.self))
     }
 
     /// Whether two rows in memory have the same id.
@@ -148,10 +150,11 @@ enum InPlaceEquality {
 
     /// Where `Row`'s fields that hold references lie (computed once).
     private enum RowLayout {
-        static let offsets: (id: Int, content: Int)? = {
-            guard let id = MemoryLayout<Row>.offset(of: \Row.id), let content = MemoryLayout<Row>.offset(of: \Row.content)
+        static let offsets: (id: Int, content: Int, error: Int)? = {
+            guard let id = MemoryLayout<Row>.offset(of: \Row.id), let content = MemoryLayout<Row>.offset(of: \Row.content),
+                let error = MemoryLayout<Row>.offset(of: \Row.error)
             else { return nil }
-            return (id, content)
+            return (id, content, error)
         }()
     }
 }

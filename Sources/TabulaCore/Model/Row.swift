@@ -7,6 +7,13 @@ public struct Row: Hashable, Sendable {
     public var selectable: Bool
     /// Whether the row can be swiped away (it has an `onDelete` action).
     public var deletable: Bool
+    /// Whether the row takes events now; a disabled row is drawn dimmed and refuses them.
+    public var enabled: Bool
+    /// For an input row: whether the user can change its value (it is enabled and has an
+    /// `onEdit`, or is a secure text field). Always `false` for other kinds.
+    public var editable: Bool
+    /// For an input row: the message shown under it while its value fails a rule.
+    public var error: String?
     public var accessory: Accessory?
     public var height: Double?
     public var estimatedHeight: Double?
@@ -16,6 +23,9 @@ public struct Row: Hashable, Sendable {
         content: RowContent,
         selectable: Bool = false,
         deletable: Bool = false,
+        enabled: Bool = true,
+        editable: Bool = false,
+        error: String? = nil,
         accessory: Accessory? = nil,
         height: Double? = nil,
         estimatedHeight: Double? = nil
@@ -24,6 +34,9 @@ public struct Row: Hashable, Sendable {
         self.content = content
         self.selectable = selectable
         self.deletable = deletable
+        self.enabled = enabled
+        self.editable = editable
+        self.error = error
         self.accessory = accessory
         self.height = height
         self.estimatedHeight = estimatedHeight
@@ -34,6 +47,6 @@ public struct Row: Hashable, Sendable {
 
     /// Keys every row may carry besides its kind's fields; custom kinds cannot use them.
     public static let reservedKeys: Set<String> = [
-        "id", "kind", "selectable", "deletable", "accessory", "height", "estimatedHeight",
+        "id", "kind", "selectable", "deletable", "enabled", "editable", "error", "accessory", "height", "estimatedHeight",
     ]
 }

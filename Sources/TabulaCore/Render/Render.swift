@@ -166,6 +166,24 @@ extension HeaderFooterDefinition {
 extension RowDefinition {
     func render(_ context: EvaluationContext) -> Row {
         let values = FieldReader(fields: fields, context: context)
+        let enabled = enabledWhen?.isTrue(context) ?? true
+        let content: RowContent
+        var editable = false
+        if let inputKind = summarizedInputKind {
+            content = inputContent(inputKind, values, context).asLeftRightTitles
+        } else if RowContent.inputKinds.contains(kind) {
+            content = inputContent(kind, values, context)
+            if case .textField(let field) = content, field.secure { editable = enabled } else { editable = enabled && onEdit != nil }
+        } else {
+            content = displayContent(values)
+        }
+        return Row(
+            id: id.evaluate(context), content: content, selectable: onSelect != nil, deletable: onDelete != nil,
+            enabled: enabled, editable: editable, accessory: accessory, height: height.map { Self.dimension($0, context) },
+            estimatedHeight: estimatedHeight.map { Self.dimension($0, context) })
+    }
+
+    private func displayContent(_ values: FieldReader) -> RowContent {
         let content: RowContent
         switch kind {
         case "basic": content = .basic(title: values.string("title"))
@@ -178,12 +196,41 @@ extension RowDefinition {
         case "checkmark": content = .checkmark(title: values.string("title"), isChecked: values.bool("isChecked"))
         case "empty": content = .empty
         case "button": content = .button(title: values.string("title"), style: ButtonStyle(rawValue: values.string("style")) ?? .default)
-        default: content = .custom(kind: kind, fields: fields.mapValues { $0.evaluate(context) })
+        default: content = .custom(kind: kind, fields: fields.mapValues { $0.evaluate(values.context) })
         }
-        return Row(
-            id: id.evaluate(context), content: content, selectable: onSelect != nil, deletable: onDelete != nil,
-            accessory: accessory, height: height.map { Self.dimension($0, context) },
-            estimatedHeight: estimatedHeight.map { Self.dimension($0, context) })
+        return content
+    }
+
+    /// An input kind's content. A choice's `""` and a date's `""` are no choice (`nil`); a
+    /// secure text field shows no text.
+    private func inputContent(_ kind: String, _ values: FieldReader, _ context: EvaluationContext) -> RowContent {
+        func optionalString(_ name: String) -> String? { fields[name] == nil ? nil : values.string(name) }
+        func chosen(_ name: String) -> String? {
+            let text = values.string(name)
+            return text.isEmpty ? nil : text
+        }
+        switch kind {
+        case "textField":
+            let secure = values.bool("secure")
+            return .textField(
+                TextFieldInput(
+                    title: values.string("title"), text: secure ? "" : values.string("text"), placeholder: optionalString("placeholder"),
+                    contentType: TextContentType(rawValue: values.string("contentType")) ?? .text, secure: secure,
+                    multiline: values.bool("multiline"), maxLength: fields["maxLength"].map { _ in Int(values.number("maxLength")) }))
+        case "slider", "stepper":
+            let number = NumberInput(
+                title: optionalString("title"), value: values.number("value"), min: values.number("min"), max: values.number("max"),
+                step: values.number("step"))
+            return kind == "slider" ? .slider(number) : .stepper(number)
+        case "picker", "segmented":
+            let choice = ChoiceInput(title: optionalString("title"), options: options?.evaluate(context) ?? [], selected: chosen("selected"))
+            return kind == "picker" ? .picker(choice) : .segmented(choice)
+        default:
+            return .datePicker(
+                DateInput(
+                    title: values.string("title"), mode: DateMode(rawValue: values.string("mode")) ?? .date, value: chosen("value"),
+                    min: optionalString("min"), max: optionalString("max")))
+        }
     }
 
     private static func dimension(_ expression: Expression, _ context: EvaluationContext) -> Double {
@@ -211,5 +258,13 @@ private struct FieldReader {
     func bool(_ name: String) -> Bool {
         guard case .expression(let expression)? = fields[name] else { return false }
         return expression.isTrue(context)
+    }
+
+    /// A number field's value; 0 when it is missing or does not evaluate to a finite number.
+    func number(_ name: String) -> Double {
+        guard case .expression(let expression)? = fields[name], case .number(let value) = expression.evaluate(context), value.isFinite else {
+            return 0
+        }
+        return value
     }
 }

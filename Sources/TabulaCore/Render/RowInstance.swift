@@ -6,6 +6,8 @@ struct RowInstance {
     let item: Record?
     let id: String
     let isVisible: Bool
+    /// Whether its `enabledWhen` holds (always, without one).
+    let isEnabled: Bool
 }
 
 extension ScreenDefinition {
@@ -19,7 +21,7 @@ extension ScreenDefinition {
         let visible =
             (section.visibleWhen?.isTrue(EvaluationContext(state: state, strings: strings)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
             && row.shown(drawing: state.client.kinds) != nil
-        return RowInstance(definition: row, item: item, id: id, isVisible: visible)
+        return RowInstance(definition: row, item: item, id: id, isVisible: visible, isEnabled: row.enabledWhen?.isTrue(context) ?? true)
     }
 
     /// Calls `body` once per instance of a row: once, or once per item of its list.

@@ -37,6 +37,8 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownRow(String)
     /// The row exists but is hidden at this state.
     case rowHidden(String)
+    /// The row is shown but disabled at this state (its `enabledWhen` is false).
+    case rowDisabled(String)
     /// Selection on a row without `onSelect`.
     case rowNotSelectable(String)
     /// A switch event on a row without `onSwitch`.
@@ -48,6 +50,7 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unknownRow(let id): "the screen has no row \"\(id)\"; fetch the screen and use one of its row ids"
         case .rowHidden(let id): "row \"\(id)\" is hidden at the current state; fetch the screen to see which rows are shown"
+        case .rowDisabled(let id): "row \"\(id)\" is disabled at the current state (its \"enabled\" is false); it takes no events until it is enabled"
         case .rowNotSelectable(let id): "row \"\(id)\" is not selectable (its \"selectable\" is false)"
         case .rowHasNoSwitch(let id): "row \"\(id)\" has no switch; send switch events only for rows with one"
         case .rowNotDeletable(let id): "row \"\(id)\" cannot be deleted (its \"deletable\" is false)"

@@ -1,7 +1,8 @@
 /// Applies an event to a session's state: the pure heart of every event request.
 ///
 /// The row is looked up by id among all the rows `definition` gives at `state`, hidden ones
-/// included, so an event on a hidden row is `rowHidden`, not `unknownRow`. Actions run in
+/// included, so an event on a hidden row is `rowHidden`, not `unknownRow`; an event on a
+/// disabled row (its `enabledWhen` false) is `rowDisabled`, whatever it is. Actions run in
 /// order, each seeing the state the previous one left. If the values changed, the revision
 /// goes up by exactly one; otherwise (a navigate-only selection, a switch set to its
 /// current value) the state is returned unchanged. Navigation and URLs are effects the
@@ -36,6 +37,7 @@ private func reduceConforming(
         throw .unknownRow(event.rowID)
     }
     guard instance.isVisible else { throw .rowHidden(event.rowID) }
+    guard instance.isEnabled else { throw .rowDisabled(event.rowID) }
     var next = state
     var effects: [Effect] = []
     // Only keys an action set can differ, so only they are compared afterwards.

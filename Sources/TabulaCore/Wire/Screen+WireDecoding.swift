@@ -68,20 +68,25 @@ extension HeaderFooter {
 extension Row {
     /// Decodes a row in the wire model; `path` names it in errors.
     ///
-    /// `selectable` and `deletable` default to `false` when absent; the encoder always writes them.
+    /// `selectable`, `deletable` and `editable` default to `false` when absent, `enabled` to
+    /// `true` (as a server before input rows meant); the encoder always writes them.
     public init(json: JSONValue, path: String) throws(WireFormatError) {
         var reader = try WireObjectReader(json, path: path)
         let id = try reader.string("id")
         let kind = try reader.string("kind")
         let selectable = try reader.optionalBool("selectable") ?? false
         let deletable = try reader.optionalBool("deletable") ?? false
+        let enabled = try reader.optionalBool("enabled") ?? true
+        let isInput = RowContent.inputKinds.contains(kind)
+        let editable = isInput ? try reader.optionalBool("editable") ?? false : false
+        let error = isInput ? try reader.optionalString("error") : nil
         let accessory = try reader.enumeration("accessory", as: Accessory.self)
         let height = try Self.dimension(&reader, "height")
         let estimatedHeight = try Self.dimension(&reader, "estimatedHeight")
         let content = try Self.content(kind: kind, reader: &reader)
         self.init(
-            id: id, content: content, selectable: selectable, deletable: deletable,
-            accessory: accessory, height: height, estimatedHeight: estimatedHeight)
+            id: id, content: content, selectable: selectable, deletable: deletable, enabled: enabled,
+            editable: editable, error: error, accessory: accessory, height: height, estimatedHeight: estimatedHeight)
     }
 
     private static func dimension(_ reader: inout WireObjectReader, _ key: String) throws(WireFormatError) -> Double? {
@@ -111,6 +116,30 @@ extension Row {
             content = .button(
                 title: try reader.string("title"),
                 style: try reader.enumeration("style", as: ButtonStyle.self) ?? .default)
+        case "textField":
+            let maxLength = try reader.optional("maxLength").map { value throws(WireFormatError) in
+                try WireObjectReader.nonNegativeInt(value, path: reader.memberPath("maxLength"))
+            }
+            content = .textField(
+                TextFieldInput(
+                    title: try reader.string("title"), text: try reader.string("text"), placeholder: try reader.optionalString("placeholder"),
+                    contentType: try reader.enumeration("contentType", as: TextContentType.self) ?? .text,
+                    secure: try reader.optionalBool("secure"), multiline: try reader.optionalBool("multiline") ?? false,
+                    maxLength: maxLength))
+        case "slider":
+            content = .slider(try number(&reader, title: try reader.optionalString("title"), defaultStep: 0))
+        case "stepper":
+            content = .stepper(try number(&reader, title: try reader.string("title"), defaultStep: 1))
+        case "picker":
+            content = .picker(try choice(&reader, title: try reader.string("title")))
+        case "segmented":
+            content = .segmented(try choice(&reader, title: try reader.optionalString("title")))
+        case "datePicker":
+            content = .datePicker(
+                DateInput(
+                    title: try reader.string("title"), mode: try reader.enumeration("mode", as: DateMode.self) ?? .date,
+                    value: try reader.optionalString("value"), min: try reader.optionalString("min"),
+                    max: try reader.optionalString("max")))
         default:
             var fields: [String: FieldValue] = [:]
             for (key, value) in reader.unread {
@@ -120,5 +149,26 @@ extension Row {
         }
         try reader.rejectUnread()
         return content
+    }
+
+    private static func number(_ reader: inout WireObjectReader, title: String?, defaultStep: Double) throws(WireFormatError) -> NumberInput {
+        func required(_ key: String) throws(WireFormatError) -> Double {
+            guard let value = try reader.optionalNumber(key) else { throw WireFormatError(path: reader.path, problem: .missingField(key)) }
+            return value
+        }
+        return NumberInput(
+            title: title, value: try required("value"), min: try required("min"), max: try required("max"),
+            step: try reader.optionalNumber("step") ?? defaultStep)
+    }
+
+    private static func choice(_ reader: inout WireObjectReader, title: String?) throws(WireFormatError) -> ChoiceInput {
+        var options: [ChoiceOption] = []
+        let optionsPath = reader.memberPath("options")
+        for (index, element) in try reader.array("options").enumerated() {
+            var option = try WireObjectReader(element, path: "\(optionsPath)[\(index)]")
+            options.append(ChoiceOption(id: try option.string("id"), title: try option.string("title")))
+            try option.rejectUnread()
+        }
+        return ChoiceInput(title: title, options: options, selected: try reader.optionalString("selected"))
     }
 }

@@ -44,21 +44,25 @@ extension JSONWriter {
     }
 
     public mutating func write(_ model: HeaderFooter) {
-        writeSortedObject(common: [("kind", .string(model.kind))], fields: model.fields)
+        writeSortedObject(common: [("kind", .string(model.kind))], fields: model.fields.map { ($0.name, $0.value.json) })
     }
 
     public mutating func write(_ row: Row) {
-        // Keys in ascending byte order: accessory, deletable, estimatedHeight, height, id,
-        // [image, isChecked, isOn], kind, [leftTitle, rightTitle], selectable, [style,
-        // subtitle, title]. Built-in kinds are written field by field (no array per row);
-        // custom kinds merge their sorted fields with the common keys.
-        if case .custom = row.content {
+        // Keys in ascending byte order: accessory, deletable, enabled, estimatedHeight,
+        // height, id, [image, isChecked, isOn], kind, [leftTitle, rightTitle], selectable,
+        // [style, subtitle, title]. The display kinds are written field by field (no array
+        // per row); input and custom kinds merge their sorted fields with the common keys.
+        switch row.content {
+        case .custom, .textField, .slider, .stepper, .picker, .segmented, .datePicker:
             writeSortedObject(common: commonFields(row), fields: row.content.fields)
             return
+        default:
+            break
         }
         beginObject()
         if let accessory = row.accessory { key("accessory"); string(accessory.rawValue) }
         key("deletable"); bool(row.deletable)
+        key("enabled"); bool(row.enabled)
         if let estimatedHeight = row.estimatedHeight { key("estimatedHeight"); number(estimatedHeight) }
         if let height = row.height { key("height"); number(height) }
         key("id"); string(row.id)
@@ -89,11 +93,15 @@ extension JSONWriter {
         endObject()
     }
 
-    private func commonFields(_ row: Row) -> [(name: String, value: FieldValue)] {
-        var common: [(name: String, value: FieldValue)] = []
-        common.reserveCapacity(7)
+    /// The keys every row carries, sorted; `editable` and `error` only on input rows.
+    private func commonFields(_ row: Row) -> [(name: String, value: JSONValue)] {
+        var common: [(name: String, value: JSONValue)] = []
+        common.reserveCapacity(10)
         if let accessory = row.accessory { common.append(("accessory", .string(accessory.rawValue))) }
         common.append(("deletable", .bool(row.deletable)))
+        if row.content.isInput { common.append(("editable", .bool(row.editable))) }
+        common.append(("enabled", .bool(row.enabled)))
+        if row.content.isInput, let error = row.error { common.append(("error", .string(error))) }
         if let estimatedHeight = row.estimatedHeight { common.append(("estimatedHeight", .number(estimatedHeight))) }
         if let height = row.height { common.append(("height", .number(height))) }
         common.append(("id", .string(row.id)))
@@ -104,7 +112,7 @@ extension JSONWriter {
 
     /// Writes one object from two key-sorted lists, merging them so all keys stay sorted.
     private mutating func writeSortedObject(
-        common: [(name: String, value: FieldValue)], fields: [(name: String, value: FieldValue)]
+        common: [(name: String, value: JSONValue)], fields: [(name: String, value: JSONValue)]
     ) {
         beginObject()
         var commonIndex = 0

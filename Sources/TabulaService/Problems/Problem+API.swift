@@ -167,6 +167,8 @@ extension Problem {
         switch error {
         case .unknownRow:
             return unknownRow(error.description)
+        case .rowDisabled:
+            return Problem(slug: "row-disabled", title: "Row Disabled", status: .unprocessableContent, detail: error.description)
         case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable:
             return Problem(
                 slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,

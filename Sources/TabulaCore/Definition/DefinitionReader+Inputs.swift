@@ -1,0 +1,198 @@
+extension DefinitionReader {
+    /// The fields of each input kind that are templates (strings) or expressions (numbers)
+    /// over state: name, type, required. Each kind's value field is among them.
+    static let inputValueFields: [String: [(name: String, type: ScalarType, required: Bool)]] = [
+        "textField": [("title", .string, true), ("text", .string, true), ("placeholder", .string, false)],
+        "slider": [("title", .string, false), ("value", .number, true)],
+        "stepper": [("title", .string, true), ("value", .number, true)],
+        "picker": [("title", .string, true), ("selected", .string, true)],
+        "segmented": [("title", .string, false), ("selected", .string, true)],
+        "datePicker": [("title", .string, true), ("value", .string, true)],
+    ]
+
+    /// An input row's fields; its options (for a choice); whether it is a secure text field.
+    ///
+    /// Besides the templates and expressions of ``inputValueFields``, each kind has fields
+    /// that are literals, checked here: a text field's `contentType`, `secure`, `multiline`
+    /// and `maxLength`; a slider's and stepper's `min`, `max` and `step`; a date picker's
+    /// `mode`, `min` and `max`. They are kept as constant sources, so that a row renders
+    /// every field the same way.
+    mutating func readInputFields(
+        _ kind: String, _ object: inout DefinitionObject, scope: ExpressionScope
+    ) -> (fields: [String: FieldSource], options: ChoiceOptions?, secure: Bool) {
+        var valueFields = Self.inputValueFields[kind] ?? []
+        var fields: [String: FieldSource] = [:]
+        var options: ChoiceOptions?
+        var secure = false
+        switch kind {
+        case "textField":
+            let contentType = object.optionalEnumeration("contentType", as: TextContentType.self, log: &log) ?? .text
+            secure = literalBool(&object, "secure") ?? contentType.isSecret
+            fields["contentType"] = .template(Template(constant: contentType.rawValue))
+            fields["secure"] = .expression(Expression(constant: .bool(secure)))
+            fields["multiline"] = .expression(Expression(constant: .bool(literalBool(&object, "multiline") ?? false)))
+            if let maxLength = literalNumber(&object, "maxLength", required: false) {
+                if maxLength >= 1, maxLength == maxLength.rounded(), maxLength <= Double(Int32.max) {
+                    fields["maxLength"] = .expression(Expression(constant: .number(maxLength)))
+                } else {
+                    log.add(.structure, at: object.memberPath("maxLength"), "maxLength is a whole number of characters, at least 1")
+                }
+            }
+            if secure {
+                valueFields.removeAll { $0.name == "text" }
+                if object.take("text") != nil {
+                    log.add(
+                        .structure, at: object.memberPath("text"),
+                        "a secure text field shows no value and stores none; remove \"text\" (its value reaches the backend only with a submit)")
+                }
+            }
+        case "slider", "stepper":
+            let isStepper = kind == "stepper"
+            let min = literalNumber(&object, "min", required: true)
+            let max = literalNumber(&object, "max", required: true)
+            let step = literalNumber(&object, "step", required: false) ?? (isStepper ? 1 : 0)
+            if let min, let max, min > max {
+                log.add(.structure, at: object.memberPath("min"), "min (\(Template.text(of: .number(min)))) is above max (\(Template.text(of: .number(max))))")
+            }
+            if isStepper ? step <= 0 : step < 0 {
+                log.add(
+                    .structure, at: object.memberPath("step"),
+                    isStepper ? "a stepper's step is above 0" : "a slider's step is 0 (continuous) or above")
+            }
+            for (name, value) in [("min", min), ("max", max), ("step", step)] {
+                if let value { fields[name] = .expression(Expression(constant: .number(value))) }
+            }
+        case "picker", "segmented":
+            options = choiceOptions(&object, scope: scope)
+        case "datePicker":
+            let mode = object.optionalEnumeration("mode", as: DateMode.self, log: &log) ?? .date
+            fields["mode"] = .template(Template(constant: mode.rawValue))
+            let bounds = ["min", "max"].map { name in literalDate(&object, name, mode: mode) }
+            if let min = bounds[0], let max = bounds[1], min > max {
+                log.add(.structure, at: object.memberPath("min"), "min (\(min)) is after max (\(max))")
+            }
+            for (name, value) in zip(["min", "max"], bounds) {
+                if let value { fields[name] = .template(Template(constant: value)) }
+            }
+        default:
+            break
+        }
+        fields.merge(readFields(&object, valueFields, scope: scope)) { _, read in read }
+        return (fields, options, secure)
+    }
+
+    /// `onEdit: {"set": KEY}`: stores the edited value in a key of the kind's state type.
+    mutating func editAction(_ value: JSONValue, kind: String?, secure: Bool, path: String) -> EditAction? {
+        guard let kind else { return nil }
+        guard let type = RowContent.inputStateTypes[kind] else {
+            log.add(.structure, at: path, "only input rows (\(RowContent.inputKinds.joined(separator: ", "))) have \"onEdit\"; remove it")
+            return nil
+        }
+        guard !secure else {
+            log.add(
+                .structure, at: path,
+                "a secure text field stores nothing; remove \"onEdit\" (its value reaches the backend only with a submit)")
+            return nil
+        }
+        let set = ActionName.set.rawValue
+        guard case .object(let object) = value, object.keys == [set], case .string(let key)? = object[set] else {
+            log.add(.structure, at: path, "onEdit is {\"set\": KEY}: it stores the edited value in a \(type.rawValue) state key")
+            return nil
+        }
+        switch stateTypes[key] {
+        case nil:
+            log.add(.unknownStateKey, at: "\(path).\(set)", "unknown state key \"\(key)\"; declare it under \"state\"")
+            return nil
+        case .scalar(type)?:
+            return .set(key)
+        case let other?:
+            log.add(.typeMismatch, at: "\(path).\(set)", "\"\(key)\" is a \(other), but a \(kind) stores a \(type.rawValue)")
+            return nil
+        }
+    }
+
+    /// `options`: a list of `{"id", "title"}` with distinct, non-empty ids, or
+    /// `{"forEach": LIST, "id": TEMPLATE, "title": TEMPLATE}` over a list key's items.
+    private mutating func choiceOptions(_ object: inout DefinitionObject, scope: ExpressionScope) -> ChoiceOptions? {
+        guard let value = object.require("options", log: &log) else { return nil }
+        let path = object.memberPath("options")
+        switch value {
+        case .array(let elements):
+            var options: [ChoiceOption] = []
+            var ids: Set<String> = []
+            for (index, element) in elements.enumerated() {
+                let elementPath = "\(path)[\(index)]"
+                guard case .object(let option) = element, option.keys.sorted() == ["id", "title"],
+                    case .string(let id)? = option["id"], case .string(let title)? = option["title"], !id.isEmpty
+                else {
+                    log.add(.structure, at: elementPath, "an option is {\"id\": ID, \"title\": TEXT} with a non-empty id")
+                    continue
+                }
+                guard ids.insert(id).inserted else {
+                    log.add(.structure, at: "\(elementPath).id", "option id \"\(id)\" is used twice; an edit names the option by its id")
+                    continue
+                }
+                options.append(ChoiceOption(id: id, title: title))
+            }
+            if elements.isEmpty { log.add(.structure, at: path, "a choice needs at least one option") }
+            return .fixed(options)
+        case .object:
+            guard var members = DefinitionObject(value, path: path, log: &log) else { return nil }
+            let list = members.requireString("forEach", log: &log)
+            let idValue = members.require("id", log: &log)
+            let titleValue = members.require("title", log: &log)
+            members.reportUnread(log: &log)
+            guard let list else { return nil }
+            guard case .list(let schema)? = stateTypes[list] else {
+                log.add(.typeMismatch, at: "\(path).forEach", "\"\(list)\" is not a list state key; options repeat over a list of records")
+                return nil
+            }
+            let itemScope = ExpressionScope(state: scope.state, item: (list, schema), strings: scope.strings)
+            guard let idValue, let titleValue, let id = template(idValue, path: "\(path).id", scope: itemScope),
+                let title = template(titleValue, path: "\(path).title", scope: itemScope)
+            else { return nil }
+            return .forEach(list: list, id: id, title: title)
+        default:
+            log.wrongType(at: path, expected: "a list of options or {\"forEach\": LIST, \"id\": ..., \"title\": ...}", found: value)
+            return nil
+        }
+    }
+
+    private mutating func literalBool(_ object: inout DefinitionObject, _ name: String) -> Bool? {
+        guard let value = object.take(name) else { return nil }
+        guard case .bool(let flag) = value else {
+            log.wrongType(at: object.memberPath(name), expected: "true or false", found: value)
+            return nil
+        }
+        return flag
+    }
+
+    private mutating func literalNumber(_ object: inout DefinitionObject, _ name: String, required: Bool) -> Double? {
+        guard let value = required ? object.require(name, log: &log) : object.take(name) else { return nil }
+        guard case .number(let number) = value else {
+            log.wrongType(at: object.memberPath(name), expected: "a number", found: value)
+            return nil
+        }
+        return number
+    }
+
+    private mutating func literalDate(_ object: inout DefinitionObject, _ name: String, mode: DateMode) -> String? {
+        guard let value = object.take(name) else { return nil }
+        guard case .string(let text) = value, mode.accepts(text) else {
+            log.add(.structure, at: object.memberPath(name), "\(value.canonicalText) is not a \(mode.rawValue) like \(mode.example)")
+            return nil
+        }
+        return text
+    }
+}
+
+extension DateMode {
+    /// A value in this mode's format, for messages.
+    public var example: String {
+        switch self {
+        case .date: "\"2026-11-28\""
+        case .time: "\"14:30\""
+        case .dateTime: "\"2026-11-28T14:30\""
+        }
+    }
+}

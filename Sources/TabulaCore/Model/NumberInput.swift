@@ -1,0 +1,28 @@
+/// What a `slider` or `stepper` row shows: a number within `min`…`max`.
+///
+/// Values lie on steps counted from `min`: `min + k × step`. A slider's `step` of 0 means
+/// continuous; a stepper's step is positive (1 unless a definition says otherwise).
+/// A stepper always has a title; a slider's is optional.
+public struct NumberInput: Hashable, Sendable {
+    public var title: String?
+    public var value: Double
+    public var min: Double
+    public var max: Double
+    public var step: Double
+
+    public init(title: String?, value: Double, min: Double, max: Double, step: Double) {
+        self.title = title
+        self.value = value
+        self.min = min
+        self.max = max
+        self.step = step
+    }
+
+    /// Whether `candidate` is within `min`…`max` and on a step (to 1e-9).
+    public func accepts(_ candidate: Double) -> Bool {
+        guard candidate.isFinite, candidate >= min - 1e-9, candidate <= max + 1e-9 else { return false }
+        guard step > 0 else { return true }
+        let steps = (candidate - min) / step
+        return abs(steps - steps.rounded()) * step <= 1e-9
+    }
+}

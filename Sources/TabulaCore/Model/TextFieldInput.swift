@@ -1,0 +1,36 @@
+/// What a `textField` row shows: a title, the text, and how the client's keyboard and
+/// autofill should treat it.
+public struct TextFieldInput: Hashable, Sendable {
+    public var title: String
+    /// The text the field holds; always `""` for a secure field, whose value the service
+    /// never keeps.
+    public var text: String
+    public var placeholder: String?
+    public var contentType: TextContentType
+    /// Whether the client hides what is typed (dots instead of characters).
+    public var secure: Bool
+    public var multiline: Bool
+    /// The most characters (as Swift counts them) the field accepts.
+    public var maxLength: Int?
+
+    public init(
+        title: String, text: String, placeholder: String? = nil, contentType: TextContentType = .text,
+        secure: Bool? = nil, multiline: Bool = false, maxLength: Int? = nil
+    ) {
+        self.title = title
+        self.text = text
+        self.placeholder = placeholder
+        self.contentType = contentType
+        self.secure = secure ?? contentType.isSecret
+        self.multiline = multiline
+        self.maxLength = maxLength
+    }
+}
+
+/// What a text field holds, for the client's keyboard and autofill (`UITextContentType`).
+public enum TextContentType: String, CaseIterable, Hashable, Sendable {
+    case text, name, username, email, password, newPassword, oneTimeCode, phone, url, number, decimal, search
+
+    /// Whether a field of this type is secure unless a definition says otherwise.
+    public var isSecret: Bool { self == .password || self == .newPassword }
+}

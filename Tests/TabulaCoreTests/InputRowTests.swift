@@ -1,0 +1,149 @@
+import TabulaCore
+import Testing
+
+/// Input rows: their wire model, their definitions, how they render (value, options,
+/// `enabled`, `editable`, the fallback a client without the kind gets), and the problems a
+/// definition of them can have.
+@Suite struct InputRowTests {
+    static let state =
+        #"{"email": "ann@example.com", "volume": 0.5, "copies": 2, "security": "", "countries": [{"id": "fr", "name": "France"}, {"id": "jp", "name": "Japan"}], "country": "jp", "birthday": "", "locked": false}"#
+
+    static let rows = #"""
+        {"id": "email", "kind": "textField", "title": "E-mail", "text": "{{email}}", "contentType": "email", "placeholder": "name@example.com", "maxLength": 80, "onEdit": {"set": "email"}, "enabledWhen": "!locked"},
+        {"id": "password", "kind": "textField", "title": "Password", "contentType": "password"},
+        {"id": "volume", "kind": "slider", "value": "volume", "min": 0, "max": 1, "onEdit": {"set": "volume"}},
+        {"id": "copies", "kind": "stepper", "title": "Copies", "value": "copies", "min": 1, "max": 10},
+        {"id": "security", "kind": "picker", "title": "Security", "selected": "{{security}}", "options": [{"id": "none", "title": "None"}, {"id": "wpa2", "title": "WPA2"}], "onEdit": {"set": "security"}},
+        {"id": "country", "kind": "segmented", "selected": "{{country}}", "options": {"forEach": "countries", "id": "{{item.id}}", "title": "{{item.name}}"}, "onEdit": {"set": "country"}},
+        {"id": "birthday", "kind": "datePicker", "title": "Birthday", "value": "{{birthday}}", "min": "1900-01-01", "max": "2026-11-28", "onEdit": {"set": "birthday"}},
+        {"id": "lock", "kind": "basic", "title": "Lock", "onSelect": {"toggle": "locked"}}
+        """#
+
+    func form() throws -> (ScreenDefinition, SessionState) {
+        let catalogue = try Catalogue.load([DefinitionFile(name: "form.json", bytes: Array(definition(id: "form", state: Self.state, rows: Self.rows).utf8))])
+        return (try #require(catalogue.screen(id: "form")), catalogue.initialState)
+    }
+
+    func row(_ screen: Screen, _ id: String) -> Row? {
+        screen.sections.flatMap(\.rows).first { $0.id == id }
+    }
+
+    @Test func eachKindRendersItsValueAndWhetherItIsEditable() throws {
+        let (form, state) = try form()
+        let screen = render(form, state)
+        let email = try #require(row(screen, "email"))
+        #expect(
+            email.content
+                == .textField(TextFieldInput(title: "E-mail", text: "ann@example.com", placeholder: "name@example.com", contentType: .email, maxLength: 80)))
+        #expect(email.enabled && email.editable && email.error == nil)
+        let password = try #require(row(screen, "password"))
+        #expect(password.content == .textField(TextFieldInput(title: "Password", text: "", contentType: .password, secure: true)))
+        #expect(password.editable, "a secure field is editable whenever it is enabled")
+        #expect(row(screen, "volume")?.content == .slider(NumberInput(title: nil, value: 0.5, min: 0, max: 1, step: 0)))
+        let copies = try #require(row(screen, "copies"))
+        #expect(copies.content == .stepper(NumberInput(title: "Copies", value: 2, min: 1, max: 10, step: 1)))
+        #expect(!copies.editable, "a row without onEdit is not editable")
+        let options = [ChoiceOption(id: "none", title: "None"), ChoiceOption(id: "wpa2", title: "WPA2")]
+        #expect(row(screen, "security")?.content == .picker(ChoiceInput(title: "Security", options: options, selected: nil)))
+        let countries = [ChoiceOption(id: "fr", title: "France"), ChoiceOption(id: "jp", title: "Japan")]
+        #expect(row(screen, "country")?.content == .segmented(ChoiceInput(title: nil, options: countries, selected: "jp")))
+        #expect(
+            row(screen, "birthday")?.content == .datePicker(DateInput(title: "Birthday", mode: .date, value: nil, min: "1900-01-01", max: "2026-11-28")))
+        #expect(row(screen, "lock")?.enabled == true)
+    }
+
+    @Test func aDisabledRowIsNotEditableAndRefusesEvents() throws {
+        let (form, initial) = try form()
+        let (locked, _) = try reduce(initial, .select(row: "lock"), form)
+        let email = try #require(row(render(form, locked), "email"))
+        #expect(!email.enabled && !email.editable)
+        #expect(throws: EventError.rowDisabled("email")) { try reduce(locked, .select(row: "email"), form) }
+        // Incremental render follows enabledWhen's key.
+        #expect(render(form, locked, reusing: render(form, initial), renderedAt: initial) == render(form, locked))
+    }
+
+    @Test func aClientWithoutAnInputKindGetsItsValueAsText() throws {
+        let (form, initial) = try form()
+        var state = initial
+        state.values["security"] = .scalar(.string("wpa2"))
+        state.values["birthday"] = .scalar(.string("1990-02-28"))
+        state.client = ClientContext(kinds: ["basic", "leftRightTitles"])
+        let screen = render(form, state)
+        #expect(row(screen, "email")?.content == .leftRightTitles(leftTitle: "E-mail", rightTitle: "ann@example.com"))
+        #expect(row(screen, "password")?.content == .leftRightTitles(leftTitle: "Password", rightTitle: ""))
+        #expect(row(screen, "volume")?.content == .leftRightTitles(leftTitle: "", rightTitle: "0.5"))
+        #expect(row(screen, "copies")?.content == .leftRightTitles(leftTitle: "Copies", rightTitle: "2"))
+        #expect(row(screen, "security")?.content == .leftRightTitles(leftTitle: "Security", rightTitle: "WPA2"))
+        #expect(row(screen, "country")?.content == .leftRightTitles(leftTitle: "", rightTitle: "Japan"))
+        #expect(row(screen, "birthday")?.content == .leftRightTitles(leftTitle: "Birthday", rightTitle: "1990-02-28"))
+        #expect(row(screen, "email")?.editable == false)
+        var writer = JSONWriter()
+        writer.write(try #require(row(screen, "email")))
+        #expect(!text(writer.bytes).contains("editable"), "a fallback row is not an input row")
+    }
+
+    @Test func inputRowsRoundTripThroughTheWire() throws {
+        let (form, state) = try form()
+        let screen = render(form, state)
+        #expect(try Screen(jsonBytes: screen.jsonBytes) == screen)
+    }
+
+    @Test func decodingDefaultsAndRefusals() throws {
+        let old = try Row(json: try JSONParser().parse(Array(#"{"id": "a", "kind": "basic", "title": "A"}"#.utf8)), path: "$")
+        #expect(old.enabled && !old.editable, "a row from a server before input rows is enabled")
+        let badType = #"{"id": "a", "kind": "textField", "title": "A", "text": "", "contentType": "colour"}"#
+        #expect(throws: WireFormatError.self) { try Row(json: try JSONParser().parse(Array(badType.utf8)), path: "$") }
+        let errorOnBasic = #"{"id": "a", "kind": "basic", "title": "A", "error": "no"}"#
+        #expect(throws: WireFormatError(path: "$", problem: .unknownField("error"))) {
+            try Row(json: try JSONParser().parse(Array(errorOnBasic.utf8)), path: "$")
+        }
+        let picker = #"{"id": "p", "kind": "picker", "title": "P", "options": [{"id": "x", "title": "X"}], "selected": null}"#
+        #expect(try Row(json: try JSONParser().parse(Array(picker.utf8)), path: "$").content.inputValue == .null)
+    }
+
+    @Test func aValueFieldIsSetAsTheUsersControlShowsIt() {
+        let choice = RowContent.picker(ChoiceInput(title: "P", options: [ChoiceOption(id: "x", title: "X")], selected: nil))
+        #expect(choice.settingInputValue(.string("x"))?.inputValue == .string("x"))
+        #expect(choice.settingInputValue(.number(1)) == nil)
+        #expect(RowContent.basic(title: "B").settingInputValue(.string("x")) == nil)
+        #expect(RowContent.stepper(NumberInput(title: "S", value: 1, min: 0, max: 3, step: 1)).settingInputValue(.number(2))?.inputValue == .number(2))
+    }
+
+    @Test func numbersAndDatesAcceptWhatTheControlOffers() {
+        let stepper = NumberInput(title: "S", value: 1, min: 0.5, max: 3, step: 0.25)
+        #expect(stepper.accepts(0.75) && stepper.accepts(3) && stepper.accepts(0.5 + 0.1 + 0.15))
+        #expect(!stepper.accepts(0.8) && !stepper.accepts(3.25) && !stepper.accepts(.nan) && !stepper.accepts(0.25))
+        #expect(NumberInput(title: nil, value: 0, min: 0, max: 1, step: 0).accepts(0.123456))
+        #expect(DateMode.date.accepts("2024-02-29") && !DateMode.date.accepts("2023-02-29") && !DateMode.date.accepts("2024-13-01"))
+        #expect(DateMode.time.accepts("23:59") && !DateMode.time.accepts("24:00") && !DateMode.time.accepts("9:30"))
+        #expect(DateMode.dateTime.accepts("2026-11-28T14:30") && !DateMode.dateTime.accepts("2026-11-28 14:30"))
+    }
+
+    @Test(arguments: [
+        (
+            #"{"id": "a", "kind": "textField", "title": "A", "text": "{{flag}}", "onEdit": {"set": "flag"}}"#,
+            #""flag" is a bool, but a textField stores a string"#
+        ),
+        (#"{"id": "a", "kind": "slider", "value": "count", "min": 5, "max": 1}"#, "min (5) is above max (1)"),
+        (#"{"id": "a", "kind": "stepper", "title": "A", "value": "count", "min": 0, "max": 5, "step": 0}"#, "a stepper's step is above 0"),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "secure": true}"#, "a secure text field shows no value and stores none"),
+        (#"{"id": "a", "kind": "textField", "title": "A", "contentType": "password", "onEdit": {"set": "name"}}"#, "a secure text field stores nothing"),
+        (#"{"id": "a", "kind": "basic", "title": "A", "onEdit": {"set": "name"}}"#, "only input rows"),
+        (#"{"id": "a", "kind": "datePicker", "title": "A", "value": "{{name}}", "mode": "time", "min": "2026-01-01"}"#, "is not a time like"),
+        (#"{"id": "a", "kind": "datePicker", "title": "A", "value": "{{name}}", "min": "2026-12-01", "max": "2026-01-01"}"#, "is after max"),
+        (
+            #"{"id": "a", "kind": "picker", "title": "A", "selected": "{{name}}", "options": [{"id": "x", "title": "X"}, {"id": "x", "title": "Y"}]}"#,
+            "is used twice"
+        ),
+        (
+            #"{"id": "a", "kind": "picker", "title": "A", "selected": "{{name}}", "options": {"forEach": "name", "id": "{{item.id}}", "title": "T"}}"#,
+            "is not a list state key"
+        ),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "maxLength": 2.5}"#, "maxLength is a whole number"),
+        (#"{"id": "a", "kind": "basic", "title": "A", "enabledWhen": "count"}"#, "expected a bool expression"),
+    ])
+    func definitionProblemsNameWhatToFix(row: String, message: String) {
+        let problems = definitionProblems(["a.json": definition(state: #"{"flag": true, "count": 1, "name": ""}"#, rows: row)])
+        #expect(problems.contains { $0.message.contains(message) }, "\(problems)")
+    }
+}
