@@ -21,6 +21,7 @@ extension TabulaService {
         router.add(.post, "/v1/screens/{id}/selection") { context throws(Problem) in try api.answerEvent(.selection, context) }
         router.add(.post, "/v1/screens/{id}/switch") { context throws(Problem) in try api.answerEvent(.switch, context) }
         router.add(.post, "/v1/screens/{id}/deletion") { context throws(Problem) in try api.answerEvent(.deletion, context) }
+        router.add(.post, "/v1/screens/{id}/edit") { context throws(Problem) in try api.answerEvent(.edit, context) }
     }
 
     static func addOperationalRoutes(

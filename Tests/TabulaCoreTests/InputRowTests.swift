@@ -62,6 +62,37 @@ import Testing
         #expect(render(form, locked, reusing: render(form, initial), renderedAt: initial) == render(form, locked))
     }
 
+    @Test func anEditStoresItsValueWhereOnEditSays() throws {
+        let (form, state) = try form()
+        let (next, effects) = try reduce(state, .edit(row: "email", value: .string("bo@example.com")), form)
+        #expect(next.scalar("email") == .string("bo@example.com") && next.revision == state.revision + 1 && effects.isEmpty)
+        let (same, _) = try reduce(next, .edit(row: "email", value: .string("bo@example.com")), form)
+        #expect(same == next, "the value it has: no revision")
+        let (cleared, _) = try reduce(state, .edit(row: "country", value: .null), form)
+        #expect(cleared.scalar("country") == .string(""))
+        let (secure, _) = try reduce(state, .edit(row: "password", value: .string("hunter2")), form)
+        #expect(secure == state, "a secure field's value is checked and forgotten")
+        #expect(throws: EventError.rowNotEditable("copies")) { try reduce(state, .edit(row: "copies", value: .number(3)), form) }
+        #expect(throws: EventError.rowNotEditable("lock")) { try reduce(state, .edit(row: "lock", value: .string("x")), form) }
+        #expect(throws: EventError.invalidValue(row: "volume", accepts: "a number from 0 to 1")) {
+            try reduce(state, .edit(row: "volume", value: .number(2)), form)
+        }
+        #expect(throws: EventError.invalidValue(row: "security", accepts: #"the id of one of its options ("none", "wpa2") or null"#)) {
+            try reduce(state, .edit(row: "security", value: .bool(true)), form)
+        }
+        var oldClient = state
+        oldClient.client = ClientContext(kinds: ["leftRightTitles", "basic"])
+        #expect(throws: EventError.rowNotEditable("email")) { try reduce(oldClient, .edit(row: "email", value: .string("x")), form) }
+    }
+
+    @Test func theUsersCopyShowsTheEditedValueExceptASecureOne() throws {
+        let (form, state) = try form()
+        let screen = render(form, state)
+        #expect(row(screen.showing(.string("new"), inRow: "email"), "email")?.content.inputValue == .string("new"))
+        #expect(screen.showing(.string("secret"), inRow: "password") == screen)
+        #expect(screen.showing(.number(1), inRow: "email") == screen, "a value of another type changes nothing")
+    }
+
     @Test func aClientWithoutAnInputKindGetsItsValueAsText() throws {
         let (form, initial) = try form()
         var state = initial

@@ -67,3 +67,14 @@ public enum DateMode: String, CaseIterable, Hashable, Sendable {
         return value
     }
 }
+
+extension DateMode {
+    /// A value in this mode's format, for messages.
+    public var example: String {
+        switch self {
+        case .date: "\"2026-11-28\""
+        case .time: "\"14:30\""
+        case .dateTime: "\"2026-11-28T14:30\""
+        }
+    }
+}

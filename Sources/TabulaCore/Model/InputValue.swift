@@ -14,6 +14,15 @@ public enum InputValue: Hashable, Sendable {
         }
     }
 
+    /// The value as a state key stores it: `null` (no choice, no date) is `""`.
+    public var stateValue: FieldValue {
+        switch self {
+        case .string(let text): .string(text)
+        case .number(let number): .number(number)
+        case .null: .string("")
+        }
+    }
+
     /// The value a JSON value stands for, or `nil` for booleans, arrays and objects.
     public init?(json: JSONValue) {
         switch json {

@@ -33,3 +33,14 @@ extension ScreenDefinition {
         }
     }
 }
+
+extension ScreenDefinition {
+    /// Whether the row with this id, at this state, is a secure text field: one whose
+    /// value the service never stores, logs or echoes.
+    public func isSecureTextField(row id: String, _ state: SessionState) -> Bool {
+        guard let instance = rowInstance(id, conformed(state)), instance.definition.kind == "textField",
+            case .expression(let secure)? = instance.definition.fields["secure"]
+        else { return false }
+        return secure.isTrue(EvaluationContext(state: state, item: instance.item, strings: strings))
+    }
+}

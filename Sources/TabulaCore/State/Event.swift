@@ -6,10 +6,13 @@ public enum Event: Hashable, Sendable {
     case setSwitch(row: String, isOn: Bool)
     /// The row was deleted (swiped away).
     case delete(row: String)
+    /// The user changed an input row's value to `value`, as the client sent it (JSON: a
+    /// string, a number or `null`; anything else does not fit any row).
+    case edit(row: String, value: JSONValue)
 
     public var rowID: String {
         switch self {
-        case .select(let row), .setSwitch(let row, _), .delete(let row): row
+        case .select(let row), .setSwitch(let row, _), .delete(let row), .edit(let row, _): row
         }
     }
 
@@ -19,6 +22,7 @@ public enum Event: Hashable, Sendable {
         case .select: "selection"
         case .setSwitch: "switch"
         case .delete: "deletion"
+        case .edit: "edit"
         }
     }
 }
@@ -45,6 +49,11 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     case rowHasNoSwitch(String)
     /// Deletion of a row without `onDelete`.
     case rowNotDeletable(String)
+    /// An edit of a row that is not an input the client draws, or that has no `onEdit`
+    /// and is not a secure text field.
+    case rowNotEditable(String)
+    /// An edit whose value does not fit the row's control; `accepts` says what does.
+    case invalidValue(row: String, accepts: String)
 
     public var description: String {
         switch self {
@@ -54,6 +63,9 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
         case .rowNotSelectable(let id): "row \"\(id)\" is not selectable (its \"selectable\" is false)"
         case .rowHasNoSwitch(let id): "row \"\(id)\" has no switch; send switch events only for rows with one"
         case .rowNotDeletable(let id): "row \"\(id)\" cannot be deleted (its \"deletable\" is false)"
+        case .rowNotEditable(let id):
+            "row \"\(id)\" cannot be edited: it is not an input row of this client's screen, or its \"editable\" is false"
+        case .invalidValue(let id, let accepts): "the value does not fit row \"\(id)\", which accepts \(accepts)"
         }
     }
 }

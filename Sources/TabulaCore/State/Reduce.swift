@@ -53,6 +53,22 @@ private func reduceConforming(
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
         perform(actions, on: &next, item: instance.item, strings: definition.strings, effects: &effects, setKeys: &setKeys)
+    case .edit(_, let json):
+        let row = instance.definition
+        // The row as this client draws it: an input only when it lists the kind.
+        guard RowContent.inputKinds.contains(row.kind), row.shown(drawing: state.client.kinds) === row else {
+            throw .rowNotEditable(event.rowID)
+        }
+        let shown = row.render(EvaluationContext(state: state, item: instance.item, strings: definition.strings))
+        guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(event.rowID) }
+        guard let value = InputValue(json: json), shown.content.accepts(value) else {
+            throw .invalidValue(row: event.rowID, accepts: shown.content.acceptedValues)
+        }
+        // A secure field's value is checked and forgotten: it is never state.
+        if case .set(let key)? = row.onEdit {
+            next.values[key] = .scalar(value.stateValue)
+            setKeys.append(key)
+        }
     }
     guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) else { return (state, effects) }
     next.revision = state.revision + 1

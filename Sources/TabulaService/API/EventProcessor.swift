@@ -51,7 +51,8 @@ struct EventProcessor: SessionDecision {
 
     private func decideOrRefuse(_ snapshot: SessionSnapshot) -> Result<(outcome: EventOutcome, commit: SessionCommit?), Problem> {
         let time = snapshot.time
-        let fingerprint = request.eventID == nil ? [] : request.fingerprint(screen: definition.id)
+        let fingerprint =
+            request.eventID == nil ? [] : request.fingerprint(screen: definition.id, valueMayBeSecret: valueMayBeSecret(snapshot.current))
         if let id = request.eventID, let stored = snapshot.answer {
             return stored.fingerprint == fingerprint ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
         }
@@ -89,6 +90,7 @@ struct EventProcessor: SessionDecision {
         case .selection: event = .select(row: rowID)
         case .switch: event = .setSwitch(row: rowID, isOn: request.isOn ?? false)
         case .deletion: event = .delete(row: rowID)
+        case .edit: event = .edit(row: rowID, value: request.value ?? .null)
         }
         let next: SessionState
         let effects: [Effect]
@@ -104,14 +106,19 @@ struct EventProcessor: SessionDecision {
             return .failure(.stateLimit(violation))
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
-        let changes = diff(old: oldScreen, new: newScreen)
+        // The answer starts from what the user sees: an edited control already shows its value.
+        var seen = oldScreen
+        if case .edit(_, let json) = event, let value = InputValue(json: json) { seen = oldScreen.showing(value, inRow: rowID) }
+        let changes = diff(old: seen, new: newScreen)
         let body = AnswerBody.encode(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects)
         let changed = next.revision != current.revision
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
         let commit = SessionCommit(
             expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current)) : nil,
-            event: EventRecord(eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event), revision: next.revision, time: time),
+            event: EventRecord(
+                eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event, secure: definition.isSecureTextField(row: rowID, current)),
+                revision: next.revision, time: time),
             answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
         return .success((.answer(answer), commit))
     }
@@ -127,7 +134,18 @@ struct EventProcessor: SessionDecision {
         return render(definition, next, reusing: currentScreen, renderedAt: current)
     }
 
-    /// What the feed says of an event that changed the state.
+    /// Whether the edit this request carries may be of a secure text field: by its row id,
+    /// the current definition says; by index path, any string may be.
+    private func valueMayBeSecret(_ current: SessionState) -> Bool {
+        guard request.kind == .edit else { return false }
+        switch request.target {
+        case .row(let id): return definition.isSecureTextField(row: id, current)
+        case .indexPath: return request.value?.stringValue != nil
+        }
+    }
+
+    /// What the feed says of an event that changed the state (a secure field's edit never
+    /// changes it).
     private func feedRecord(_ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState) -> FeedRecord {
         var changedKeys: [String] = []
         next.forEachChangedKey(since: current) { changedKeys.append($0) }
@@ -135,8 +153,9 @@ struct EventProcessor: SessionDecision {
     }
 
     /// The event as applied (row by id, so the log replays without screens at old
-    /// revisions): `{"isOn": BOOL?, "row": ID, "screen": ID}`.
-    private func payload(_ event: Event) -> [UInt8] {
+    /// revisions): `{"isOn": BOOL?, "row": ID, "screen": ID, "value": VALUE?}`, without the
+    /// value of a secure field.
+    private func payload(_ event: Event, secure: Bool) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64)
         writer.beginObject()
         if case .setSwitch(_, let isOn) = event {
@@ -144,6 +163,9 @@ struct EventProcessor: SessionDecision {
         }
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(definition.id)
+        if case .edit(_, let value) = event, !secure {
+            writer.key("value"); writer.write(value)
+        }
         writer.endObject()
         return writer.bytes
     }

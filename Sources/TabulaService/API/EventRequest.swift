@@ -1,9 +1,9 @@
 import TabulaCore
 
-/// The body of `POST /v1/screens/{id}/selection`, `/switch` or `/deletion`.
+/// The body of `POST /v1/screens/{id}/selection`, `/switch`, `/deletion` or `/edit`.
 struct EventRequest: Sendable, Equatable {
     enum Kind: String, Sendable {
-        case selection, `switch`, deletion
+        case selection, `switch`, deletion, edit
     }
 
     enum Target: Sendable, Equatable {
@@ -14,12 +14,15 @@ struct EventRequest: Sendable, Equatable {
     var kind: Kind
     var target: Target
     var isOn: Bool?
+    /// An edit's value, as sent (its fit to the row is checked when the row is known).
+    var value: JSONValue?
     var revision: Int?
     /// The id of the definition that rendered the client's copy.
     var definition: String?
     var eventID: String?
 
     private static let switchFields = ["row", "indexPath", "isOn", "revision", "definition", "eventId"]
+    private static let editFields = ["row", "indexPath", "value", "revision", "definition", "eventId"]
     private static let otherFields = ["row", "indexPath", "revision", "definition", "eventId"]
 
     static let maxEventIDLength = 200
@@ -41,9 +44,19 @@ struct EventRequest: Sendable, Equatable {
         func member(_ name: String) -> JSONValue? {
             members.first { $0.key == name }?.value
         }
-        let allowed = kind == .switch ? Self.switchFields : Self.otherFields
+        let allowed =
+            switch kind {
+            case .switch: Self.switchFields
+            case .edit: Self.editFields
+            case .selection, .deletion: Self.otherFields
+            }
         if let unknown = members.first(where: { !allowed.contains($0.key) })?.key {
-            let hint = unknown == "isOn" ? "; only switch events carry isOn" : ""
+            let hint =
+                switch unknown {
+                case "isOn": "; only switch events carry isOn"
+                case "value": "; only edit events carry value"
+                default: ""
+                }
             throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
         }
         let target: Target
@@ -65,6 +78,12 @@ struct EventRequest: Sendable, Equatable {
             guard let value = member("isOn") else { throw Problem.invalidBody("a switch event needs \"isOn\": true or false") }
             guard case .bool(let isOn) = value else { throw Problem.invalidBody("\"isOn\" must be true or false, not \(value.typeName)") }
             request.isOn = isOn
+        }
+        if kind == .edit {
+            guard let value = member("value") else {
+                throw Problem.invalidBody("an edit event needs \"value\": the row's new value (a string, a number, or null to clear a choice or a date)")
+            }
+            request.value = value
         }
         if let value = member("revision") {
             guard case .number(let number) = value, let revision = Int(exactly: number), revision >= 0 else {
@@ -106,7 +125,9 @@ struct EventRequest: Sendable, Equatable {
     }
 
     /// Identifies the request for idempotency: the same id with another event is an error.
-    func fingerprint(screen: String) -> [UInt8] {
+    /// An edit's value is left out when it may be a secure field's (`valueMayBeSecret`):
+    /// the fingerprint is stored with the answer, and a secure value is never stored.
+    func fingerprint(screen: String, valueMayBeSecret: Bool = false) -> [UInt8] {
         var object = JSONObject()
         object["screen"] = .string(screen)
         object["kind"] = .string(kind.rawValue)
@@ -115,6 +136,7 @@ struct EventRequest: Sendable, Equatable {
         case .indexPath(let path): object["indexPath"] = ["section": .number(Double(path.section)), "row": .number(Double(path.row))]
         }
         if let isOn { object["isOn"] = .bool(isOn) }
+        if let value, !valueMayBeSecret { object["value"] = value }
         if let revision { object["revision"] = .number(Double(revision)) }
         if let definition { object["definition"] = .string(definition) }
         return JSONValue.object(object).canonicalBytes

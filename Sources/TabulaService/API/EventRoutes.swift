@@ -3,7 +3,7 @@ import TabulaCore
 import TabulaHTTP
 import TabulaPlatform
 
-/// `POST /v1/screens/{id}/selection`, `/switch` and `/deletion`.
+/// `POST /v1/screens/{id}/selection`, `/switch`, `/deletion` and `/edit`.
 extension APIContext {
     func answerEvent(_ kind: EventRequest.Kind, _ context: RouteContext) throws(Problem) -> RouteAnswer {
         let definition: ScreenDefinition

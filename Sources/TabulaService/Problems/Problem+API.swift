@@ -169,7 +169,9 @@ extension Problem {
             return unknownRow(error.description)
         case .rowDisabled:
             return Problem(slug: "row-disabled", title: "Row Disabled", status: .unprocessableContent, detail: error.description)
-        case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable:
+        case .invalidValue:
+            return Problem(slug: "invalid-value", title: "Invalid Value", status: .unprocessableContent, detail: error.description)
+        case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable, .rowNotEditable:
             return Problem(
                 slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
                 detail: error.description)

@@ -42,6 +42,10 @@ public struct FeedRecord: Sendable, Equatable {
         writer.key("kind"); writer.string(kind)
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(screen)
+        // Only edits that changed the state come here: a secure field's never does.
+        if case .edit(_, let value) = event {
+            writer.key("value"); writer.write(value)
+        }
         writer.endObject()
         return FeedRecord(cause: .event, event: writer.bytes, changedKeys: keysJSON(changedKeys))
     }

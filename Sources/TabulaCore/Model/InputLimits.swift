@@ -1,0 +1,57 @@
+/// The hard limits of an input row's control: what an edit may send. They are the
+/// control's, not the definition's `validate` rules: a value past them is refused (422
+/// `invalid-value`), while a value that breaks a rule is stored and shown with its message.
+extension RowContent {
+    /// Whether an edit may set the row's value to `value`: a text field takes a string of
+    /// at most `maxLength` characters (as Swift counts them) with no control characters
+    /// (but newlines in a multiline field); a slider or stepper a number within `min`…`max`
+    /// on a step; a choice one of its options' ids, or `null`; a date picker a value in its
+    /// mode's format within `min`…`max`, or `null`. Other kinds take no value.
+    public func accepts(_ value: InputValue) -> Bool {
+        switch (self, value) {
+        case (.textField(let field), .string(let text)):
+            if let maxLength = field.maxLength, text.count > maxLength { return false }
+            return !text.unicodeScalars.contains { scalar in
+                scalar.properties.generalCategory == .control && !(field.multiline && (scalar == "\n" || scalar == "\r"))
+            }
+        case (.slider(let number), .number(let candidate)), (.stepper(let number), .number(let candidate)):
+            return number.accepts(candidate)
+        case (.picker(let choice), .string(let id)), (.segmented(let choice), .string(let id)):
+            return choice.options.contains { $0.id == id }
+        case (.picker, .null), (.segmented, .null), (.datePicker, .null):
+            return true
+        case (.datePicker(let date), .string(let text)):
+            return date.mode.accepts(text) && date.min.map { text >= $0 } ?? true && date.max.map { text <= $0 } ?? true
+        default:
+            return false
+        }
+    }
+
+    /// What ``accepts(_:)`` lets through, in words, for the message of a refused edit.
+    public var acceptedValues: String {
+        func number(_ value: Double) -> String { JSONValue.number(value).canonicalText }
+        switch self {
+        case .textField(let field):
+            let length = field.maxLength.map { " of at most \($0) characters" } ?? ""
+            let lines = field.multiline ? "newlines but no other control characters" : "no control characters"
+            return "a string\(length) with \(lines)"
+        case .slider(let input), .stepper(let input):
+            let steps = input.step > 0 ? " in steps of \(number(input.step)) from \(number(input.min))" : ""
+            return "a number from \(number(input.min)) to \(number(input.max))\(steps)"
+        case .picker(let choice), .segmented(let choice):
+            return "the id of one of its options (\(choice.options.map { "\"\($0.id)\"" }.joined(separator: ", "))) or null"
+        case .datePicker(let date):
+            let from = date.min.map { " from \"\($0)\"" } ?? ""
+            let to = date.max.map { " to \"\($0)\"" } ?? ""
+            return "a \(date.mode.rawValue) like \(date.mode.example)\(from)\(to), or null"
+        default:
+            return "no value: it is not an input row"
+        }
+    }
+
+    /// Whether the row is a secure text field, whose value the service never keeps.
+    public var isSecureText: Bool {
+        if case .textField(let field) = self { return field.secure }
+        return false
+    }
+}
