@@ -17,7 +17,8 @@ func formCatalogue() throws -> Catalogue {
                  "state": {"name": "", "volume": 0.5, "copies": 1, "security": "", "day": "", "locked": false},
                  "sections": [{"id": "fields", "rows": [
                    {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "maxLength": 20, "onEdit": {"set": "name"}, "enabledWhen": "!locked"},
-                   {"id": "password", "kind": "textField", "title": "Password", "contentType": "password"},
+                   {"id": "password", "kind": "textField", "title": "Password", "contentType": "password",
+                    "validate": [{"minLength": 8, "message": "At least 8 characters"}]},
                    {"id": "volume", "kind": "slider", "value": "volume", "min": 0, "max": 1, "onEdit": {"set": "volume"}},
                    {"id": "copies", "kind": "stepper", "title": "Copies", "value": "copies", "min": 1, "max": 9, "step": 2, "onEdit": {"set": "copies"}},
                    {"id": "security", "kind": "picker", "title": "Security", "selected": "{{security}}", "options": [{"id": "none", "title": "None"}, {"id": "wpa2", "title": "WPA2"}], "onEdit": {"set": "security"}},
@@ -144,24 +145,43 @@ func formCatalogue() throws -> Catalogue {
         #expect(try edit(api, session, #"{"row": "name", "value": "Ann"}"#).problemSlug == "event-not-applicable")
     }
 
-    /// A secure field's edits are checked, then forgotten: no revision, nothing in the
-    /// database files, the session, the feed, any screen or stored answer.
-    @Test(arguments: [StoreKind.memory, .sqlite])
+    /// A secure field's edits are checked, then forgotten: what the value came to is a
+    /// revision (its feed entry lists no changed keys), the value is nowhere — not in the
+    /// database files, the session, the feed, any screen or stored answer — and the error
+    /// it left survives a restart.
+    @Test(arguments: StoreKind.allCases)
     func aSecureValueIsNeverKept(_ kind: StoreKind) throws {
         let factory = try StoreFactory(kind)
-        let api = try server(factory)
-        let session = try api.newSession()
-        let secret = "correct-horse-battery-staple"
+        var api = try server(factory)
+        let created = try api.send("POST", "/v1/sessions").json.objectValue
+        let session = try #require(created?["session"]?.stringValue)
+        let id = try #require(created?["id"]?.stringValue)
+        let secret = "hunter2"
         let answer = try edit(api, session, #"{"row": "password", "value": "\#(secret)", "eventId": "pw-1"}"#)
         #expect(answer.status == 200, "\(answer.bodyText)")
-        #expect(answer.json.objectValue?["toRevision"]?.intValue == 0)
+        #expect(answer.json.objectValue?["toRevision"]?.intValue == 1, "touched, with its result")
+        let changes = try ChangeSet(json: try #require(answer.json.objectValue?["changes"]))
+        #expect(changes.rows.updated.map(\.row.error) == ["At least 8 characters"])
+        #expect(changes.rows.updated.first?.row.content.inputValue == .string(""), "a secure row's copy never holds its value")
         let replayed = try edit(api, session, #"{"row": "password", "value": "\#(secret)", "eventId": "pw-1"}"#)
         #expect(replayed.body == answer.body)
         #expect(try edit(api, session, #"{"row": "name", "value": "Ann", "eventId": "n-1"}"#).status == 200)
-        var seen = [answer.bodyText, try api.send("GET", "/v1/screens/form", session: session).bodyText]
-        seen.append(try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization]).bodyText)
-        for text in seen { #expect(!text.contains(secret)) }
+        let feed = try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization])
+        let entries = try #require(feed.json.objectValue?["entries"]?.arrayValue)
+        let changedKeys: [JSONValue] = entries.compactMap { entry in entry.objectValue?["changedKeys"] }
+        #expect(changedKeys.contains(.array([])), "a change of marks alone lists no key")
+        let record = try api.send("GET", "/v1/sessions/\(id)", headers: [BackendAPITests.authorization])
+        #expect(record.json.objectValue?["state"]?.objectValue?.keys.contains("$form") == false)
+        for text in [answer.bodyText, try api.send("GET", "/v1/screens/form", session: session).bodyText, feed.bodyText, record.bodyText] {
+            #expect(!text.contains(secret))
+        }
+        if kind == .memory { return }
+        // A restart keeps what the value came to.
         api.store.close()
+        api = try server(factory)
+        defer { api.store.close() }
+        let password = row(try screen(api, session), "password")
+        #expect(password?.error == "At least 8 characters")
         if kind == .sqlite {
             for file in try FileManager.default.contentsOfDirectory(atPath: factory.directory.path) {
                 let bytes = try Data(contentsOf: factory.directory.appendingPathComponent(file))

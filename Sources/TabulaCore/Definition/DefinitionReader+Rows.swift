@@ -71,13 +71,22 @@ extension DefinitionReader {
         let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch)) }
         let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
         let onEdit = object.take(RowMember.onEdit).flatMap { editAction($0, kind: kind, secure: secure, path: object.memberPath(RowMember.onEdit)) }
+        let mode: DateMode? =
+            if case .template(let template)? = fields["mode"], kind == "datePicker" {
+                DateMode(rawValue: template.evaluate(EvaluationContext(state: SessionState())))
+            } else { nil }
+        let validate =
+            object.take(RowMember.validate).map { value in
+                kind.map { validationRules(value, kind: $0, mode: mode, path: object.memberPath(RowMember.validate), scope: scope) } ?? []
+            } ?? []
         object.reportUnread(log: &log, hints: Self.rowMemberHints)
         guard let id, let kind, Self.builtInRowFields[kind] != nil || RowContent.inputKinds.contains(kind) || kinds[kind] != nil else { return nil }
         func row(_ kind: String, _ fields: [String: FieldSource], summarizing inputKind: String? = nil, fallbacks: [RowDefinition] = []) -> RowDefinition {
             RowDefinition(
                 id: id, forEach: forEach, kind: kind, fields: fields, visibleWhen: visibleWhen, enabledWhen: enabledWhen,
                 options: options, accessory: accessory, height: height, estimatedHeight: estimatedHeight, onSelect: onSelect,
-                onSwitch: onSwitch, onDelete: onDelete, onEdit: inputKind == nil ? onEdit : nil, summarizedInputKind: inputKind,
+                onSwitch: onSwitch, onDelete: onDelete, onEdit: inputKind == nil ? onEdit : nil, validate: inputKind == nil ? validate : [],
+                summarizedInputKind: inputKind,
                 path: object.path, fallbacks: fallbacks)
         }
         if RowContent.inputKinds.contains(kind) {

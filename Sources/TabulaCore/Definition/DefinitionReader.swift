@@ -12,6 +12,8 @@ struct DefinitionReader {
     var kinds: [String: KindDeclaration] = [:]
     /// `navigate` targets with their paths, checked once every screen is known.
     var navigations: [(target: String, path: String)] = []
+    /// The rows `equals` rules name, with their paths, checked once the screen is read.
+    var equalsReferences: [(row: String, path: String)] = []
     /// The catalogue's string tables, which `@key` names.
     let strings: StringTables?
     /// The message keys the definition names, with the path of the first place each is.
@@ -94,6 +96,7 @@ struct DefinitionReader {
         }
         object.reportUnread(log: &log)
         checkIdentity(sections)
+        checkEqualsReferences(sections)
         guard let id, let title else { return nil }
         let declarations = declarations(read: ScreenDefinition.stateKeys(title: title, sections: sections))
         let messages = messageUses.isEmpty ? nil : strings?.restricted(to: Set(messageUses.keys))

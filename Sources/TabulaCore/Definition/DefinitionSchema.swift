@@ -373,7 +373,44 @@ public enum DefinitionSchema {
                 "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type."]],
                 "additionalProperties": false,
             ]
+        case .validate:
+            [
+                "type": "array",
+                "description":
+                    "Only on input rows: rules, in order; once the row is touched (edited, or its form's submit tried), the message of the first rule its value fails shows as its \"error\". Each rule has one check and a \"message\" (a template).",
+                "items": validationRule,
+            ]
         }
+    }
+
+    private static var validationRule: JSONValue {
+        let message: JSONValue = ["$ref": "#/$defs/template", "description": "What the user reads under the row while the rule fails."]
+        func rule(_ name: RuleName, _ argument: JSONValue, _ description: String) -> JSONValue {
+            [
+                "type": "object", "description": .string(description), "required": [.string(name.rawValue), "message"],
+                "properties": [name.rawValue: argument, "message": message], "additionalProperties": false,
+            ]
+        }
+        let cases: [JSONValue] = RuleName.allCases.map { name in
+            switch name {
+            case .required:
+                rule(name, ["const": true], "Not empty after trimming whitespace and newlines; for a choice or a date, something chosen.")
+            case .minLength, .maxLength:
+                rule(name, ["type": "integer", "minimum": 0], "At least / at most this many characters (text fields); passes on an empty value.")
+            case .pattern:
+                rule(name, ["type": "string"], "The whole value matches this regular expression (Swift Regex syntax; text fields); passes on an empty value.")
+            case .min, .max:
+                rule(
+                    name, ["type": ["number", "string"]],
+                    "Not below / not above: a number (sliders, steppers, text fields read as numbers) or a date picker's value in its mode's format; passes on an empty value."
+                )
+            case .equals:
+                rule(name, ["type": "string", "minLength": 1], "The same value as another input row of this screen, by its id.")
+            case .when:
+                rule(name, ["$ref": .string("#/$defs/\(fieldDefinition(.bool))")], "A condition over state that must hold.")
+            }
+        }
+        return ["oneOf": .array(cases)]
     }
 
     /// The fields of an input kind that are literals, not expressions (see

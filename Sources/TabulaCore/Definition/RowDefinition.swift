@@ -21,6 +21,9 @@ public final class RowDefinition: Sendable {
     /// What editing an input row does; `nil` for other kinds and for a secure text field,
     /// which stores nothing.
     public let onEdit: EditAction?
+    /// An input row's rules, in order: the first that its value fails gives its `error`,
+    /// once the row is touched.
+    public let validate: [ValidationRule]
     /// For the `leftRightTitles` row a client that does not draw an input kind gets: that
     /// input kind, rendered and then shown as text (``RowContent/asLeftRightTitles``).
     public let summarizedInputKind: String?
@@ -41,7 +44,8 @@ public final class RowDefinition: Sendable {
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
         visibleWhen: Expression?, enabledWhen: Expression? = nil, options: ChoiceOptions? = nil, accessory: Accessory?,
         height: Expression?, estimatedHeight: Expression?, onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?,
-        onEdit: EditAction? = nil, summarizedInputKind: String? = nil, path: String, fallbacks: [RowDefinition] = []
+        onEdit: EditAction? = nil, validate: [ValidationRule] = [], summarizedInputKind: String? = nil, path: String,
+        fallbacks: [RowDefinition] = []
     ) {
         self.id = id
         self.forEach = forEach
@@ -57,6 +61,7 @@ public final class RowDefinition: Sendable {
         self.onSwitch = onSwitch
         self.onDelete = onDelete
         self.onEdit = onEdit
+        self.validate = validate
         self.summarizedInputKind = summarizedInputKind
         self.path = path
         self.fallbacks = fallbacks
@@ -68,6 +73,7 @@ public final class RowDefinition: Sendable {
         for source in fields.values { keys.formUnion(source.stateKeys) }
         if let enabledWhen { keys.formUnion(enabledWhen.stateKeys) }
         if let options { keys.formUnion(options.stateKeys) }
+        for rule in validate { keys.formUnion(rule.stateKeys) }
         for expression in [height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
         dependencies = keys
     }
@@ -80,6 +86,14 @@ extension RowDefinition {
     public func shown(drawing kinds: Set<String>?) -> RowDefinition? {
         guard let kinds, !kinds.contains(kind) else { return self }
         return fallbacks.first { kinds.contains($0.kind) }
+    }
+
+    /// The rows whose values its `equals` rules compare with (fixed ids of the same screen).
+    var equalsTargets: [String] {
+        validate.compactMap { rule in
+            if case .equals(let row) = rule.check { return row }
+            return nil
+        }
     }
 
     /// The state keys the row's actions read or write.

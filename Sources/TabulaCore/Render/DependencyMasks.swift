@@ -24,6 +24,9 @@ struct DependencyMasks: Sendable {
 
     private static let sharedBit: UInt64 = 1 << 63
 
+    /// What stands for the session's form marks among the keys: rows with rules read them.
+    private static let marksKey = "$form"
+
     init(title: Template, sections: [SectionDefinition]) {
         var bitByKey: [String: UInt64] = [:]
         func mask(_ keys: Set<String>) -> UInt64 {
@@ -40,10 +43,23 @@ struct DependencyMasks: Sendable {
             return bits
         }
         self.title = mask(title.stateKeys)
+        // A row with rules also reads the form marks (its error shows once touched) and,
+        // through `equals`, what the other row's value reads.
+        var fixedRows: [String: RowDefinition] = [:]
+        for row in sections.flatMap(\.rows) where row.forEach == nil {
+            fixedRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row
+        }
+        func rowMask(_ row: RowDefinition) -> UInt64 {
+            var keys = row.dependencies
+            if !row.validate.isEmpty { keys.insert(Self.marksKey) }
+            for target in row.equalsTargets { keys.formUnion(fixedRows[target]?.dependencies ?? []) }
+            return mask(keys)
+        }
         self.sections = sections.map { section in
-            SectionMasks(
-                section: mask(section.dependencies), header: mask(section.headerDependencies),
-                footer: mask(section.footerDependencies), rows: section.rows.map { mask($0.dependencies) },
+            let rows = section.rows.map(rowMask)
+            return SectionMasks(
+                section: mask(section.dependencies) | rows.reduce(0, |), header: mask(section.headerDependencies),
+                footer: mask(section.footerDependencies), rows: rows,
                 rowStructure: section.rows.reduce(0) { $0 | mask($1.structureDependencies) })
         }
         self.bitByKey = bitByKey
@@ -54,6 +70,7 @@ struct DependencyMasks: Sendable {
     func changed(_ state: SessionState, since previous: SessionState) -> UInt64 {
         var changed: UInt64 = 0
         state.forEachChangedKey(since: previous) { changed |= bitByKey[$0] ?? 0 }
+        if state.marks != previous.marks { changed |= bitByKey[Self.marksKey] ?? 0 }
         return changed
     }
 }

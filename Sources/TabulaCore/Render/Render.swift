@@ -88,7 +88,7 @@ private func render(
                 return
             }
             guard rowDefinition.visibleWhen?.isTrue(context) ?? true, let shown = rowDefinition.shown(drawing: state.client.kinds) else { return }
-            section.rows.append(shown.render(context))
+            section.rows.append(shown.render(context, in: definition))
         }
     }
     return !section.rows.isEmpty || sectionDefinition.keepWhenEmpty ? section : nil
@@ -109,7 +109,7 @@ private func patch(
         definition.forEachInstance(of: rowDefinition, state) { _, context in
             if earlierRows == nil { earlierRows = EarlierRows(earlier.rows) }
             if let position = earlierRows?.position(id: rowDefinition.id.evaluate(context)), let shown = rowDefinition.shown(drawing: state.client.kinds) {
-                section.rows[position] = shown.render(context)
+                section.rows[position] = shown.render(context, in: definition)
             }
         }
     }
@@ -164,23 +164,41 @@ extension HeaderFooterDefinition {
 }
 
 extension RowDefinition {
-    func render(_ context: EvaluationContext) -> Row {
+    /// The row at a state; `screen` is the definition the row belongs to (an input row's
+    /// error reads the screen's form marks and, for `equals`, its other rows).
+    func render(_ context: EvaluationContext, in screen: ScreenDefinition) -> Row {
         let values = FieldReader(fields: fields, context: context)
         let enabled = enabledWhen?.isTrue(context) ?? true
+        let id = id.evaluate(context)
         let content: RowContent
         var editable = false
+        var error: String?
         if let inputKind = summarizedInputKind {
             content = inputContent(inputKind, values, context).asLeftRightTitles
         } else if RowContent.inputKinds.contains(kind) {
             content = inputContent(kind, values, context)
-            if case .textField(let field) = content, field.secure { editable = enabled } else { editable = enabled && onEdit != nil }
+            editable = enabled && (onEdit != nil || content.isSecureText)
+            error = shownError(content, id: id, context: context, screen: screen)
         } else {
             content = displayContent(values)
         }
         return Row(
-            id: id.evaluate(context), content: content, selectable: onSelect != nil, deletable: onDelete != nil,
-            enabled: enabled, editable: editable, accessory: accessory, height: height.map { Self.dimension($0, context) },
+            id: id, content: content, selectable: onSelect != nil, deletable: onDelete != nil, enabled: enabled,
+            editable: editable, error: error, accessory: accessory, height: height.map { Self.dimension($0, context) },
             estimatedHeight: estimatedHeight.map { Self.dimension($0, context) })
+    }
+
+    /// The message of the first rule the row's value fails, once the row is touched: for a
+    /// secure field, what its last value seen came to (an empty value's, if none was seen).
+    private func shownError(_ content: RowContent, id: String, context: EvaluationContext, screen: ScreenDefinition) -> String? {
+        guard !validate.isEmpty else { return nil }
+        let key = FormMarks.key(screen: screen.id, row: id)
+        guard context.state.marks.touched.contains(key) else { return nil }
+        if content.isSecureText {
+            if let result = context.state.marks.secureResults[key] { return result.isEmpty ? nil : result }
+            return firstFailure(of: .string(""), context: context) { _ in nil }
+        }
+        return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state) }
     }
 
     private func displayContent(_ values: FieldReader) -> RowContent {

@@ -35,6 +35,15 @@ extension ScreenDefinition {
 }
 
 extension ScreenDefinition {
+    /// The value an input row with this id shows at this state; `nil` for a secure field
+    /// (whose value is never known), a row of another kind, or no such row.
+    func inputValue(ofRow id: String, _ state: SessionState) -> InputValue? {
+        guard let instance = rowInstance(id, state), RowContent.inputKinds.contains(instance.definition.kind) else { return nil }
+        let context = EvaluationContext(state: state, item: instance.item, strings: strings)
+        let content = instance.definition.render(context, in: self).content
+        return content.isSecureText ? nil : content.inputValue
+    }
+
     /// Whether the row with this id, at this state, is a secure text field: one whose
     /// value the service never stores, logs or echoes.
     public func isSecureTextField(row id: String, _ state: SessionState) -> Bool {

@@ -25,6 +25,7 @@ public func reduce(
     for key in next.changedKeys(since: conformed) {
         result.values[key] = next.values[key]
     }
+    result.marks = next.marks
     result.revision = next.revision
     return (result, effects)
 }
@@ -59,18 +60,29 @@ private func reduceConforming(
         guard RowContent.inputKinds.contains(row.kind), row.shown(drawing: state.client.kinds) === row else {
             throw .rowNotEditable(event.rowID)
         }
-        let shown = row.render(EvaluationContext(state: state, item: instance.item, strings: definition.strings))
+        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings)
+        let shown = row.render(context, in: definition)
         guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(event.rowID) }
         guard let value = InputValue(json: json), shown.content.accepts(value) else {
             throw .invalidValue(row: event.rowID, accepts: shown.content.acceptedValues)
         }
-        // A secure field's value is checked and forgotten: it is never state.
+        // An edit touches a row with rules; a secure field's value is checked, its result
+        // kept, and the value forgotten: it is never state.
+        if !row.validate.isEmpty {
+            let mark = FormMarks.key(screen: definition.id, row: event.rowID)
+            next.marks.touched.insert(mark)
+            if shown.content.isSecureText {
+                next.marks.secureResults[mark] = row.firstFailure(of: value, context: context) { _ in nil } ?? ""
+            }
+        }
         if case .set(let key)? = row.onEdit {
             next.values[key] = .scalar(value.stateValue)
             setKeys.append(key)
         }
     }
-    guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) else { return (state, effects) }
+    guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) || next.marks != state.marks else {
+        return (state, effects)
+    }
     next.revision = state.revision + 1
     return (next, effects)
 }

@@ -8,6 +8,8 @@ public struct SessionState: Hashable, Sendable {
     }
     /// The language and kinds the session's screens render for.
     public var client: ClientContext
+    /// Which input rows are touched, and what secure fields' values came to.
+    public var marks = FormMarks()
     /// The ``DefinitionDocument/fingerprint`` of a definition whose declarations the values
     /// are known to conform to, so that reading them through it costs no lookups (see
     /// `Conformance.swift`). Not part of the value: equality and hashing leave it out, and
@@ -21,13 +23,14 @@ public struct SessionState: Hashable, Sendable {
     }
 
     public static func == (lhs: SessionState, rhs: SessionState) -> Bool {
-        lhs.revision == rhs.revision && lhs.values == rhs.values && lhs.client == rhs.client
+        lhs.revision == rhs.revision && lhs.values == rhs.values && lhs.client == rhs.client && lhs.marks == rhs.marks
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(revision)
         hasher.combine(values)
         hasher.combine(client)
+        hasher.combine(marks)
     }
 
     /// A scalar key's value, or `nil` when the key is missing or is a list.

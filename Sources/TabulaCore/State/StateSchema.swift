@@ -65,6 +65,8 @@ extension SessionState {
         for (key, value) in object.pairs {
             if key == Self.clientKey {
                 client = try ClientContext(stored: value, path: "$.\(key)")
+            } else if key == Self.marksKey {
+                marks = try FormMarks(stored: value, path: "$.\(key)")
             } else {
                 values[key] = try StateValue(stored: value, path: "$.\(key)")
             }
@@ -73,9 +75,12 @@ extension SessionState {
 
     /// Where stores keep the ``client`` among the values: no state key starts with `$`.
     static let clientKey = "$client"
+    /// Where stores keep the ``marks``; `$client` sorts before it.
+    static let marksKey = "$form"
 
-    /// The values as canonical JSON bytes, as stores save them (the revision is kept apart):
-    /// the same bytes as `valuesJSON.canonicalBytes`, written directly.
+    /// The values as canonical JSON bytes, as stores save them (the revision is kept apart),
+    /// with the client context and the form marks under `$` keys when they are not empty:
+    /// for a state with neither, the same bytes as `valuesJSON.canonicalBytes`.
     public var valuesBytes: [UInt8] {
         valuesBytes { _, records in Self.listBytes(records) }
     }
@@ -90,6 +95,10 @@ extension SessionState {
         if client != .unspecified {
             writer.key(Self.clientKey)
             writer.rawValue(client.json.canonicalBytes)
+        }
+        if !marks.isEmpty {
+            writer.key(Self.marksKey)
+            writer.write(marks.json)
         }
         for (key, value) in values.sorted(by: { $0.key.utf8Precedes($1.key) }) {
             writer.key(key)

@@ -144,12 +144,14 @@ struct EventProcessor: SessionDecision {
         }
     }
 
-    /// What the feed says of an event that changed the state (a secure field's edit never
-    /// changes it).
+    /// What the feed says of an event that changed the state, with an edit's value unless
+    /// the row is a secure field.
     private func feedRecord(_ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState) -> FeedRecord {
         var changedKeys: [String] = []
         next.forEachChangedKey(since: current) { changedKeys.append($0) }
-        return .event(kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys)
+        var value: JSONValue?
+        if case .edit(_, let edited) = event, !definition.isSecureTextField(row: event.rowID, current) { value = edited }
+        return .event(kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys, value: value)
     }
 
     /// The event as applied (row by id, so the log replays without screens at old

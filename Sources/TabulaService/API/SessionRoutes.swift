@@ -113,7 +113,10 @@ extension APIContext {
         writer.key("id"); writer.string(record.id)
         writer.key("lastUsedAt"); writer.string(RFC3339.text(record.lastUsedAt))
         writer.key("revision"); writer.int(record.state.revision)
-        writer.key("state"); writer.rawValue(record.state.valuesBytes)
+        // The form marks are the service's: a backend reads and writes values.
+        var state = record.state
+        state.marks = FormMarks()
+        writer.key("state"); writer.rawValue(state.valuesBytes)
         writer.key("subject")
         if let subject = record.subject { writer.string(subject) } else { writer.null() }
         writer.endObject()

@@ -114,9 +114,11 @@ struct StateWrite: SessionDecision {
             throw Problem.patchFailed(error)
         }
         if case .replace = patch {
-            // The client's context is the client's: the backend's whole state leaves it.
+            // The client's context and the form marks are the client's: the backend's whole
+            // state leaves them.
             var replaced = try decode(result, revision: current.revision)
             replaced.client = current.client
+            replaced.marks = current.marks
             return replaced
         }
         guard case .object(let members) = result else {

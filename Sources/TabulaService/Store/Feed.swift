@@ -29,8 +29,11 @@ public struct FeedRecord: Sendable, Equatable {
     /// A client replaced its context (``ClientContext``): no state key changed.
     public static let client = FeedRecord(cause: .client, event: nil, changedKeys: keysJSON([]))
 
-    /// A client's event that changed the state.
-    public static func event(kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String]) -> FeedRecord {
+    /// A client's event that changed the state; `value` is an edit's stored value (never a
+    /// secure field's).
+    public static func event(kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String], value: JSONValue? = nil)
+        -> FeedRecord
+    {
         var writer = JSONWriter(reservingCapacity: 96)
         writer.beginObject()
         if let eventID {
@@ -42,8 +45,7 @@ public struct FeedRecord: Sendable, Equatable {
         writer.key("kind"); writer.string(kind)
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(screen)
-        // Only edits that changed the state come here: a secure field's never does.
-        if case .edit(_, let value) = event {
+        if let value {
             writer.key("value"); writer.write(value)
         }
         writer.endObject()

@@ -324,13 +324,14 @@ enum StateUndo {
     case key(String, StateValue?)
     /// All values before the revision, when it changed more or fewer keys than one.
     case values([String: StateValue])
-    /// The whole state before a revision that changed the client's context (rare: boxed,
+    /// The whole state before a revision that changed the client's context or the form
+    /// marks (rare: boxed,
     /// so that the common cases stay small in the ring).
     indirect case whole(SessionState)
 
     /// The undo of going from `previous` to `next` (whose revision is one more).
     init(from next: SessionState, to previous: SessionState) {
-        guard next.client == previous.client else {
+        guard next.client == previous.client, next.marks == previous.marks else {
             self = .whole(previous)
             return
         }

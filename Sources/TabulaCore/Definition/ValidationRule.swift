@@ -1,0 +1,119 @@
+/// A rule an input row's value should pass, with the message shown under the row while it
+/// does not (once the row is touched). Rules are the definition's advice to the user, not
+/// the control's limits: a value that breaks one is still stored (see `InputLimits.swift`
+/// for what an edit may not send at all).
+public struct ValidationRule: Sendable {
+    public enum Check: Sendable {
+        /// Not empty after trimming whitespace and newlines; for a choice or a date,
+        /// something chosen. The other checks pass on an empty value.
+        case required
+        /// At least, at most this many characters (as Swift counts them).
+        case minLength(Int)
+        case maxLength(Int)
+        /// The whole value matches (Swift `Regex` syntax, compiled when the catalogue loads).
+        case pattern(PatternRule)
+        /// Not below, not above: a number (for a text field, the text read as one) or a date
+        /// in the row's format.
+        case min(FieldValue)
+        case max(FieldValue)
+        /// The same value as another input row of the screen (a repeated password).
+        case equals(row: String)
+        /// A condition over state that must hold.
+        case when(Expression)
+    }
+
+    public let check: Check
+    public let message: Template
+
+    public init(check: Check, message: Template) {
+        self.check = check
+        self.message = message
+    }
+
+    /// The state keys the rule reads besides the row's value.
+    var stateKeys: Set<String> {
+        if case .when(let condition) = check { return condition.stateKeys }
+        return message.stateKeys
+    }
+}
+
+/// A compiled `pattern` rule, with the text it was written as.
+public struct PatternRule: @unchecked Sendable {
+    // `Regex` is immutable once compiled; matching does not change it.
+    let regex: Regex<AnyRegexOutput>
+    public let source: String
+
+    public init(_ source: String) throws {
+        regex = try Regex(source)
+        self.source = source
+    }
+
+    func matchesWhole(_ text: String) -> Bool {
+        (try? regex.wholeMatch(in: text)) != nil
+    }
+}
+
+extension ValidationRule {
+    /// Whether `value` (a row's value; `nil` for a secure field whose value is not known)
+    /// passes. `other(row)` gives another input row's value, for `equals`: a rule comparing
+    /// with a value that is not known passes.
+    func passes(_ value: InputValue?, context: EvaluationContext, other: (String) -> InputValue?) -> Bool {
+        let text: String? = if case .string(let string)? = value { string } else { nil }
+        let isEmpty: Bool =
+            switch value {
+            case .string(let string)?: string.trimmingWhitespaceAndNewlines.isEmpty
+            case .null?, nil: true
+            case .number?: false
+            }
+        switch check {
+        case .required:
+            return !isEmpty
+        case .when(let condition):
+            return condition.isTrue(context)
+        default:
+            if isEmpty { return true }
+        }
+        switch check {
+        case .minLength(let length): return (text?.count ?? 0) >= length
+        case .maxLength(let length): return (text?.count ?? 0) <= length
+        case .pattern(let pattern): return text.map(pattern.matchesWhole) ?? true
+        case .min(let bound): return Self.compare(value, bound).map { $0 >= 0 } ?? false
+        case .max(let bound): return Self.compare(value, bound).map { $0 <= 0 } ?? false
+        case .equals(let row):
+            guard let value, let theirs = other(row) else { return true }
+            return value == theirs
+        case .required, .when: return true
+        }
+    }
+
+    /// -1, 0 or 1 as the value is below, at or above the bound; `nil` when they cannot be
+    /// compared (a text that is not a number against a number).
+    private static func compare(_ value: InputValue?, _ bound: FieldValue) -> Int? {
+        switch (value, bound) {
+        case (.number(let number)?, .number(let limit)): return number < limit ? -1 : number > limit ? 1 : 0
+        case (.string(let text)?, .number(let limit)):
+            guard let number = Double(text.trimmingWhitespaceAndNewlines) else { return nil }
+            return number < limit ? -1 : number > limit ? 1 : 0
+        case (.string(let text)?, .string(let limit)): return text < limit ? -1 : text > limit ? 1 : 0
+        default: return nil
+        }
+    }
+}
+
+extension RowDefinition {
+    /// The message of the first rule `value` fails, or `nil` when it passes them all.
+    func firstFailure(of value: InputValue?, context: EvaluationContext, other: (String) -> InputValue?) -> String? {
+        validate.first { !$0.passes(value, context: context, other: other) }?.message.evaluate(context)
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace and newlines (Unicode's).
+    var trimmingWhitespaceAndNewlines: Substring {
+        let characters = self[...]
+        guard let first = characters.firstIndex(where: { !$0.isWhitespace && !$0.isNewline }),
+            let last = characters.lastIndex(where: { !$0.isWhitespace && !$0.isNewline })
+        else { return "" }
+        return characters[first...last]
+    }
+}

@@ -1,0 +1,115 @@
+import TabulaCore
+import Testing
+
+/// `validate` rules: a row's error is the message of the first rule its value fails, shown
+/// once the row is touched; touched marks and secure fields' results are state, kept
+/// through the stored form and followed by incremental render.
+@Suite struct ValidationTests {
+    static let rows = #"""
+        {"id": "email", "kind": "textField", "title": "E-mail", "text": "{{email}}", "onEdit": {"set": "email"},
+         "validate": [{"required": true, "message": "Enter your e-mail address"}, {"pattern": "[^@ ]+@[^@ ]+", "message": "Enter a valid e-mail address"}]},
+        {"id": "password", "kind": "textField", "title": "Password", "contentType": "newPassword",
+         "validate": [{"required": true, "message": "Choose a password"}, {"minLength": 8, "message": "At least 8 characters"}]},
+        {"id": "age", "kind": "stepper", "title": "Age", "value": "age", "min": 0, "max": 120, "onEdit": {"set": "age"},
+         "validate": [{"min": 18, "message": "{{@adult}}"}]},
+        {"id": "repeat", "kind": "textField", "title": "Repeat", "text": "{{again}}", "onEdit": {"set": "again"},
+         "validate": [{"equals": "email", "message": "Does not match"}]},
+        {"id": "start", "kind": "datePicker", "title": "Start", "value": "{{start}}", "onEdit": {"set": "start"},
+         "validate": [{"max": "2026-12-31", "message": "This year only"}, {"when": "!closed", "message": "Closed"}]},
+        {"id": "close", "kind": "titleSwitch", "title": "Closed", "isOn": "closed", "onSwitch": {"set": "closed"}}
+        """#
+
+    func form() throws -> (ScreenDefinition, SessionState) {
+        let file = definition(
+            id: "form", state: #"{"email": "", "age": 30, "again": "", "start": "", "closed": false}"#,
+            rows: Self.rows.replacingOccurrences(of: "{{@adult}}", with: "Adults only"))
+        let catalogue = try Catalogue.load([DefinitionFile(name: "form.json", bytes: Array(file.utf8))])
+        return (try #require(catalogue.screen(id: "form")), catalogue.initialState)
+    }
+
+    func error(_ form: ScreenDefinition, _ state: SessionState, _ id: String) -> String? {
+        render(form, state).sections.flatMap(\.rows).first { $0.id == id }?.error
+    }
+
+    func edit(_ state: SessionState, _ row: String, _ value: JSONValue, _ form: ScreenDefinition) throws -> SessionState {
+        try reduce(state, .edit(row: row, value: value), form).state
+    }
+
+    @Test func anErrorShowsOnceTheRowIsTouched() throws {
+        let (form, initial) = try form()
+        #expect(error(form, initial, "email") == nil, "an untouched, empty, required field shows no error")
+        var state = try edit(initial, "email", "ann", form)
+        #expect(state.revision == 1 && error(form, state, "email") == "Enter a valid e-mail address")
+        state = try edit(state, "email", "", form)
+        #expect(error(form, state, "email") == "Enter your e-mail address", "the first failing rule's message")
+        state = try edit(state, "email", "ann@example.com", form)
+        #expect(error(form, state, "email") == nil)
+        state = try edit(state, "age", 12, form)
+        #expect(error(form, state, "age") == "Adults only")
+    }
+
+    @Test func equalsComparesWithTheOtherRowsValue() throws {
+        let (form, initial) = try form()
+        var state = try edit(initial, "email", "ann@example.com", form)
+        state = try edit(state, "repeat", "ann@example.org", form)
+        #expect(error(form, state, "repeat") == "Does not match")
+        let previous = state
+        state = try edit(state, "email", "ann@example.org", form)
+        #expect(error(form, state, "repeat") == nil, "a change of the other row clears it")
+        #expect(render(form, state, reusing: render(form, previous), renderedAt: previous) == render(form, state))
+    }
+
+    @Test func datesAndConditionsOverState() throws {
+        let (form, initial) = try form()
+        var state = try edit(initial, "start", "2027-01-02", form)
+        #expect(error(form, state, "start") == "This year only")
+        state = try edit(state, "start", "2026-05-01", form)
+        #expect(error(form, state, "start") == nil)
+        let previous = state
+        state = try reduce(state, .setSwitch(row: "close", isOn: true), form).state
+        #expect(error(form, state, "start") == "Closed")
+        #expect(render(form, state, reusing: render(form, previous), renderedAt: previous) == render(form, state))
+    }
+
+    @Test func aSecureFieldKeepsWhatItsValueCameToNotTheValue() throws {
+        let (form, initial) = try form()
+        let short = try edit(initial, "password", "hunter2", form)
+        #expect(short.revision == 1, "touching it and its result are a revision")
+        #expect(short.values == initial.values)
+        #expect(error(form, short, "password") == "At least 8 characters")
+        let stored = try SessionState(storedValues: try JSONParser().parse(short.valuesBytes), revision: 1)
+        #expect(stored == short, "the marks survive the stored form")
+        #expect(!String(decoding: short.valuesBytes, as: UTF8.self).contains("hunter2"))
+        let long = try edit(short, "password", "correct horse", form)
+        #expect(error(form, long, "password") == nil)
+        #expect(render(form, long, reusing: render(form, short), renderedAt: short) == render(form, long))
+        #expect(try edit(long, "password", "correct horse", form) == long, "the same result again: no revision")
+    }
+
+    @Test(arguments: [
+        (
+            #"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"equals": "b", "message": "M"}]}"#,
+            "not an input row of this screen"
+        ),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"pattern": "[a-", "message": "M"}]}"#, "not a regular expression"),
+        (
+            #"{"id": "a", "kind": "slider", "value": "count", "min": 0, "max": 9, "validate": [{"minLength": 2, "message": "M"}]}"#,
+            "a slider has no \"minLength\" rule"
+        ),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"required": true}]}"#, "a rule needs a \"message\""),
+        (
+            #"{"id": "a", "kind": "stepper", "title": "A", "value": "count", "min": 0, "max": 9, "validate": [{"min": 5, "message": "M"}, {"max": 2, "message": "M"}]}"#,
+            "min (5) is above max (2)"
+        ),
+        (#"{"id": "a", "kind": "datePicker", "title": "A", "value": "{{name}}", "validate": [{"min": 5, "message": "M"}]}"#, "is not a date like"),
+        (#"{"id": "a", "kind": "basic", "title": "A", "validate": [{"required": true, "message": "M"}]}"#, "only input rows"),
+        (
+            #"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"required": true, "minLength": 2, "message": "M"}]}"#,
+            "exactly one of"
+        ),
+    ])
+    func ruleProblemsNameWhatToFix(row: String, message: String) {
+        let problems = definitionProblems(["a.json": definition(state: #"{"count": 1, "name": ""}"#, rows: row)])
+        #expect(problems.contains { $0.message.contains(message) }, "\(problems)")
+    }
+}
