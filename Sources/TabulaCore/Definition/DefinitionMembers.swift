@@ -27,7 +27,7 @@ enum ScreenMember: String, DefinitionMember, DefinitionKey {
 
 /// The members of a section.
 enum SectionMember: String, DefinitionMember, DefinitionKey {
-    case id, header, footer, visibleWhen, keepWhenEmpty, rows
+    case id, header, footer, visibleWhen, keepWhenEmpty, form, rows
 }
 
 /// The members every row may have besides its kind's fields.

@@ -1,7 +1,7 @@
 /// The actions a row's `onSelect` and `onDelete` perform: each is an object with one
 /// member, named by one of these.
 enum ActionName: String, CaseIterable {
-    case toggle, set, navigate, open, remove
+    case toggle, set, navigate, open, remove, submit, reset
 }
 
 extension DefinitionReader {
@@ -54,6 +54,13 @@ extension DefinitionReader {
             return .open(url)
         case .remove:
             return removeAction(argument, path: argumentPath, scope: scope)
+        case .submit, .reset:
+            guard case .string(let form) = argument, !form.isEmpty else {
+                log.wrongType(at: argumentPath, expected: "the name of a form of this screen", found: argument)
+                return nil
+            }
+            formReferences.append((form, argumentPath))
+            return name == .submit ? .submit(form) : .reset(form)
         }
     }
 

@@ -16,6 +16,7 @@ extension DefinitionReader {
         do {
             let template = try Template.compile(text, scope: scope)
             for key in template.messageKeys where messageUses[key] == nil { messageUses[key] = path }
+            noteForms(template.stateKeys, path: path)
             return template
         } catch {
             log.add(error, at: path)
@@ -35,6 +36,7 @@ extension DefinitionReader {
                     return nil
                 }
                 for key in compiled.messageKeys where messageUses[key] == nil { messageUses[key] = path }
+                noteForms(compiled.stateKeys, path: path)
                 return compiled
             } catch {
                 log.add(error, at: path)

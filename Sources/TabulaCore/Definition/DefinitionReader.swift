@@ -14,6 +14,9 @@ struct DefinitionReader {
     var navigations: [(target: String, path: String)] = []
     /// The rows `equals` rules name, with their paths, checked once the screen is read.
     var equalsReferences: [(row: String, path: String)] = []
+    /// The forms `submit`, `reset` and `valid('FORM')` name, with their paths, checked once
+    /// the screen is read.
+    var formReferences: [(form: String, path: String)] = []
     /// The catalogue's string tables, which `@key` names.
     let strings: StringTables?
     /// The message keys the definition names, with the path of the first place each is.
@@ -97,6 +100,7 @@ struct DefinitionReader {
         object.reportUnread(log: &log)
         checkIdentity(sections)
         checkEqualsReferences(sections)
+        checkFormReferences(sections)
         guard let id, let title else { return nil }
         let declarations = declarations(read: ScreenDefinition.stateKeys(title: title, sections: sections))
         let messages = messageUses.isEmpty ? nil : strings?.restricted(to: Set(messageUses.keys))
@@ -136,13 +140,21 @@ struct DefinitionReader {
                 log.wrongType(at: object.memberPath(SectionMember.keepWhenEmpty), expected: "true or false", found: value)
             }
         }
+        var form: String?
+        if let value = object.take(SectionMember.form) {
+            if case .string(let name) = value, Self.isSafeID(name) {
+                form = name
+            } else {
+                log.add(.structure, at: object.memberPath(SectionMember.form), "a form's name is \(Self.safeIDRule), such as \"signin\"")
+            }
+        }
         let rows = readArray(object.require(SectionMember.rows, log: &log), path: object.memberPath(SectionMember.rows), of: "rows") {
             $0.readRow($1, path: $2)
         }
         object.reportUnread(log: &log)
         guard let id else { return nil }
         return SectionDefinition(
-            id: id, header: header, footer: footer, visibleWhen: visibleWhen, keepWhenEmpty: keepWhenEmpty, rows: rows)
+            id: id, header: header, footer: footer, visibleWhen: visibleWhen, keepWhenEmpty: keepWhenEmpty, rows: rows, form: form)
     }
 
     private mutating func headerFooter(_ json: JSONValue, path: String) -> HeaderFooterDefinition? {

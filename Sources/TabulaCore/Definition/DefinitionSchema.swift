@@ -254,6 +254,12 @@ public enum DefinitionSchema {
             reference("headerFooter", "The section's footer: {\"kind\": \"textFooter\", \"text\": TEMPLATE} or a custom kind.")
         case .visibleWhen:
             reference(fieldDefinition(.bool), "When false, the section and its rows are hidden.")
+        case .form:
+            [
+                "type": "string",
+                "description":
+                    "The form the section's input rows belong to (several sections may share one): valid('FORM') judges it, {\"submit\": FORM} touches and checks it, {\"reset\": FORM} clears it.",
+            ]
         case .keepWhenEmpty:
             [
                 "type": "boolean",
@@ -515,6 +521,16 @@ public enum DefinitionSchema {
             (
                 ["type": "string", "description": "The list the row repeats over."],
                 "{\"remove\": LIST} removes the row's own item from LIST; only in a \"forEach\" row over that list."
+            )
+        case .submit:
+            (
+                ["type": "string", "description": "A form of this screen (its sections' \"form\")."],
+                "{\"submit\": FORM} touches every visible input row of the form and checks its rules; when one fails, the actions after it do not run. A selection's body may carry \"values\" for the form's rows, applied as edits first."
+            )
+        case .reset:
+            (
+                ["type": "string", "description": "A form of this screen."],
+                "{\"reset\": FORM} sets the keys the form's rows store into back to their defaults and clears their touched marks."
             )
         }
     }

@@ -20,7 +20,7 @@ public enum ChoiceOptions: Sendable {
             return options
         case .forEach(let list, let id, let title):
             return context.state.records(list).map { record in
-                let itemContext = EvaluationContext(state: context.state, item: record, strings: context.strings)
+                let itemContext = EvaluationContext(state: context.state, item: record, strings: context.strings, screen: context.screen)
                 return ChoiceOption(id: id.evaluate(itemContext), title: title.evaluate(itemContext))
             }
         }

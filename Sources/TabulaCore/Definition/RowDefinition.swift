@@ -118,13 +118,26 @@ public enum Action: Sendable {
     case open(Template)
     /// Removes the current `forEach` item from its list.
     case remove(String)
+    /// Touches and checks every input row of a form; when one fails its rules, the actions
+    /// after it do not run.
+    case submit(String)
+    /// Sets the keys a form's rows store into back to their defaults and clears their
+    /// marks.
+    case reset(String)
+
+    /// The form a `submit` action names.
+    var submittedForm: String? {
+        if case .submit(let form) = self { return form }
+        return nil
+    }
 
     /// The state keys the action reads or writes.
     var stateKeys: Set<String> {
         switch self {
         case .toggle(let key), .remove(let key): [key]
         case .set(let assignments): assignments.reduce(into: Set(assignments.map(\.key))) { $0.formUnion($1.value.stateKeys) }
-        case .navigate: []
+        case .navigate, .submit: []
+        case .reset: []
         case .open(let url): url.stateKeys
         }
     }

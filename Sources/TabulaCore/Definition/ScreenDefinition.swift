@@ -75,6 +75,8 @@ public final class SectionDefinition: Sendable {
     /// Keeps the section on screen when none of its rows is visible.
     public let keepWhenEmpty: Bool
     public let rows: [RowDefinition]
+    /// The form the section's input rows belong to; several sections may share one.
+    public let form: String?
     /// Every state key the section's rendering reads: when none changed, neither did it.
     public let dependencies: Set<String>
     /// The keys the header's and the footer's fields read.
@@ -83,7 +85,7 @@ public final class SectionDefinition: Sendable {
 
     public init(
         id: String, header: HeaderFooterDefinition?, footer: HeaderFooterDefinition?,
-        visibleWhen: Expression?, keepWhenEmpty: Bool, rows: [RowDefinition]
+        visibleWhen: Expression?, keepWhenEmpty: Bool, rows: [RowDefinition], form: String? = nil
     ) {
         self.id = id
         self.header = header
@@ -91,6 +93,7 @@ public final class SectionDefinition: Sendable {
         self.visibleWhen = visibleWhen
         self.keepWhenEmpty = keepWhenEmpty
         self.rows = rows
+        self.form = form
         headerDependencies = Set(header?.fields.values.flatMap(\.stateKeys) ?? [])
         footerDependencies = Set(footer?.fields.values.flatMap(\.stateKeys) ?? [])
         var keys = visibleWhen?.stateKeys ?? []

@@ -89,11 +89,15 @@ public struct EvaluationContext: Sendable {
     public var item: Record?
     /// The messages the definition names, written in the language of the state's client.
     public var strings: StringTables?
+    /// The screen being rendered or acted on, whose forms `valid('FORM')` judges (false
+    /// without one).
+    public var screen: ScreenDefinition?
 
-    public init(state: SessionState, item: Record? = nil, strings: StringTables? = nil) {
+    public init(state: SessionState, item: Record? = nil, strings: StringTables? = nil, screen: ScreenDefinition? = nil) {
         self.state = state
         self.item = item
         self.strings = strings
+        self.screen = screen
     }
 }
 
@@ -132,6 +136,12 @@ indirect enum ExpressionNode: Hashable, Sendable {
     case compare(ComparisonOperator, ExpressionNode, ExpressionNode)
     case conditional(ExpressionNode, ExpressionNode, ExpressionNode)
     case message(String, [MessageArgument])
+    /// `valid('FORM')`: whether every visible input row of the form passes its rules.
+    case formValid(String)
+
+    /// What `valid('FORM')` stands for among the state keys a part reads: the dependency
+    /// masks expand it to what the form's rows read, and the form marks.
+    static func formValidityKey(_ form: String) -> String { "$valid:\(form)" }
 
     func evaluate(_ context: EvaluationContext) -> FieldValue {
         switch self {
@@ -168,6 +178,8 @@ indirect enum ExpressionNode: Hashable, Sendable {
             var values: [String: FieldValue] = [:]
             for argument in arguments { values[argument.name] = argument.value.evaluate(context) }
             return .string(strings.text(key, locale: context.state.client.locale, arguments: values))
+        case .formValid(let form):
+            return .bool(context.screen?.isFormValid(form, context.state) ?? false)
         }
     }
 
@@ -175,6 +187,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
     func collectStateKeys(into keys: inout Set<String>) {
         switch self {
         case .stateKey(let key, _), .count(let key): keys.insert(key)
+        case .formValid(let form): keys.insert(Self.formValidityKey(form))
         default: forEachOperand { $0.collectStateKeys(into: &keys) }
         }
     }
@@ -189,7 +202,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
     /// included): the one walk the collections above share.
     private func forEachOperand(_ body: (ExpressionNode) -> Void) {
         switch self {
-        case .literal, .stateKey, .count, .itemField: return
+        case .literal, .stateKey, .count, .itemField, .formValid: return
         case .not(let operand), .negate(let operand): body(operand)
         case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
             body(left)

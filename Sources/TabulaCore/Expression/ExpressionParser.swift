@@ -273,11 +273,25 @@ struct ExpressionParser {
             components.append(member)
         }
         switch (components.count, name) {
+        case (1, "valid") where isSymbol("("): return try formValidity(offset: offset)
         case (1, "true"): return Typed(node: .literal(.bool(true)), type: .bool, offset: offset)
         case (1, "false"): return Typed(node: .literal(.bool(false)), type: .bool, offset: offset)
         case (_, "item"): return try itemPath(components, offset: offset)
         default: return try statePath(components, offset: offset)
         }
+    }
+
+    /// `valid('FORM')`: a bool; the form is checked against the screen's sections once
+    /// they are read.
+    private mutating func formValidity(offset: Int) throws(ExpressionError) -> Typed {
+        _ = advance()
+        guard case .string(let form) = current.kind else {
+            throw ExpressionError("valid takes a form's name as a string, as in valid('signin'); found \(describe(current))", at: current.offset)
+        }
+        _ = advance()
+        guard isSymbol(")") else { throw ExpressionError("expected ')' after valid's form name, found \(describe(current))", at: current.offset) }
+        _ = advance()
+        return Typed(node: .formValid(form), type: .bool, offset: offset)
     }
 
     private func itemPath(_ components: [String], offset: Int) throws(ExpressionError) -> Typed {

@@ -42,25 +42,45 @@ struct DependencyMasks: Sendable {
             }
             return bits
         }
-        self.title = mask(title.stateKeys)
         // A row with rules also reads the form marks (its error shows once touched) and,
         // through `equals`, what the other row's value reads.
         var fixedRows: [String: RowDefinition] = [:]
         for row in sections.flatMap(\.rows) where row.forEach == nil {
             fixedRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row
         }
+        // `valid('FORM')` reads what every row of the form reads, and the marks.
+        var formKeys: [String: Set<String>] = [:]
+        for section in sections {
+            guard let form = section.form else { continue }
+            var keys = formKeys[ExpressionNode.formValidityKey(form), default: [Self.marksKey]]
+            for row in section.rows {
+                keys.formUnion(row.dependencies.filter { !$0.hasPrefix("$") })
+                for target in row.equalsTargets { keys.formUnion(fixedRows[target]?.dependencies ?? []) }
+            }
+            if let visibleWhen = section.visibleWhen { keys.formUnion(visibleWhen.stateKeys) }
+            formKeys[ExpressionNode.formValidityKey(form)] = keys
+        }
+        func expanded(_ keys: Set<String>) -> Set<String> {
+            var result = keys
+            for key in keys where key.hasPrefix("$") {
+                result.remove(key)
+                result.formUnion(formKeys[key] ?? [Self.marksKey])
+            }
+            return result
+        }
         func rowMask(_ row: RowDefinition) -> UInt64 {
-            var keys = row.dependencies
+            var keys = expanded(row.dependencies)
             if !row.validate.isEmpty { keys.insert(Self.marksKey) }
-            for target in row.equalsTargets { keys.formUnion(fixedRows[target]?.dependencies ?? []) }
+            for target in row.equalsTargets { keys.formUnion(expanded(fixedRows[target]?.dependencies ?? [])) }
             return mask(keys)
         }
+        self.title = mask(expanded(title.stateKeys))
         self.sections = sections.map { section in
             let rows = section.rows.map(rowMask)
             return SectionMasks(
-                section: mask(section.dependencies) | rows.reduce(0, |), header: mask(section.headerDependencies),
-                footer: mask(section.footerDependencies), rows: rows,
-                rowStructure: section.rows.reduce(0) { $0 | mask($1.structureDependencies) })
+                section: mask(expanded(section.dependencies)) | rows.reduce(0, |), header: mask(expanded(section.headerDependencies)),
+                footer: mask(expanded(section.footerDependencies)), rows: rows,
+                rowStructure: section.rows.reduce(0) { $0 | mask(expanded($1.structureDependencies)) })
         }
         self.bitByKey = bitByKey
     }

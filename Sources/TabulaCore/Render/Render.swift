@@ -11,7 +11,7 @@
 /// at all.
 public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Screen {
     let state = definition.conformed(state)
-    let stateContext = EvaluationContext(state: state, strings: definition.strings)
+    let stateContext = EvaluationContext(state: state, strings: definition.strings, screen: definition)
     var screen = Screen(
         id: definition.id, title: definition.title.evaluate(stateContext), revision: state.revision,
         definition: definition.definitionID, style: definition.style)
@@ -37,7 +37,7 @@ public func render(
     var screen = previous
     screen.revision = state.revision
     if masks.title & changed != 0 {
-        screen.title = definition.title.evaluate(EvaluationContext(state: state, strings: definition.strings))
+        screen.title = definition.title.evaluate(EvaluationContext(state: state, strings: definition.strings, screen: definition))
     }
     guard changed != 0 else { return screen }
     screen.sections = []
@@ -64,7 +64,7 @@ private func render(
     _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
     reusing earlier: Section? = nil, masks: DependencyMasks.SectionMasks? = nil, changed: UInt64 = 0
 ) -> Section? {
-    let stateContext = EvaluationContext(state: state, strings: definition.strings)
+    let stateContext = EvaluationContext(state: state, strings: definition.strings, screen: definition)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
     if let earlier, let masks, masks.rowStructure & changed == 0 {
         return patch(earlier, sectionDefinition, definition, state, stateContext, masks: masks, changed: changed)

@@ -16,10 +16,10 @@ extension ScreenDefinition {
         guard let (position, item) = rowLocator.locate(id, in: state) else { return nil }
         let section = sections[position.section]
         let row = section.rows[position.row]
-        let context = EvaluationContext(state: state, item: item, strings: strings)
+        let context = EvaluationContext(state: state, item: item, strings: strings, screen: self)
         // A row the client does not draw, even as a fallback, is not on its screen.
         let visible =
-            (section.visibleWhen?.isTrue(EvaluationContext(state: state, strings: strings)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+            (section.visibleWhen?.isTrue(EvaluationContext(state: state, strings: strings, screen: self)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
             && row.shown(drawing: state.client.kinds) != nil
         return RowInstance(definition: row, item: item, id: id, isVisible: visible, isEnabled: row.enabledWhen?.isTrue(context) ?? true)
     }
@@ -27,9 +27,9 @@ extension ScreenDefinition {
     /// Calls `body` once per instance of a row: once, or once per item of its list.
     func forEachInstance(of row: RowDefinition, _ state: SessionState, _ body: (Record?, EvaluationContext) -> Void) {
         if let list = row.forEach {
-            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item, strings: strings)) }
+            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item, strings: strings, screen: self)) }
         } else {
-            body(nil, EvaluationContext(state: state, strings: strings))
+            body(nil, EvaluationContext(state: state, strings: strings, screen: self))
         }
     }
 }
@@ -39,7 +39,7 @@ extension ScreenDefinition {
     /// (whose value is never known), a row of another kind, or no such row.
     func inputValue(ofRow id: String, _ state: SessionState) -> InputValue? {
         guard let instance = rowInstance(id, state), RowContent.inputKinds.contains(instance.definition.kind) else { return nil }
-        let context = EvaluationContext(state: state, item: instance.item, strings: strings)
+        let context = EvaluationContext(state: state, item: instance.item, strings: strings, screen: self)
         let content = instance.definition.render(context, in: self).content
         return content.isSecureText ? nil : content.inputValue
     }
@@ -50,6 +50,6 @@ extension ScreenDefinition {
         guard let instance = rowInstance(id, conformed(state)), instance.definition.kind == "textField",
             case .expression(let secure)? = instance.definition.fields["secure"]
         else { return false }
-        return secure.isTrue(EvaluationContext(state: state, item: instance.item, strings: strings))
+        return secure.isTrue(EvaluationContext(state: state, item: instance.item, strings: strings, screen: self))
     }
 }

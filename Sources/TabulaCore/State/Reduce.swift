@@ -3,10 +3,10 @@
 /// The row is looked up by id among all the rows `definition` gives at `state`, hidden ones
 /// included, so an event on a hidden row is `rowHidden`, not `unknownRow`; an event on a
 /// disabled row (its `enabledWhen` false) is `rowDisabled`, whatever it is. Actions run in
-/// order, each seeing the state the previous one left. If the values changed, the revision
-/// goes up by exactly one; otherwise (a navigate-only selection, a switch set to its
-/// current value) the state is returned unchanged. Navigation and URLs are effects the
-/// client performs, never state.
+/// order, each seeing the state the previous one left. If the values or the form marks
+/// changed, the revision goes up by exactly one; otherwise (a navigate-only selection, a
+/// switch set to its current value) the state is returned unchanged. Navigation and URLs
+/// are effects the client performs, never state.
 ///
 /// The definition reads the state ``ScreenDefinition/conformed(_:)``; the new state is the
 /// given one with the keys the actions set, so keys this definition does not declare, or
@@ -14,104 +14,213 @@
 public func reduce(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
 ) throws(EventError) -> (state: SessionState, effects: [Effect]) {
-    let (conformed, replaced) = definition.conforming(state)
-    var (next, effects) = try reduceConforming(conformed, event, definition)
-    guard replaced else {
-        next.markConforming(to: definition)
-        return (next, effects)
-    }
-    guard next.revision != conformed.revision else { return (state, effects) }
-    var result = state
-    for key in next.changedKeys(since: conformed) {
-        result.values[key] = next.values[key]
-    }
-    result.marks = next.marks
-    result.revision = next.revision
-    return (result, effects)
+    let reduction = try reduction(of: event, on: state, definition)
+    return (reduction.state, reduction.effects)
 }
 
-/// ``reduce(_:_:_:)`` on a state that conforms to the definition.
-private func reduceConforming(
-    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
-) throws(EventError) -> (state: SessionState, effects: [Effect]) {
-    guard let instance = definition.rowInstance(event.rowID, state) else {
-        throw .unknownRow(event.rowID)
+/// What an event comes to: the new state, the effects, and what a `submit` found.
+public struct Reduction: Sendable {
+    public var state: SessionState
+    public var effects: [Effect]
+    /// The form a `submit` action checked, and whether every row passed (the actions after
+    /// a failed submit do not run).
+    public var submit: SubmitResult?
+}
+
+/// A submit's outcome, which an event result reports.
+public struct SubmitResult: Hashable, Sendable {
+    public var form: String
+    public var valid: Bool
+
+    public init(form: String, valid: Bool) {
+        self.form = form
+        self.valid = valid
     }
-    guard instance.isVisible else { throw .rowHidden(event.rowID) }
-    guard instance.isEnabled else { throw .rowDisabled(event.rowID) }
-    var next = state
-    var effects: [Effect] = []
-    // Only keys an action set can differ, so only they are compared afterwards.
-    var setKeys: [String] = []
+}
+
+/// ``reduce(_:_:_:)``, with the values a selection carries for the rows of the form its
+/// `submit` names: applied as edits first (the same checks, in the same revision), so that
+/// a client sends what its user typed and has not sent yet, and every secure value. A
+/// secure value is checked and forgotten: it is never state.
+public func reduction(
+    of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = []
+) throws(EventError) -> Reduction {
+    let (conformed, replaced) = definition.conforming(state)
+    var reduction = try reduceConforming(conformed, event, definition, values: values)
+    guard replaced else {
+        reduction.state.markConforming(to: definition)
+        return reduction
+    }
+    guard reduction.state.revision != conformed.revision else {
+        reduction.state = state
+        return reduction
+    }
+    var result = state
+    for key in reduction.state.changedKeys(since: conformed) {
+        result.values[key] = reduction.state.values[key]
+    }
+    result.marks = reduction.state.marks
+    result.revision = reduction.state.revision
+    reduction.state = result
+    return reduction
+}
+
+/// ``reduction(of:on:_:values:)`` on a state that conforms to the definition.
+private func reduceConforming(
+    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)]
+) throws(EventError) -> Reduction {
+    let instance = try eventRow(event.rowID, state, definition)
+    var run = ActionRun(state: state, definition: definition)
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, strings: definition.strings, effects: &effects, setKeys: &setKeys)
+        let form = actions.lazy.compactMap(\.submittedForm).first
+        for (row, value) in values {
+            guard let form, definition.formInputs(form, run.state).contains(where: { $0.id == row }) else {
+                throw .invalidValue(row: row, accepts: "no value in this event: it is not an input row of the form its submit names")
+            }
+            try run.edit(row, value)
+        }
+        run.perform(actions, item: instance.item)
     case .setSwitch(_, let isOn):
         guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
-        next.values[action.key] = .scalar(.bool(isOn))
-        setKeys.append(action.key)
+        run.state.values[action.key] = .scalar(.bool(isOn))
+        run.setKeys.append(action.key)
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
-        perform(actions, on: &next, item: instance.item, strings: definition.strings, effects: &effects, setKeys: &setKeys)
-    case .edit(_, let json):
+        run.perform(actions, item: instance.item)
+    case .edit(_, let value):
+        try run.edit(event.rowID, value)
+    }
+    var next = run.state
+    let changed = run.setKeys.contains { StateValue.differ(state.values[$0], next.values[$0]) } || next.marks != state.marks
+    guard changed else { return Reduction(state: state, effects: run.effects, submit: run.submit) }
+    next.revision = state.revision + 1
+    return Reduction(state: next, effects: run.effects, submit: run.submit)
+}
+
+/// The row an event names, refused unless it is on screen and enabled.
+private func eventRow(_ id: String, _ state: SessionState, _ definition: ScreenDefinition) throws(EventError) -> RowInstance {
+    guard let instance = definition.rowInstance(id, state) else { throw .unknownRow(id) }
+    guard instance.isVisible else { throw .rowHidden(id) }
+    guard instance.isEnabled else { throw .rowDisabled(id) }
+    return instance
+}
+
+/// One event's actions as they run: the state they leave, what they set, the effects, the
+/// submit's outcome, and the secure values the event carried (for its submit only).
+private struct ActionRun {
+    var state: SessionState
+    let definition: ScreenDefinition
+    /// Only keys an action set can differ, so only they are compared afterwards.
+    var setKeys: [String] = []
+    var effects: [Effect] = []
+    var submit: SubmitResult?
+    var secureValues: [String: InputValue] = [:]
+    /// A failed submit stops the actions after it.
+    var stopped = false
+
+    init(state: SessionState, definition: ScreenDefinition) {
+        self.state = state
+        self.definition = definition
+    }
+
+    /// An input row's new value: it must fit the row's control; `onEdit` stores it. A row
+    /// with rules becomes touched; a secure field's value is checked, what it came to kept,
+    /// and the value forgotten (kept only for this event's submit).
+    mutating func edit(_ rowID: String, _ json: JSONValue) throws(EventError) {
+        let instance = try eventRow(rowID, state, definition)
         let row = instance.definition
         // The row as this client draws it: an input only when it lists the kind.
         guard RowContent.inputKinds.contains(row.kind), row.shown(drawing: state.client.kinds) === row else {
-            throw .rowNotEditable(event.rowID)
+            throw .rowNotEditable(rowID)
         }
-        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings)
+        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)
         let shown = row.render(context, in: definition)
-        guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(event.rowID) }
+        guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(rowID) }
         guard let value = InputValue(json: json), shown.content.accepts(value) else {
-            throw .invalidValue(row: event.rowID, accepts: shown.content.acceptedValues)
+            throw .invalidValue(row: rowID, accepts: shown.content.acceptedValues)
         }
-        // An edit touches a row with rules; a secure field's value is checked, its result
-        // kept, and the value forgotten: it is never state.
-        if !row.validate.isEmpty {
-            let mark = FormMarks.key(screen: definition.id, row: event.rowID)
-            next.marks.touched.insert(mark)
-            if shown.content.isSecureText {
-                next.marks.secureResults[mark] = row.firstFailure(of: value, context: context) { _ in nil } ?? ""
-            }
+        let mark = FormMarks.key(screen: definition.id, row: rowID)
+        if shown.content.isSecureText {
+            secureValues[rowID] = value
+            state.marks.touched.insert(mark)
+            state.marks.secureResults[mark] = row.firstFailure(of: value, context: context) { _ in nil } ?? ""
+        } else if !row.validate.isEmpty {
+            state.marks.touched.insert(mark)
         }
         if case .set(let key)? = row.onEdit {
-            next.values[key] = .scalar(value.stateValue)
+            state.values[key] = .scalar(value.stateValue)
             setKeys.append(key)
         }
     }
-    guard setKeys.contains(where: { StateValue.differ(state.values[$0], next.values[$0]) }) || next.marks != state.marks else {
-        return (state, effects)
-    }
-    next.revision = state.revision + 1
-    return (next, effects)
-}
 
-private func perform(
-    _ actions: [Action], on state: inout SessionState, item: Record?, strings: StringTables?, effects: inout [Effect], setKeys: inout [String]
-) {
-    for action in actions {
-        let context = EvaluationContext(state: state, item: item, strings: strings)
-        switch action {
-        case .toggle(let key):
-            let current = state.scalar(key) == .bool(true)
-            state.values[key] = .scalar(.bool(!current))
-            setKeys.append(key)
-        case .set(let assignments):
-            // Every value is computed from the state before this action, then stored.
-            let values = assignments.map { ($0.key, $0.value.evaluate(context)) }
-            for (key, value) in values {
-                state.values[key] = .scalar(value)
+    mutating func perform(_ actions: [Action], item: Record?) {
+        for action in actions where !stopped {
+            let context = EvaluationContext(state: state, item: item, strings: definition.strings, screen: definition)
+            switch action {
+            case .toggle(let key):
+                let current = state.scalar(key) == .bool(true)
+                state.values[key] = .scalar(.bool(!current))
                 setKeys.append(key)
+            case .set(let assignments):
+                // Every value is computed from the state before this action, then stored.
+                let values = assignments.map { ($0.key, $0.value.evaluate(context)) }
+                for (key, value) in values {
+                    state.values[key] = .scalar(value)
+                    setKeys.append(key)
+                }
+            case .navigate(let screen):
+                effects.append(.navigate(screen: screen))
+            case .open(let url):
+                effects.append(.openURL(url.evaluate(context)))
+            case .remove(let list):
+                guard let item else { continue }
+                state.values[list] = .list(state.records(list).filter { $0.id != item.id })
+                setKeys.append(list)
+            case .submit(let form):
+                let valid = submit(form)
+                submit = SubmitResult(form: form, valid: valid)
+                stopped = !valid
+            case .reset(let form):
+                reset(form)
             }
-        case .navigate(let screen):
-            effects.append(.navigate(screen: screen))
-        case .open(let url):
-            effects.append(.openURL(url.evaluate(context)))
-        case .remove(let list):
-            guard let item else { continue }
-            state.values[list] = .list(state.records(list).filter { $0.id != item.id })
-            setKeys.append(list)
+        }
+    }
+
+    /// Touches every input row of the form the client sees and checks it: a secure row
+    /// against the value this event carried (none counts as empty), whose result it keeps;
+    /// an `equals` with a secure row compares the values this event carried.
+    private mutating func submit(_ form: String) -> Bool {
+        var valid = true
+        let snapshot = state
+        let other: (String) -> InputValue? = { [secureValues, definition] row in secureValues[row] ?? definition.inputValue(ofRow: row, snapshot) }
+        for input in definition.formInputs(form, state) {
+            let mark = FormMarks.key(screen: definition.id, row: input.id)
+            state.marks.touched.insert(mark)
+            let context = EvaluationContext(state: snapshot, item: input.item, strings: definition.strings, screen: definition)
+            if input.content.isSecureText {
+                let failure = input.definition.firstFailure(of: secureValues[input.id] ?? .string(""), context: context, other: other)
+                state.marks.secureResults[mark] = failure ?? ""
+                if failure != nil { valid = false }
+            } else if input.definition.firstFailure(of: input.content.inputValue, context: context, other: other) != nil {
+                valid = false
+            }
+        }
+        return valid
+    }
+
+    /// Sets the keys the form's rows store into back to their defaults, and clears the
+    /// marks of the form's rows.
+    private mutating func reset(_ form: String) {
+        for key in definition.formKeys(form) {
+            state.values[key] = definition.declarations.first { $0.key == key }?.declaration.defaultValue
+            setKeys.append(key)
+        }
+        for input in definition.formInputs(form, state) {
+            let mark = FormMarks.key(screen: definition.id, row: input.id)
+            state.marks.touched.remove(mark)
+            state.marks.secureResults[mark] = nil
         }
     }
 }

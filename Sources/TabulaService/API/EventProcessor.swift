@@ -52,7 +52,11 @@ struct EventProcessor: SessionDecision {
     private func decideOrRefuse(_ snapshot: SessionSnapshot) -> Result<(outcome: EventOutcome, commit: SessionCommit?), Problem> {
         let time = snapshot.time
         let fingerprint =
-            request.eventID == nil ? [] : request.fingerprint(screen: definition.id, valueMayBeSecret: valueMayBeSecret(snapshot.current))
+            request.eventID == nil
+            ? []
+            : request.fingerprint(screen: definition.id, valueMayBeSecret: valueMayBeSecret(snapshot.current)) {
+                definition.isSecureTextField(row: $0, snapshot.current)
+            }
         if let id = request.eventID, let stored = snapshot.answer {
             return stored.fingerprint == fingerprint ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
         }
@@ -92,13 +96,13 @@ struct EventProcessor: SessionDecision {
         case .deletion: event = .delete(row: rowID)
         case .edit: event = .edit(row: rowID, value: request.value ?? .null)
         }
-        let next: SessionState
-        let effects: [Effect]
+        let reduction: Reduction
         do throws(EventError) {
-            (next, effects) = try reduce(current, event, definition)
+            reduction = try TabulaCore.reduction(of: event, on: current, definition, values: request.values)
         } catch {
             return .failure(.eventNotApplicable(error))
         }
+        let (next, effects) = (reduction.state, reduction.effects)
         for case .openURL(let url) in effects where !urlSchemes.allows(url) {
             return .failure(.urlRefused(url, row: rowID, schemes: urlSchemes))
         }
@@ -108,16 +112,20 @@ struct EventProcessor: SessionDecision {
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
         // The answer starts from what the user sees: an edited control already shows its value.
         var seen = oldScreen
-        if case .edit(_, let json) = event, let value = InputValue(json: json) { seen = oldScreen.showing(value, inRow: rowID) }
+        if case .edit(_, let json) = event, let value = InputValue(json: json) { seen = seen.showing(value, inRow: rowID) }
+        for (row, json) in request.values {
+            if let value = InputValue(json: json) { seen = seen.showing(value, inRow: row) }
+        }
         let changes = diff(old: seen, new: newScreen)
-        let body = AnswerBody.encode(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects)
+        let body = AnswerBody.encode(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects, submit: reduction.submit)
         let changed = next.revision != current.revision
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
         let commit = SessionCommit(
-            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current)) : nil,
+            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current, submit: reduction.submit)) : nil,
             event: EventRecord(
-                eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event, secure: definition.isSecureTextField(row: rowID, current)),
+                eventID: request.eventID, kind: request.kind.rawValue,
+                payload: payload(event, secure: definition.isSecureTextField(row: rowID, current), submit: reduction.submit, next),
                 revision: next.revision, time: time),
             answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
         return .success((.answer(answer), commit))
@@ -146,20 +154,35 @@ struct EventProcessor: SessionDecision {
 
     /// What the feed says of an event that changed the state, with an edit's value unless
     /// the row is a secure field.
-    private func feedRecord(_ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState) -> FeedRecord {
+    private func feedRecord(
+        _ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState, submit: SubmitResult?
+    ) -> FeedRecord {
         var changedKeys: [String] = []
         next.forEachChangedKey(since: current) { changedKeys.append($0) }
         var value: JSONValue?
         if case .edit(_, let edited) = event, !definition.isSecureTextField(row: event.rowID, current) { value = edited }
-        return .event(kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys, value: value)
+        return .event(
+            kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys, value: value,
+            form: submit.map { ($0.form, formValues($0.form, next)) })
+    }
+
+    /// A submitted form's values as the feed and the event log show them: every input row
+    /// the client sees but the secure ones.
+    private func formValues(_ form: String, _ state: SessionState) -> JSONValue {
+        var object = JSONObject()
+        for (row, value) in definition.formValues(form, state) { object[row] = value.json }
+        return .object(object)
     }
 
     /// The event as applied (row by id, so the log replays without screens at old
-    /// revisions): `{"isOn": BOOL?, "row": ID, "screen": ID, "value": VALUE?}`, without the
-    /// value of a secure field.
-    private func payload(_ event: Event, secure: Bool) -> [UInt8] {
+    /// revisions): `{"form": FORM?, "isOn": BOOL?, "row": ID, "screen": ID, "value": VALUE?,
+    /// "values": {ROW: VALUE}?}`, without the value of a secure field.
+    private func payload(_ event: Event, secure: Bool, submit: SubmitResult?, _ next: SessionState) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64)
         writer.beginObject()
+        if let submit {
+            writer.key("form"); writer.string(submit.form)
+        }
         if case .setSwitch(_, let isOn) = event {
             writer.key("isOn"); writer.bool(isOn)
         }
@@ -167,6 +190,9 @@ struct EventProcessor: SessionDecision {
         writer.key("screen"); writer.string(definition.id)
         if case .edit(_, let value) = event, !secure {
             writer.key("value"); writer.write(value)
+        }
+        if let submit {
+            writer.key("values"); writer.write(formValues(submit.form, next))
         }
         writer.endObject()
         return writer.bytes

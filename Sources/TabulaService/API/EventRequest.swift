@@ -2,6 +2,12 @@ import TabulaCore
 
 /// The body of `POST /v1/screens/{id}/selection`, `/switch`, `/deletion` or `/edit`.
 struct EventRequest: Sendable, Equatable {
+    static func == (lhs: EventRequest, rhs: EventRequest) -> Bool {
+        lhs.kind == rhs.kind && lhs.target == rhs.target && lhs.isOn == rhs.isOn && lhs.value == rhs.value
+            && lhs.values.elementsEqual(rhs.values) { $0.row == $1.row && $0.value == $1.value } && lhs.revision == rhs.revision
+            && lhs.definition == rhs.definition && lhs.eventID == rhs.eventID
+    }
+
     enum Kind: String, Sendable {
         case selection, `switch`, deletion, edit
     }
@@ -16,6 +22,8 @@ struct EventRequest: Sendable, Equatable {
     var isOn: Bool?
     /// An edit's value, as sent (its fit to the row is checked when the row is known).
     var value: JSONValue?
+    /// A selection's values for the rows of the form its submit names, in written order.
+    var values: [(row: String, value: JSONValue)] = []
     var revision: Int?
     /// The id of the definition that rendered the client's copy.
     var definition: String?
@@ -23,6 +31,7 @@ struct EventRequest: Sendable, Equatable {
 
     private static let switchFields = ["row", "indexPath", "isOn", "revision", "definition", "eventId"]
     private static let editFields = ["row", "indexPath", "value", "revision", "definition", "eventId"]
+    private static let selectionFields = ["row", "indexPath", "values", "revision", "definition", "eventId"]
     private static let otherFields = ["row", "indexPath", "revision", "definition", "eventId"]
 
     static let maxEventIDLength = 200
@@ -48,13 +57,15 @@ struct EventRequest: Sendable, Equatable {
             switch kind {
             case .switch: Self.switchFields
             case .edit: Self.editFields
-            case .selection, .deletion: Self.otherFields
+            case .selection: Self.selectionFields
+            case .deletion: Self.otherFields
             }
         if let unknown = members.first(where: { !allowed.contains($0.key) })?.key {
             let hint =
                 switch unknown {
                 case "isOn": "; only switch events carry isOn"
                 case "value": "; only edit events carry value"
+                case "values": "; only selection events carry values (for the form their submit names)"
                 default: ""
                 }
             throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
@@ -84,6 +95,12 @@ struct EventRequest: Sendable, Equatable {
                 throw Problem.invalidBody("an edit event needs \"value\": the row's new value (a string, a number, or null to clear a choice or a date)")
             }
             request.value = value
+        }
+        if let values = member("values") {
+            guard case .object(let object) = values else {
+                throw Problem.invalidBody("\"values\" must be an object of row ids and their values, like {\"email\": \"ann@example.com\"}")
+            }
+            request.values = object.pairs.map { (row: $0.key, value: $0.value) }
         }
         if let value = member("revision") {
             guard case .number(let number) = value, let revision = Int(exactly: number), revision >= 0 else {
@@ -127,7 +144,7 @@ struct EventRequest: Sendable, Equatable {
     /// Identifies the request for idempotency: the same id with another event is an error.
     /// An edit's value is left out when it may be a secure field's (`valueMayBeSecret`):
     /// the fingerprint is stored with the answer, and a secure value is never stored.
-    func fingerprint(screen: String, valueMayBeSecret: Bool = false) -> [UInt8] {
+    func fingerprint(screen: String, valueMayBeSecret: Bool = false, isSecret: (String) -> Bool = { _ in false }) -> [UInt8] {
         var object = JSONObject()
         object["screen"] = .string(screen)
         object["kind"] = .string(kind.rawValue)
@@ -137,6 +154,11 @@ struct EventRequest: Sendable, Equatable {
         }
         if let isOn { object["isOn"] = .bool(isOn) }
         if let value, !valueMayBeSecret { object["value"] = value }
+        if !values.isEmpty {
+            var shown = JSONObject()
+            for (row, value) in values { shown[row] = isSecret(row) ? .null : value }
+            object["values"] = .object(shown)
+        }
         if let revision { object["revision"] = .number(Double(revision)) }
         if let definition { object["definition"] = .string(definition) }
         return JSONValue.object(object).canonicalBytes

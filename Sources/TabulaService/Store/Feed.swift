@@ -30,14 +30,18 @@ public struct FeedRecord: Sendable, Equatable {
     public static let client = FeedRecord(cause: .client, event: nil, changedKeys: keysJSON([]))
 
     /// A client's event that changed the state; `value` is an edit's stored value (never a
-    /// secure field's).
-    public static func event(kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String], value: JSONValue? = nil)
-        -> FeedRecord
-    {
+    /// secure field's), `form` a submit's form and its values (never a secure field's).
+    public static func event(
+        kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String], value: JSONValue? = nil,
+        form: (name: String, values: JSONValue)? = nil
+    ) -> FeedRecord {
         var writer = JSONWriter(reservingCapacity: 96)
         writer.beginObject()
         if let eventID {
             writer.key("eventId"); writer.string(eventID)
+        }
+        if let form {
+            writer.key("form"); writer.string(form.name)
         }
         if case .setSwitch(_, let isOn) = event {
             writer.key("isOn"); writer.bool(isOn)
@@ -47,6 +51,9 @@ public struct FeedRecord: Sendable, Equatable {
         writer.key("screen"); writer.string(screen)
         if let value {
             writer.key("value"); writer.write(value)
+        }
+        if let form {
+            writer.key("values"); writer.write(form.values)
         }
         writer.endObject()
         return FeedRecord(cause: .event, event: writer.bytes, changedKeys: keysJSON(changedKeys))

@@ -55,14 +55,17 @@ public enum PipelineChecks {
             invariant(false, "\(event) applied to a row the screen does not show")
             return nil
         }
+        invariant(shownRow.enabled, "\(event) applied to a row that shows disabled")
         switch event {
         case .select: invariant(shownRow.selectable, "\(event) applied to a row that shows not selectable")
         case .delete: invariant(shownRow.deletable, "\(event) applied to a row that shows not deletable")
+        case .edit: invariant(shownRow.editable, "\(event) applied to a row that shows not editable")
         case .setSwitch: break
         }
+        let changed = next.values != state.values || next.marks != state.marks
         invariant(
-            next.revision == state.revision + (next.values == state.values ? 0 : 1),
-            "\(event) moved the revision from \(state.revision) to \(next.revision) (values changed: \(next.values != state.values))")
+            next.revision == state.revision + (changed ? 1 : 0),
+            "\(event) moved the revision from \(state.revision) to \(next.revision) (values or marks changed: \(changed))")
         let fresh = render(definition, next)
         let incremental = render(definition, next, reusing: screen, renderedAt: state)
         invariant(
@@ -74,7 +77,8 @@ public enum PipelineChecks {
     }
 
     /// A refused event must be refused for the reason the shown row gives: a row on screen
-    /// is neither unknown nor hidden, and it is selectable or deletable exactly as shown.
+    /// is neither unknown nor hidden, and it is enabled, selectable, deletable and editable
+    /// exactly as shown.
     private static func checkRefusal(_ error: EventError, of event: Event, shownRow: Row?) {
         guard let shownRow else { return }
         switch error {
@@ -84,7 +88,11 @@ public enum PipelineChecks {
             invariant(!shownRow.selectable, "\(event) refused as not selectable, but the row shows selectable")
         case .rowNotDeletable:
             invariant(!shownRow.deletable, "\(event) refused as not deletable, but the row shows deletable")
-        case .rowHasNoSwitch:
+        case .rowDisabled:
+            invariant(!shownRow.enabled, "\(event) refused as disabled, but the row shows enabled")
+        case .rowNotEditable:
+            invariant(!shownRow.editable, "\(event) refused as not editable, but the row shows editable")
+        case .rowHasNoSwitch, .invalidValue:
             break
         }
     }

@@ -4,7 +4,7 @@ import TabulaCore
 @testable import TabulaService
 
 /// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,
-/// `/deletion`): the input is a body, decoded as each of the three kinds. A refusal must
+/// `/deletion`, `/edit`): the input is a body, decoded as each of the four kinds. A refusal must
 /// be a 400 problem document that is itself valid JSON; what the quick reader of flat
 /// objects reads must be what the full parser reads; an accepted body must keep every
 /// limit the decoder promises, encode back to itself, and go through the pure pipeline
@@ -21,7 +21,7 @@ import TabulaCore
 public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = FuzzDriver.bytes(data, size)
     checkQuickReading(body)
-    for kind in [EventRequest.Kind.selection, .switch, .deletion] {
+    for kind in [EventRequest.Kind.selection, .switch, .deletion, .edit] {
         let request: EventRequest
         do throws(Problem) {
             request = try EventRequest.decode(body, kind: kind)
@@ -55,6 +55,8 @@ private func checkQuickReading(_ body: [UInt8]) {
 private func checkLimits(_ request: EventRequest, kind: EventRequest.Kind) {
     invariant(request.kind == kind, "decoded as \(request.kind), asked for \(kind)")
     invariant((request.isOn != nil) == (kind == .switch), "isOn is \(String(describing: request.isOn)) on a \(kind) event")
+    invariant((request.value != nil) == (kind == .edit), "value is \(String(describing: request.value)) on a \(kind) event")
+    invariant(request.values.isEmpty || kind == .selection, "values on a \(kind) event")
     invariant((request.revision ?? 0) >= 0, "negative revision \(String(describing: request.revision))")
     if let eventID = request.eventID {
         invariant(!eventID.isEmpty && eventID.utf8.count <= EventRequest.maxEventIDLength, "eventId out of limits: \(eventID.utf8.count) bytes")
@@ -80,6 +82,12 @@ private func checkRoundTrip(_ request: EventRequest) {
     case .indexPath(let path): object["indexPath"] = ["section": .number(Double(path.section)), "row": .number(Double(path.row))]
     }
     if let isOn = request.isOn { object["isOn"] = .bool(isOn) }
+    if let value = request.value { object["value"] = value }
+    if !request.values.isEmpty {
+        var values = JSONObject()
+        for (row, value) in request.values { values[row] = value }
+        object["values"] = .object(values)
+    }
     if let revision = request.revision { object["revision"] = .number(Double(revision)) }
     if let definition = request.definition { object["definition"] = .string(definition) }
     if let eventID = request.eventID { object["eventId"] = .string(eventID) }
@@ -104,6 +112,7 @@ private func applyToCore(_ request: EventRequest, _ screen: BundledScreens.Initi
         case .selection: .select(row: rowID)
         case .switch: .setSwitch(row: rowID, isOn: request.isOn ?? false)
         case .deletion: .delete(row: rowID)
+        case .edit: .edit(row: rowID, value: request.value ?? .null)
         }
     _ = PipelineChecks.checkEvent(event, on: screen.definition, state: screen.state, screen: screen.screen)
 }

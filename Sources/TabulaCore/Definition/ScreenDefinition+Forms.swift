@@ -1,0 +1,60 @@
+/// A form: the input rows of the sections that name it. `valid('FORM')` judges it, the
+/// `submit` action touches and checks it, `reset` clears it.
+extension ScreenDefinition {
+    /// One input row of a form as it is at a state: its definition, its item, its id and
+    /// its content.
+    struct FormInput {
+        let definition: RowDefinition
+        let item: Record?
+        let id: String
+        let content: RowContent
+    }
+
+    /// The input rows of a form the client sees at a state: in sections that name it and
+    /// are shown, visible, and drawn as inputs.
+    func formInputs(_ form: String, _ state: SessionState) -> [FormInput] {
+        var inputs: [FormInput] = []
+        let stateContext = EvaluationContext(state: state, strings: strings, screen: self)
+        for section in sections where section.form == form && (section.visibleWhen?.isTrue(stateContext) ?? true) {
+            for row in section.rows where RowContent.inputKinds.contains(row.kind) && row.shown(drawing: state.client.kinds) === row {
+                forEachInstance(of: row, state) { item, context in
+                    guard row.visibleWhen?.isTrue(context) ?? true else { return }
+                    let shown = row.render(context, in: self)
+                    inputs.append(FormInput(definition: row, item: item, id: shown.id, content: shown.content))
+                }
+            }
+        }
+        return inputs
+    }
+
+    /// Whether every input row of the form the client sees passes its rules, touched or
+    /// not; a secure row passes only once a value that passed was seen.
+    public func isFormValid(_ form: String, _ state: SessionState) -> Bool {
+        formInputs(form, state).allSatisfy { input in
+            let context = EvaluationContext(state: state, item: input.item, strings: strings, screen: self)
+            if input.content.isSecureText {
+                return state.marks.secureResults[FormMarks.key(screen: id, row: input.id)] == ""
+            }
+            return input.definition.firstFailure(of: input.content.inputValue, context: context) { inputValue(ofRow: $0, state) } == nil
+        }
+    }
+
+    /// The state keys a form's rows store their values in.
+    func formKeys(_ form: String) -> [String] {
+        sections.filter { $0.form == form }.flatMap(\.rows).compactMap { row in
+            if case .set(let key)? = row.onEdit { return key }
+            return nil
+        }
+    }
+}
+
+extension ScreenDefinition {
+    /// A form's values as the client sees them, secure rows left out: what a submit's feed
+    /// entry carries.
+    public func formValues(_ form: String, _ state: SessionState) -> [(row: String, value: InputValue)] {
+        formInputs(form, state).compactMap { input in
+            guard !input.content.isSecureText, let value = input.content.inputValue else { return nil }
+            return (input.id, value)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import TabulaCore
+import TabulaSamples
+import Testing
+
+/// Forms: sections that name one, `valid('FORM')`, the `submit` action with the values a
+/// selection carries, and `reset`.
+@Suite struct FormTests {
+    func form() throws -> (ScreenDefinition, SessionState) {
+        let catalogue = try Catalogue.load([DefinitionFile(name: "signin.json", bytes: Array(FormSamples.signIn.utf8))])
+        return (try #require(catalogue.screen(id: "signin")), catalogue.initialState)
+    }
+
+    func row(_ definition: ScreenDefinition, _ state: SessionState, _ id: String) -> Row? {
+        render(definition, state).sections.flatMap(\.rows).first { $0.id == id }
+    }
+
+    @Test func aSubmitThatFailsTouchesEveryRowAndStopsTheActions() throws {
+        let (form, initial) = try form()
+        #expect(row(form, initial, "email")?.error == nil && row(form, initial, "status")?.content == .basic(title: "Incomplete"))
+        let failed = try reduction(of: .select(row: "go"), on: initial, form)
+        #expect(failed.submit == SubmitResult(form: "signin", valid: false))
+        #expect(failed.state.scalar("signedIn") == .bool(false), "the actions after a failed submit do not run")
+        #expect(failed.state.revision == 1, "the touched marks are a revision")
+        #expect(row(form, failed.state, "email")?.error == "Enter your e-mail address")
+        #expect(row(form, failed.state, "password")?.error == "Enter your password", "a secure row without a value counts as empty")
+        #expect(row(form, failed.state, "repeat")?.error == nil)
+    }
+
+    @Test func aSubmitWithTheValuesTheUserTypedPasses() throws {
+        let (form, initial) = try form()
+        let values: [(row: String, value: JSONValue)] = [("email", "ann@example.com"), ("password", "correct horse"), ("repeat", "correct horse")]
+        let passed = try reduction(of: .select(row: "go"), on: initial, form, values: values)
+        #expect(passed.submit == SubmitResult(form: "signin", valid: true))
+        #expect(passed.state.scalar("signedIn") == .bool(true) && passed.state.scalar("email") == .string("ann@example.com"))
+        #expect(passed.state.revision == 1, "values, marks and actions: one revision")
+        #expect(!String(decoding: passed.state.valuesBytes, as: UTF8.self).contains("correct horse"))
+        #expect(row(form, passed.state, "status")?.content == .basic(title: "Ready"), "a secure row passes once a value that passed was seen")
+        #expect(form.isFormValid("signin", passed.state))
+        let values2: [(row: String, value: JSONValue)] = [("email", "ann@example.com"), ("password", "correct horse"), ("repeat", "correct hose")]
+        let mismatch = try reduction(of: .select(row: "go"), on: initial, form, values: values2)
+        #expect(mismatch.submit?.valid == false && row(form, mismatch.state, "repeat")?.error == "Does not match")
+        #expect(render(form, mismatch.state, reusing: render(form, initial), renderedAt: initial) == render(form, mismatch.state))
+    }
+
+    @Test func valuesOutsideTheSubmittedFormAreRefused() throws {
+        let (form, initial) = try form()
+        #expect(throws: EventError.self) { try reduction(of: .select(row: "go"), on: initial, form, values: [("status", "x")]) }
+        #expect(throws: EventError.self) { try reduction(of: .select(row: "clear"), on: initial, form, values: [("email", "x")]) }
+        #expect(throws: EventError.invalidValue(row: "email", accepts: "a string with no control characters")) {
+            try reduction(of: .select(row: "go"), on: initial, form, values: [("email", 3)])
+        }
+    }
+
+    @Test func resetClearsTheFormsValuesAndMarks() throws {
+        let (form, initial) = try form()
+        let failed = try reduction(of: .select(row: "go"), on: initial, form, values: [("email", "ann")]).state
+        #expect(failed.scalar("email") == .string("ann") && !failed.marks.isEmpty)
+        let cleared = try reduce(failed, .select(row: "clear"), form).state
+        #expect(cleared.scalar("email") == .string("") && cleared.marks.isEmpty && cleared.revision == failed.revision + 1)
+    }
+
+    @Test(arguments: [
+        (#"{"id": "a", "kind": "button", "title": "Go", "onSelect": {"submit": "nope"}}"#, #"no section of this screen names the form "nope""#),
+        (#"{"id": "a", "kind": "basic", "title": "{{valid('nope') ? 'y' : 'n'}}"}"#, #"names the form "nope""#),
+    ])
+    func unknownFormsAreProblems(row: String, message: String) {
+        let problems = definitionProblems(["a.json": definition(rows: row)])
+        #expect(problems.contains { $0.message.contains(message) }, "\(problems)")
+    }
+
+    @Test func aFormWithoutInputRowsCannotBeSubmitted() {
+        let file =
+            #"{"id": "s", "title": "T", "sections": [{"id": "f", "form": "empty", "rows": [{"id": "a", "kind": "button", "title": "Go", "onSelect": {"submit": "empty"}}]}]}"#
+        #expect(definitionProblems(["a.json": file]).contains { $0.message.contains("has no input rows") })
+    }
+}
