@@ -44,7 +44,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 BACKEND_KEY = "preview-test-backend-key"
-COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "height", "estimatedHeight", "accessory"}
+COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory"}
+INPUT_KINDS = {"textField", "slider", "stepper", "picker", "segmented", "datePicker"}
+VALUE_FIELD = {"textField": "text", "slider": "value", "stepper": "value", "picker": "selected", "segmented": "selected", "datePicker": "value"}
 EVENTS_PER_SCREEN = 30
 SCREENSHOT_SCREENS = ["settings", "people", "users"]
 
@@ -239,6 +241,9 @@ return {
         const fields = {};
         for (const field of row.querySelectorAll('.row-field')) fields[field.dataset.name] = text(field.querySelector('.row-field-value'));
         const remove = row.querySelector('.row-delete');
+        const control = row.querySelector('.row-control');
+        const segment = row.querySelector('.row-segment[aria-checked="true"]');
+        const error = row.querySelector('.row-error');
         return {
           id: row.dataset.rowId, kind: row.dataset.kind, accessory: row.dataset.accessory || null,
           selectable: row.dataset.selectable === 'true', deletable: row.dataset.deletable === 'true',
@@ -249,6 +254,11 @@ return {
           checked: Boolean(check && check.getBoundingClientRect().width > 0),
           deleteControl: Boolean(remove && remove.tagName === 'BUTTON' && remove.getBoundingClientRect().width > 0),
           fields: fields,
+          enabled: row.dataset.enabled !== 'false',
+          // A secure field shows what was typed; its copy, like GET's, never holds it.
+          value: control && control.type !== 'password' ? (control.classList.contains('row-segments') ? (segment ? segment.dataset.option : '') : control.value) : null,
+          editable: control ? !(control.disabled || Array.from(control.querySelectorAll('button')).some((b) => b.disabled)) : null,
+          error: error && !error.hidden ? text(error) : null,
         };
       }),
     };
@@ -287,7 +297,13 @@ def expected_row(row):
         image = row.get("image")
     if kind == "leftRightTitles":
         title, detail = row["leftTitle"], row["rightTitle"]
-    if kind not in ("basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button"):
+    value = editable = None
+    if kind in INPUT_KINDS:
+        title = row.get("title") or ""
+        shown = row.get(VALUE_FIELD[kind])
+        value = None if row.get("secure") else "" if shown is None else field_text(shown)
+        editable = bool(row.get("editable"))
+    elif kind not in ("basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button"):
         fields = {name: field_text(value) for name, value in row.items() if name not in COMMON_ROW_KEYS}
     return {
         "id": row["id"], "kind": kind, "accessory": row.get("accessory"),
@@ -297,6 +313,9 @@ def expected_row(row):
         "checked": bool(kind == "checkmark" and row.get("isChecked")) or row.get("accessory") == "checkmark",
         "deleteControl": bool(row.get("deletable")),
         "fields": fields,
+        "enabled": row.get("enabled", True),
+        "value": value, "editable": editable,
+        "error": row.get("error"),
     }
 
 
@@ -494,6 +513,45 @@ class PreviewTest:
         if page_field(driver, "session") != session:
             raise Failure("navigating lost the session: /preview/settings shows another session token")
         assert_page_matches(driver, self.api, "settings", session, "after navigating to settings")
+
+    def check_form(self):
+        step("a form: typing keeps focus and caret through answers, errors once touched, a submit with values")
+        driver = self.driver
+        session = self.open("sign-in")
+        email = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="email"] .row-control')
+        error = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="email"] .row-error')
+        click(driver, email)
+        before = applied(driver)
+        email.send_keys("ann")
+        wait_for(driver, lambda d: error.is_displayed() and "valid e-mail" in error.text, 5,
+                 "the email row to show its error once an edit touched it")
+        if driver.switch_to.active_element != email:
+            raise Failure("the email field lost its focus when the edit's answer arrived")
+        if applied(driver) <= before:
+            raise Failure("the edit's answer was not applied as a change set")
+        email.send_keys("@example.com")
+        wait_for(driver, lambda d: not error.is_displayed(), 5, "the email row's error to go once its value passes")
+        if driver.switch_to.active_element != email or email.get_attribute("value") != "ann@example.com":
+            raise Failure(f"typing through two answers gave {email.get_attribute('value')!r} and moved the focus")
+        caret = driver.execute_script("return arguments[0].selectionStart", email)
+        if caret != len("ann@example.com"):
+            raise Failure(f"the caret moved to {caret} while answers arrived")
+        password = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="password"] .row-control')
+        click(driver, password)
+        password.send_keys("short")
+        password_error = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="password"] .row-error')
+        wait_for(driver, lambda d: password_error.is_displayed() and "8 characters" in password_error.text, 5,
+                 "the secure field's error once its value was checked")
+        self.save("sign-in-errors.png")
+        password.send_keys(" and longer")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="sign-in"]'))
+        footer = lambda d: d.find_element(By.CSS_SELECTOR, '#screen section[data-section-id="credentials"] .section-footer').text
+        wait_for(driver, lambda d: "ann@example.com" in footer(d), 5, "the submit (with the secure value) to sign in")
+        wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="email"] .row-control').get_attribute("disabled") is not None,
+                 5, "the email field to be disabled once signed in")
+        screen = assert_page_matches(driver, self.api, "sign-in", session, "after signing in")
+        if "short and longer" in json.dumps(screen):
+            raise Failure("the screen carries what was typed into the secure field")
 
     def check_two_windows(self):
         step("two windows on one session follow each other")
@@ -788,6 +846,7 @@ def main():
         screen_ids = test.check_list_page()
         test.check_screens(screen_ids)
         test.check_effects()
+        test.check_form()
         test.check_two_windows()
         test.check_burst()
         test.check_outside_events()

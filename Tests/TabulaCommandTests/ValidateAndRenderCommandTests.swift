@@ -7,8 +7,9 @@ import Testing
         let result = try runTabula(["validate", "Fixtures/screens"])
         #expect(result.status == 0)
         #expect(
-            result.standardOutput == "8 screens valid: about-details, people, people-details, protocol-settings, settings, static-text, table-director, users\n"
-        )
+            result.standardOutput
+                == "9 screens valid: about-details, people, people-details, protocol-settings, settings, sign-in, static-text, "
+                + "table-director, users\n")
     }
 
     @Test func listsEveryProblemWithFilePathAndColumn() throws {

@@ -3,7 +3,9 @@ import TabulaCore
 import Testing
 
 /// Every fixture rendered at its default state equals `Fixtures/expected/screens/ID.json`;
-/// the scripted events of `Fixtures/scripts/ID.json` give `Fixtures/expected/events/ID.json`.
+/// the scripted events of `Fixtures/scripts/ID.json` give `Fixtures/expected/events/ID.json`
+/// (steps: `{"select": ROW, "values"?: {ROW: VALUE}}`, `{"delete": ROW}`, `{"switch": ROW,
+/// "isOn": BOOL}`, `{"edit": ROW, "value": VALUE}`).
 /// Run with `TABULA_UPDATE_GOLDEN=1` to rewrite the expected files after an intended change.
 @Suite struct FixtureGoldenTests {
     static var screenIDs: [String] {
@@ -11,7 +13,7 @@ import Testing
     }
 
     @Test func everyFixtureHasAGoldenScreenAndAScript() throws {
-        #expect(Self.screenIDs.count == 8)
+        #expect(Self.screenIDs.count == 9)
         for id in Self.screenIDs {
             #expect(
                 FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),
@@ -36,8 +38,11 @@ import Testing
             let event = try #require(Self.event(step), "unreadable step \(step.canonicalText)")
             var result = JSONObject()
             result["event"] = step
-            switch Result(catching: { () throws(EventError) in try reduce(state, event, definition) }) {
-            case .success(let (next, effects)):
+            let values = (step.objectValue?["values"]?.objectValue?.pairs ?? []).map { (row: $0.key, value: $0.value) }
+            switch Result(catching: { () throws(EventError) in try reduction(of: event, on: state, definition, values: values) }) {
+            case .success(let reduction):
+                let (next, effects) = (reduction.state, reduction.effects)
+                if let submit = reduction.submit { result["submit"] = ["form": .string(submit.form), "valid": .bool(submit.valid)] }
                 let changes = diff(old: render(definition, state), new: render(definition, next))
                 #expect(changes.apply(to: render(definition, state)).sections == render(definition, next).sections)
                 result["fromRevision"] = .number(Double(state.revision))
@@ -61,6 +66,7 @@ import Testing
         if let row = object["select"]?.stringValue { return .select(row: row) }
         if let row = object["delete"]?.stringValue { return .delete(row: row) }
         if let row = object["switch"]?.stringValue, let isOn = object["isOn"]?.boolValue { return .setSwitch(row: row, isOn: isOn) }
+        if let row = object["edit"]?.stringValue, let value = object["value"] { return .edit(row: row, value: value) }
         return nil
     }
 }

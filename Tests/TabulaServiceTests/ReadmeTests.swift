@@ -149,6 +149,10 @@ import Testing
         let frenchLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("FRENCH_SCREEN=") })
         let polish = try Screen(jsonBytes: Array(frenchLine.dropFirst(14).utf8))
         #expect(polish.title == "Ustawienia" && polish.sections.first?.footer == .textFooter(text: "1 znana sieć"))
+        // The form: the edit's error, then a submit that passes, its password nowhere.
+        #expect(output.contains(#""error":"Enter a valid e-mail address""#) && output.contains(#""text":"ann""#))
+        #expect(output.contains(#""submit":{"form":"signin","valid":true},"toRevision":2"#))
+        #expect(!output.contains(#""correct horse""#))
         // The backend's part: the patch, and the app's catch-up inserting the Lab network.
         #expect(output.contains(#"{"fromRevision":0,"toRevision":1}"#))
         #expect(output.contains(#""id":"network-lab""#))

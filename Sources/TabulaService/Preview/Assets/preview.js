@@ -402,8 +402,17 @@
 
   // ---------------------------------------------------------------- drawing rows
 
-  const BUILT_IN_KINDS = new Set(["basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button"]);
-  const COMMON_ROW_KEYS = new Set(["id", "kind", "selectable", "deletable", "height", "estimatedHeight", "accessory"]);
+  const INPUT_KINDS = new Set(["textField", "slider", "stepper", "picker", "segmented", "datePicker"]);
+  const BUILT_IN_KINDS = new Set(["basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button", ...INPUT_KINDS]);
+  const COMMON_ROW_KEYS = new Set(["id", "kind", "selectable", "deletable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory"]);
+  /** The value field of each input kind: what an edit sends and the control shows. */
+  const VALUE_FIELD = { textField: "text", slider: "value", stepper: "value", picker: "selected", segmented: "selected", datePicker: "value" };
+  // Text inputs that keep a caret: an e-mail or number field is a text input with the
+  // matching keyboard (`inputmode`), since browsers hide the caret of type=email and number.
+  const TEXT_INPUT_TYPES = { password: "password", newPassword: "password", phone: "tel", url: "url", search: "search" };
+  const INPUT_MODES = { email: "email", phone: "tel", url: "url", number: "numeric", decimal: "decimal", search: "search" };
+  const AUTOCOMPLETE = { name: "name", username: "username", email: "email", password: "current-password", newPassword: "new-password", oneTimeCode: "one-time-code", phone: "tel", url: "url" };
+  const DATE_INPUT_TYPES = { date: "date", time: "time", dateTime: "datetime-local" };
   const ICON_COLOURS = ["#007aff", "#34c759", "#ff9500", "#ff3b30", "#5856d6", "#af52de", "#ff2d55", "#5ac8fa", "#8e8e93"];
 
   function formatValue(value) {
@@ -434,6 +443,122 @@
     return input;
   }
 
+  /**
+   * An input row's control: a native element per kind, named `.row-control`, disabled unless
+   * the row is editable. Text is the copy's (a secure field's copy is always empty: the
+   * page keeps what was typed in the element itself, and sends it with a submit).
+   */
+  function inputControl(row) {
+    let control;
+    switch (row.kind) {
+      case "textField":
+        if (row.multiline) {
+          control = document.createElement("textarea");
+          control.rows = 3;
+        } else {
+          control = document.createElement("input");
+          control.type = row.secure ? "password" : TEXT_INPUT_TYPES[row.contentType] || "text";
+          if (INPUT_MODES[row.contentType]) control.inputMode = INPUT_MODES[row.contentType];
+        }
+        control.autocomplete = AUTOCOMPLETE[row.contentType] || "off";
+        if (row.placeholder) control.placeholder = row.placeholder;
+        if (typeof row.maxLength === "number") control.maxLength = row.maxLength;
+        control.value = row.text || "";
+        break;
+      case "slider":
+      case "stepper":
+        control = document.createElement("input");
+        control.type = row.kind === "slider" ? "range" : "number";
+        control.min = String(row.min);
+        control.max = String(row.max);
+        control.step = row.step > 0 ? String(row.step) : "any";
+        control.value = String(row.value);
+        break;
+      case "picker":
+        control = document.createElement("select");
+        if (row.selected === null || row.selected === undefined) control.append(new Option("—", "", true, true));
+        for (const option of row.options) control.append(new Option(option.title, option.id, false, option.id === row.selected));
+        break;
+      case "segmented":
+        control = el("div", "row-segments");
+        control.setAttribute("role", "radiogroup");
+        for (const option of row.options) {
+          const segment = el("button", "row-segment", option.title);
+          segment.type = "button";
+          segment.dataset.option = option.id;
+          segment.setAttribute("role", "radio");
+          segment.setAttribute("aria-checked", String(option.id === row.selected));
+          control.append(segment);
+        }
+        break;
+      case "datePicker":
+        control = document.createElement("input");
+        control.type = DATE_INPUT_TYPES[row.mode] || "date";
+        if (row.min) control.min = row.min;
+        if (row.max) control.max = row.max;
+        control.value = row.value || "";
+        break;
+      default:
+        return null;
+    }
+    control.classList.add("row-control");
+    control.setAttribute("aria-label", row.title || row.id);
+    setDisabled(control, !row.editable);
+    return control;
+  }
+
+  function setDisabled(control, disabled) {
+    if ("disabled" in control && control.tagName !== "DIV") control.disabled = disabled;
+    for (const button of control.querySelectorAll?.("button") || []) button.disabled = disabled;
+  }
+
+  /** The value an input control shows, as an edit sends it. */
+  function controlValue(row, control) {
+    switch (row.kind) {
+      case "slider":
+      case "stepper": return control.value === "" ? null : Number(control.value);
+      case "picker":
+      case "datePicker": return control.value === "" ? null : control.value;
+      default: return control.value;
+    }
+  }
+
+  /**
+   * Brings an input row's element to a new model of the same kind without rebuilding its
+   * control: the control keeps its focus, caret and what the user typed since (a control
+   * being edited is never overwritten).
+   */
+  function refreshInput(node, row) {
+    const control = $(".row-control", node);
+    if (!control) return false;
+    const old = node._model;
+    const focused = control.contains(document.activeElement);
+    const rebuild = JSON.stringify(old.options) !== JSON.stringify(row.options) || old.multiline !== row.multiline
+      || old.contentType !== row.contentType || old.secure !== row.secure || old.mode !== row.mode;
+    if (rebuild && !focused) return false;
+    $(".row-title", node).textContent = row.title || "";
+    node.dataset.enabled = String(row.enabled !== false);
+    setDisabled(control, !row.editable);
+    for (const name of ["min", "max", "placeholder"]) {
+      if (row[name] !== undefined && name in control) control[name] = String(row[name]);
+    }
+    if (!focused && !row.secure && !page.pendingEdits.has(row.id)) {
+      if (row.kind === "segmented") {
+        for (const segment of control.querySelectorAll(".row-segment")) segment.setAttribute("aria-checked", String(segment.dataset.option === row.selected));
+      } else {
+        const shown = row[VALUE_FIELD[row.kind]];
+        const text = shown === null || shown === undefined ? "" : String(shown);
+        if (control.value !== text) control.value = text;
+      }
+    }
+    const error = $(".row-error", node);
+    error.textContent = row.error || "";
+    error.hidden = !row.error;
+    node._model = row;
+    node._json = JSON.stringify(row);
+    return true;
+  }
+
   function accessoryView(accessory) {
     switch (accessory) {
       case "disclosureIndicator": return svg(ICONS.chevron, "accessory accessory-chevron");
@@ -452,6 +577,7 @@
     else delete node.dataset.accessory;
     node.dataset.selectable = String(Boolean(row.selectable));
     node.dataset.deletable = String(Boolean(row.deletable));
+    node.dataset.enabled = String(row.enabled !== false);
     if (row.kind === "checkmark") node.dataset.checked = String(Boolean(row.isChecked));
     else delete node.dataset.checked;
     if (row.kind === "button") node.dataset.buttonStyle = row.style || "default";
@@ -504,6 +630,17 @@
         break;
       case "empty":
         break;
+      case "textField":
+      case "slider":
+      case "stepper":
+      case "picker":
+      case "segmented":
+      case "datePicker": {
+        node.classList.add("row-input");
+        text.append(el("span", "row-title", row.title || ""));
+        trailing.append(inputControl(row));
+        break;
+      }
       default: {
         const fields = el("dl", "row-fields");
         for (const name of Object.keys(row).filter((key) => !COMMON_ROW_KEYS.has(key)).sort()) {
@@ -520,6 +657,12 @@
     if (accessory) trailing.append(accessory);
     main.append(text, trailing);
     inner.append(main);
+    if (INPUT_KINDS.has(row.kind)) {
+      const error = el("div", "row-error", row.error || "");
+      error.setAttribute("role", "alert");
+      error.hidden = !row.error;
+      inner.append(error);
+    }
     const children = [inner];
     if (row.deletable) {
       const action = el("button", "row-swipe-delete", "Delete");
@@ -535,6 +678,7 @@
   /** Updates a row element; only a switch's state changing keeps the element as it is, so its knob slides. */
   function updateRow(node, row) {
     const old = node._model;
+    if (INPUT_KINDS.has(row.kind) && old.kind === row.kind && refreshInput(node, row)) return;
     if (old.kind === "titleSwitch" && JSON.stringify({ ...old, isOn: row.isOn }) === JSON.stringify(row)) {
       const input = $(".row-switch", node);
       if (input) {
@@ -787,6 +931,10 @@
     stream: null,
     streamCopy: null,
     queue: Promise.resolve(),
+    /** Edits typed and not sent yet, by row id: a timer and the value. */
+    pendingEdits: new Map(),
+    /** What was typed into secure fields, by row id: sent again with a submit, never kept elsewhere. */
+    secureValues: new Map(),
   };
 
   /** Runs `task` after every task queued before it: answers, stream events and refetches change the copy one at a time. */
@@ -1010,6 +1158,9 @@
       if (!copy) return;
       const sent = { definition: copy.definition, revision: copy.revision };
       const body = { row: rowID, revision: sent.revision, definition: sent.definition, eventId: `preview-${randomID()}`, ...extra };
+      // The answer starts from what the user sees: the copy shows the values sent.
+      const shown = kind === "edit" ? { [rowID]: extra.value } : extra.values || {};
+      const previous = showValues(copy, shown);
       log(`${kind} ${rowID}${"isOn" in extra ? ` → ${extra.isOn ? "on" : "off"}` : ""}`);
       let result;
       try {
@@ -1022,6 +1173,7 @@
         } else {
           toast(error.message, "error");
           log(`error: ${error.message}`, "error");
+          showValues(copy, previous);
           draw(page.copy); // Puts back a switch the user flipped.
         }
         return;
@@ -1048,12 +1200,57 @@
     });
   }
 
+  /**
+   * Sets input rows' value fields in a copy (not a secure row's, whose copy holds `""`);
+   * returns the values they had, to put back.
+   */
+  function showValues(copy, values) {
+    const previous = {};
+    for (const section of copy.sections) {
+      for (const row of section.rows) {
+        if (!(row.id in values) || !INPUT_KINDS.has(row.kind) || row.secure) continue;
+        const field = VALUE_FIELD[row.kind];
+        previous[row.id] = row[field];
+        row[field] = values[row.id];
+      }
+    }
+    return previous;
+  }
+
+  /** Sends an edit now: the row's pending value, if any. */
+  function flushEdit(rowID) {
+    const pending = page.pendingEdits.get(rowID);
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    page.pendingEdits.delete(rowID);
+    sendEvent("edit", rowID, { value: pending.value });
+  }
+
+  /** Queues an input row's value: typing is sent once it pauses, other controls at once. */
+  function editInput(row, control, { debounce }) {
+    const value = controlValue(row, control);
+    if (row.secure) page.secureValues.set(row.id, value);
+    const pending = page.pendingEdits.get(row.id);
+    if (pending) clearTimeout(pending.timer);
+    page.pendingEdits.set(row.id, { value, timer: setTimeout(() => flushEdit(row.id), debounce ? 400 : 0) });
+  }
+
   function bindScreenEvents(main) {
     const rowOf = (target) => target.closest(".row");
     main.addEventListener("change", (event) => {
       const input = event.target.closest(".row-switch");
-      if (!input) return;
-      sendEvent("switch", rowOf(input).dataset.rowId, { isOn: input.checked });
+      if (input) {
+        sendEvent("switch", rowOf(input).dataset.rowId, { isOn: input.checked });
+        return;
+      }
+      const control = event.target.closest(".row-control");
+      if (control && control.tagName !== "DIV") editInput(rowOf(control)._model, control, { debounce: false });
+    });
+    main.addEventListener("input", (event) => {
+      const control = event.target.closest(".row-control");
+      if (!control || !["INPUT", "TEXTAREA"].includes(control.tagName)) return;
+      if (control.type === "range" || control.type === "date" || control.type === "time" || control.type === "datetime-local") return;
+      editInput(rowOf(control)._model, control, { debounce: true });
     });
     main.addEventListener("click", (event) => {
       const target = event.target;
@@ -1064,16 +1261,28 @@
         return;
       }
       if (target.closest(".row-switch")) return;
+      const segment = target.closest(".row-segment");
+      if (segment) {
+        const row = rowOf(segment);
+        for (const other of row.querySelectorAll(".row-segment")) other.setAttribute("aria-checked", String(other === segment));
+        page.pendingEdits.set(row.dataset.rowId, { value: segment.dataset.option, timer: setTimeout(() => flushEdit(row.dataset.rowId), 0) });
+        return;
+      }
+      if (target.closest(".row-control")) return;
       const row = rowOf(target);
       if (!row) return;
       if (row.classList.contains("swiped")) {
         row.classList.remove("swiped");
         return;
       }
-      if (row.dataset.selectable !== "true") return;
+      if (row.dataset.selectable !== "true" || row.dataset.enabled === "false") return;
       row.classList.add("selected");
       setTimeout(() => row.classList.remove("selected"), 350);
-      sendEvent("selection", row.dataset.rowId);
+      // What the user typed goes first; secure values go with the selection, for a submit.
+      for (const rowID of [...page.pendingEdits.keys()]) flushEdit(rowID);
+      // A button is what submits a form, and a submit needs them (see docs/preview.md).
+      const values = row.dataset.kind === "button" ? Object.fromEntries(page.secureValues) : {};
+      sendEvent("selection", row.dataset.rowId, Object.keys(values).length ? { values } : {});
     });
     main.addEventListener("keydown", (event) => {
       const row = event.target.closest?.(".row[data-selectable='true']");
