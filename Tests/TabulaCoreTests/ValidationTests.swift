@@ -86,6 +86,19 @@ import Testing
         #expect(try edit(long, "password", "correct horse", form) == long, "the same result again: no revision")
     }
 
+    /// Two rows that must equal each other read each other's value, never each other's
+    /// error: rendering them ends.
+    @Test func rowsThatEqualEachOtherRender() throws {
+        let rows = #"""
+            {"id": "a", "kind": "textField", "title": "A", "text": "{{a}}", "onEdit": {"set": "a"}, "validate": [{"equals": "b", "message": "Not b"}]},
+            {"id": "b", "kind": "textField", "title": "B", "text": "{{b}}", "onEdit": {"set": "b"}, "validate": [{"equals": "a", "message": "Not a"}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "p.json", bytes: Array(definition(id: "p", state: #"{"a": "", "b": ""}"#, rows: rows).utf8))])
+        let pair = try #require(catalogue.screen(id: "p"))
+        let state = try reduce(catalogue.initialState, .edit(row: "a", value: "x"), pair).state
+        #expect(error(pair, state, "a") == "Not b" && error(pair, state, "b") == nil)
+    }
+
     @Test(arguments: [
         (
             #"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"equals": "b", "message": "M"}]}"#,

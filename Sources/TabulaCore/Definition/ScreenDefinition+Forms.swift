@@ -19,7 +19,7 @@ extension ScreenDefinition {
             for row in section.rows where RowContent.inputKinds.contains(row.kind) && row.shown(drawing: state.client.kinds) === row {
                 forEachInstance(of: row, state) { item, context in
                     guard row.visibleWhen?.isTrue(context) ?? true else { return }
-                    let shown = row.render(context, in: self)
+                    let shown = row.render(context, in: self, error: false)
                     inputs.append(FormInput(definition: row, item: item, id: shown.id, content: shown.content))
                 }
             }

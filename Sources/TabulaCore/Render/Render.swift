@@ -165,8 +165,9 @@ extension HeaderFooterDefinition {
 
 extension RowDefinition {
     /// The row at a state; `screen` is the definition the row belongs to (an input row's
-    /// error reads the screen's form marks and, for `equals`, its other rows).
-    func render(_ context: EvaluationContext, in screen: ScreenDefinition) -> Row {
+    /// error reads the screen's form marks and, for `equals`, its other rows). Without
+    /// `error`, the row's rules are not checked (an event that only needs its control).
+    func render(_ context: EvaluationContext, in screen: ScreenDefinition, error showsError: Bool = true) -> Row {
         let values = FieldReader(fields: fields, context: context)
         let enabled = enabledWhen?.isTrue(context) ?? true
         let id = id.evaluate(context)
@@ -178,7 +179,7 @@ extension RowDefinition {
         } else if RowContent.inputKinds.contains(kind) {
             content = inputContent(kind, values, context)
             editable = enabled && (onEdit != nil || content.isSecureText)
-            error = shownError(content, id: id, context: context, screen: screen)
+            if showsError { error = shownError(content, id: id, context: context, screen: screen) }
         } else {
             content = displayContent(values)
         }

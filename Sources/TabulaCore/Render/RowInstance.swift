@@ -40,7 +40,7 @@ extension ScreenDefinition {
     func inputValue(ofRow id: String, _ state: SessionState) -> InputValue? {
         guard let instance = rowInstance(id, state), RowContent.inputKinds.contains(instance.definition.kind) else { return nil }
         let context = EvaluationContext(state: state, item: instance.item, strings: strings, screen: self)
-        let content = instance.definition.render(context, in: self).content
+        let content = instance.definition.render(context, in: self, error: false).content
         return content.isSecureText ? nil : content.inputValue
     }
 

@@ -136,7 +136,7 @@ private struct ActionRun {
             throw .rowNotEditable(rowID)
         }
         let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)
-        let shown = row.render(context, in: definition)
+        let shown = row.render(context, in: definition, error: false)
         guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(rowID) }
         guard let value = InputValue(json: json), shown.content.accepts(value) else {
             throw .invalidValue(row: rowID, accepts: shown.content.acceptedValues)
