@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func everyFixtureHasAGoldenScreenAndAScript() throws {
-        #expect(Self.screenIDs.count == 9)
+        #expect(Self.screenIDs.count == 10)
         for id in Self.screenIDs {
             #expect(
                 FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),

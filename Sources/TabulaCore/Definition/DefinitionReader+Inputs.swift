@@ -118,21 +118,22 @@ extension DefinitionReader {
         let path = object.memberPath("options")
         switch value {
         case .array(let elements):
-            var options: [ChoiceOption] = []
+            var options: [(id: String, title: Template)] = []
             var ids: Set<String> = []
             for (index, element) in elements.enumerated() {
                 let elementPath = "\(path)[\(index)]"
                 guard case .object(let option) = element, option.keys.sorted() == ["id", "title"],
-                    case .string(let id)? = option["id"], case .string(let title)? = option["title"], !id.isEmpty
+                    case .string(let id)? = option["id"], let titleValue = option["title"], !id.isEmpty
                 else {
-                    log.add(.structure, at: elementPath, "an option is {\"id\": ID, \"title\": TEXT} with a non-empty id")
+                    log.add(.structure, at: elementPath, "an option is {\"id\": ID, \"title\": TEMPLATE} with a non-empty id")
                     continue
                 }
+                guard let title = template(titleValue, path: "\(elementPath).title", scope: scope) else { continue }
                 guard ids.insert(id).inserted else {
                     log.add(.structure, at: "\(elementPath).id", "option id \"\(id)\" is used twice; an edit names the option by its id")
                     continue
                 }
-                options.append(ChoiceOption(id: id, title: title))
+                options.append((id, title))
             }
             if elements.isEmpty { log.add(.structure, at: path, "a choice needs at least one option") }
             return .fixed(options)

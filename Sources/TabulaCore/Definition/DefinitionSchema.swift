@@ -424,13 +424,13 @@ public enum DefinitionSchema {
     private static func inputLiteralFields(_ kind: String) -> [(name: String, schema: JSONValue, required: Bool)] {
         let options: JSONValue = [
             "description":
-                "The options: a list of {\"id\", \"title\"} with distinct non-empty ids, or {\"forEach\": LIST, \"id\": TEMPLATE, \"title\": TEMPLATE}, one option per item of a list key.",
+                "The options: a list of {\"id\", \"title\"} with distinct non-empty ids and template titles, or {\"forEach\": LIST, \"id\": TEMPLATE, \"title\": TEMPLATE}, one option per item of a list key.",
             "oneOf": [
                 [
                     "type": "array", "minItems": 1,
                     "items": [
                         "type": "object", "required": ["id", "title"], "additionalProperties": false,
-                        "properties": ["id": ["type": "string", "minLength": 1], "title": ["type": "string"]],
+                        "properties": ["id": ["type": "string", "minLength": 1], "title": ["$ref": "#/$defs/template"]],
                     ],
                 ],
                 [

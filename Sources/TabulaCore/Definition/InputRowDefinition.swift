@@ -1,14 +1,15 @@
-/// Where a `picker`'s or `segmented` row's options come from: a fixed list, or one option
-/// per item of a list key.
+/// Where a `picker`'s or `segmented` row's options come from: a fixed list (ids fixed,
+/// titles templates, so that string tables translate them), or one option per item of a
+/// list key.
 public enum ChoiceOptions: Sendable {
-    case fixed([ChoiceOption])
+    case fixed([(id: String, title: Template)])
     /// One option per item of `list`, its id and title templates over the item.
     case forEach(list: String, id: Template, title: Template)
 
     /// The state keys the options read.
     public var stateKeys: Set<String> {
         switch self {
-        case .fixed: []
+        case .fixed(let options): options.reduce(into: Set<String>()) { $0.formUnion($1.title.stateKeys) }
         case .forEach(let list, let id, let title): id.stateKeys.union(title.stateKeys).union([list])
         }
     }
@@ -17,7 +18,7 @@ public enum ChoiceOptions: Sendable {
     public func evaluate(_ context: EvaluationContext) -> [ChoiceOption] {
         switch self {
         case .fixed(let options):
-            return options
+            return options.map { ChoiceOption(id: $0.id, title: $0.title.evaluate(context)) }
         case .forEach(let list, let id, let title):
             return context.state.records(list).map { record in
                 let itemContext = EvaluationContext(state: context.state, item: record, strings: context.strings, screen: context.screen)
