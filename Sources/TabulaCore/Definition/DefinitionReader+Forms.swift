@@ -12,7 +12,7 @@ extension DefinitionReader {
         var inputCounts: [String: Int] = [:]
         for section in sections {
             guard let form = section.form else { continue }
-            inputCounts[form, default: 0] += section.rows.filter { RowContent.inputKinds.contains($0.kind) }.count
+            inputCounts[form, default: 0] += section.rows.filter(\.isInput).count
         }
         for (form, path) in formReferences {
             switch inputCounts[form] {

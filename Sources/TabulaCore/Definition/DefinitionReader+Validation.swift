@@ -136,7 +136,7 @@ extension DefinitionReader {
     /// another input row of the screen, with a fixed id.
     mutating func checkEqualsReferences(_ sections: [SectionDefinition]) {
         var inputRows: [String: String] = [:]
-        for row in sections.flatMap(\.rows) where row.forEach == nil && RowContent.inputKinds.contains(row.kind) {
+        for row in sections.flatMap(\.rows) where row.forEach == nil && row.isInput {
             inputRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row.path
         }
         for (target, path) in equalsReferences {

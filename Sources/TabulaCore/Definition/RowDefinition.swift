@@ -36,6 +36,9 @@ public final class RowDefinition: Sendable {
     /// Every state key the row's rendering reads (its list too, when it repeats): when none
     /// changed, neither did its rows.
     public let dependencies: Set<String>
+    /// Whether the row is an input row (its kind is one of ``RowContent/inputKinds``), set
+    /// once: render asks it of every row.
+    public let isInput: Bool
     /// The keys that decide whether the row is there and which instances it has: its id's,
     /// its list and its `visibleWhen`'s. When none changed, its rows are the same ones.
     public let structureDependencies: Set<String>
@@ -65,6 +68,7 @@ public final class RowDefinition: Sendable {
         self.summarizedInputKind = summarizedInputKind
         self.path = path
         self.fallbacks = fallbacks
+        isInput = RowContent.inputKinds.contains(kind)
         var structure = id.stateKeys
         if let forEach { structure.insert(forEach) }
         if let visibleWhen { structure.formUnion(visibleWhen.stateKeys) }

@@ -16,7 +16,7 @@ extension ScreenDefinition {
         var inputs: [FormInput] = []
         let stateContext = EvaluationContext(state: state, strings: strings, screen: self)
         for section in sections where section.form == form && (section.visibleWhen?.isTrue(stateContext) ?? true) {
-            for row in section.rows where RowContent.inputKinds.contains(row.kind) && row.shown(drawing: state.client.kinds) === row {
+            for row in section.rows where row.isInput && row.shown(drawing: state.client.kinds) === row {
                 forEachInstance(of: row, state) { item, context in
                     guard row.visibleWhen?.isTrue(context) ?? true else { return }
                     let shown = row.render(context, in: self, error: false)

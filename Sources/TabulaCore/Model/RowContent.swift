@@ -48,7 +48,12 @@ public enum RowContent: Hashable, Sendable {
     }
 
     /// Whether the row is an input row (its value is edited by the user).
-    public var isInput: Bool { inputValue != nil }
+    public var isInput: Bool {
+        switch self {
+        case .textField, .slider, .stepper, .picker, .segmented, .datePicker: true
+        default: false
+        }
+    }
 
     /// An input row's value field (`text`, `value` or `selected`); `nil` for other kinds.
     public var inputValue: InputValue? {

@@ -176,7 +176,7 @@ extension RowDefinition {
         var error: String?
         if let inputKind = summarizedInputKind {
             content = inputContent(inputKind, values, context).asLeftRightTitles
-        } else if RowContent.inputKinds.contains(kind) {
+        } else if isInput {
             content = inputContent(kind, values, context)
             editable = enabled && (onEdit != nil || content.isSecureText)
             if showsError { error = shownError(content, id: id, context: context, screen: screen) }

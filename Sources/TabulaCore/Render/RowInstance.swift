@@ -38,7 +38,7 @@ extension ScreenDefinition {
     /// The value an input row with this id shows at this state; `nil` for a secure field
     /// (whose value is never known), a row of another kind, or no such row.
     func inputValue(ofRow id: String, _ state: SessionState) -> InputValue? {
-        guard let instance = rowInstance(id, state), RowContent.inputKinds.contains(instance.definition.kind) else { return nil }
+        guard let instance = rowInstance(id, state), instance.definition.isInput else { return nil }
         let context = EvaluationContext(state: state, item: instance.item, strings: strings, screen: self)
         let content = instance.definition.render(context, in: self, error: false).content
         return content.isSecureText ? nil : content.inputValue

@@ -132,7 +132,7 @@ private struct ActionRun {
         let instance = try eventRow(rowID, state, definition)
         let row = instance.definition
         // The row as this client draws it: an input only when it lists the kind.
-        guard RowContent.inputKinds.contains(row.kind), row.shown(drawing: state.client.kinds) === row else {
+        guard row.isInput, row.shown(drawing: state.client.kinds) === row else {
             throw .rowNotEditable(rowID)
         }
         let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)

@@ -121,12 +121,11 @@ struct EventProcessor: SessionDecision {
         let changed = next.revision != current.revision
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
+        let recorded = recordedInput(event, reduction.submit, current: current, next: next)
         let commit = SessionCommit(
-            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current, submit: reduction.submit)) : nil,
+            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current, recorded)) : nil,
             event: EventRecord(
-                eventID: request.eventID, kind: request.kind.rawValue,
-                payload: payload(event, secure: definition.isSecureTextField(row: rowID, current), submit: reduction.submit, next),
-                revision: next.revision, time: time),
+                eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event, recorded), revision: next.revision, time: time),
             answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
         return .success((.answer(answer), commit))
     }
@@ -152,51 +151,60 @@ struct EventProcessor: SessionDecision {
         }
     }
 
-    /// What the feed says of an event that changed the state, with an edit's value unless
-    /// the row is a secure field.
+    /// What the event log and the feed may show of an event's input: an edit's value unless
+    /// its row is a secure field, a submit's form with its values but the secure ones.
+    /// Worked out once, and only for edits and submits.
+    private func recordedInput(_ event: Event, _ submit: SubmitResult?, current: SessionState, next: SessionState) -> RecordedInput {
+        var recorded = RecordedInput()
+        if case .edit(let row, let value) = event, !definition.isSecureTextField(row: row, current) { recorded.value = value }
+        if let submit {
+            var values = JSONObject()
+            for (row, value) in definition.formValues(submit.form, next) { values[row] = value.json }
+            recorded.form = (submit.form, .object(values))
+        }
+        return recorded
+    }
+
+    /// What the feed says of an event that changed the state.
     private func feedRecord(
-        _ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState, submit: SubmitResult?
+        _ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState, _ recorded: RecordedInput
     ) -> FeedRecord {
         var changedKeys: [String] = []
         next.forEachChangedKey(since: current) { changedKeys.append($0) }
-        var value: JSONValue?
-        if case .edit(_, let edited) = event, !definition.isSecureTextField(row: event.rowID, current) { value = edited }
         return .event(
-            kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys, value: value,
-            form: submit.map { ($0.form, formValues($0.form, next)) })
-    }
-
-    /// A submitted form's values as the feed and the event log show them: every input row
-    /// the client sees but the secure ones.
-    private func formValues(_ form: String, _ state: SessionState) -> JSONValue {
-        var object = JSONObject()
-        for (row, value) in definition.formValues(form, state) { object[row] = value.json }
-        return .object(object)
+            kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys,
+            value: recorded.value, form: recorded.form)
     }
 
     /// The event as applied (row by id, so the log replays without screens at old
     /// revisions): `{"form": FORM?, "isOn": BOOL?, "row": ID, "screen": ID, "value": VALUE?,
     /// "values": {ROW: VALUE}?}`, without the value of a secure field.
-    private func payload(_ event: Event, secure: Bool, submit: SubmitResult?, _ next: SessionState) -> [UInt8] {
+    private func payload(_ event: Event, _ recorded: RecordedInput) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64)
         writer.beginObject()
-        if let submit {
-            writer.key("form"); writer.string(submit.form)
+        if let form = recorded.form {
+            writer.key("form"); writer.string(form.name)
         }
         if case .setSwitch(_, let isOn) = event {
             writer.key("isOn"); writer.bool(isOn)
         }
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(definition.id)
-        if case .edit(_, let value) = event, !secure {
+        if let value = recorded.value {
             writer.key("value"); writer.write(value)
         }
-        if let submit {
-            writer.key("values"); writer.write(formValues(submit.form, next))
+        if let form = recorded.form {
+            writer.key("values"); writer.write(form.values)
         }
         writer.endObject()
         return writer.bytes
     }
+}
+
+/// An event's input as the event log and the feed keep it (see `recordedInput`).
+private struct RecordedInput {
+    var value: JSONValue?
+    var form: (name: String, values: JSONValue)?
 }
 
 extension ChangeSet {
