@@ -58,6 +58,11 @@ let package = Package(
         // calls. No pkg-config: that would link libpq, which is loaded with dlopen instead.
         .systemLibrary(name: "CLibPQ"),
         .target(name: "TabulaPostgres", dependencies: ["CLibPQ", "TabulaPlatform"]),
+        // libcurl's header (Debian libcurl4-openssl-dev), with C trampolines for its variadic
+        // calls. No pkg-config: that would link libcurl, which is loaded with dlopen instead.
+        .systemLibrary(name: "CCurl"),
+        // Outbound HTTP over libcurl: POSTs on one thread, connections kept alive.
+        .target(name: "TabulaCurl", dependencies: ["CCurl", "TabulaPlatform"]),
         // CLDR's plural rules and number formats from the system's ICU, loaded with dlopen
         // like libpq: the core's LocaleRules, for string tables.
         .target(name: "TabulaICU", dependencies: ["TabulaCore", "TabulaPlatform"]),
@@ -140,6 +145,17 @@ let package = Package(
         .testTarget(
             name: "TabulaHTTPTests",
             dependencies: [
+                "TabulaHTTP",
+                "TabulaPlatform",
+                "TabulaTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TabulaCurlTests",
+            dependencies: [
+                "TabulaCurl",
                 "TabulaHTTP",
                 "TabulaPlatform",
                 "TabulaTestSupport",

@@ -54,7 +54,7 @@ require_pip() {
     fi
 }
 
-# The build's libraries: libmicrohttpd, SQLite and libpq headers, and pkg-config to find them;
-# and ICU, which serving string tables loads (with dlopen, so the build needs no headers).
+# The build's libraries: libmicrohttpd, SQLite, libpq and libcurl headers, and pkg-config to
+# find them; and ICU, which serving string tables loads (with dlopen, so the build needs no headers).
 # shellcheck disable=SC2034 # read by the scripts that source this file
-build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev libicu72)
+build_packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev libicu72)

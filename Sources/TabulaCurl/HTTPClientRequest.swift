@@ -1,0 +1,34 @@
+/// A `POST` for ``HTTPClient``: where, with which header fields and body, and how long the
+/// whole exchange may take.
+public struct HTTPClientRequest: Sendable {
+    /// An `http` or `https` URL; other schemes fail with ``HTTPClientError/transport(_:)``.
+    public var url: String
+    /// Sent as given, in order. Without a `Content-Type` the request carries none (curl
+    /// would otherwise label it a form). A field's name and value may not hold a line break.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// From the start of the transfer (waiting for a free connection included) to the
+    /// answer's last byte; past it the request fails with ``HTTPClientError/timedOut``.
+    public var timeout: Duration
+
+    public init(url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration = .seconds(10)) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// What the server answered, whatever the status.
+public struct HTTPClientResponse: Sendable, Equatable {
+    public var status: Int
+    /// The `Content-Type` header's value, as sent.
+    public var contentType: String?
+    public var body: [UInt8]
+
+    public init(status: Int, contentType: String? = nil, body: [UInt8] = []) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+}
