@@ -7,7 +7,7 @@ FROM swift:6.3.1-bookworm AS build
 # Unpinned: bookworm's security updates replace these versions, and a pin would break the build.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev libicu72 pkg-config curl \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev libicu72 pkg-config curl \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # Resolve packages in their own layer, so that a source change does not fetch them again.
@@ -27,12 +27,13 @@ RUN Scripts/build-release --scratch-path .build tabula \
 
 FROM debian:bookworm-slim AS runtime
 # The binary links libmicrohttpd and SQLite dynamically (see `ldd`), and loads with dlopen
-# libpq for --store postgres, libcrypto (libssl3) when it first hashes a session token, and
-# ICU (libicu72) when the screens have string tables; the Swift runtime is inside it.
+# libpq for --store postgres, libcurl (libcurl4) for outbound HTTP calls, libcrypto (libssl3)
+# when it first hashes a session token, and ICU (libicu72) when the screens have string
+# tables; the Swift runtime is inside it.
 # Unpinned for the same reason as above.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 libssl3 libicu72 ca-certificates \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 libpq5 libcurl4 libssl3 libicu72 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tabula \
     && useradd --uid 10001 --gid tabula --home-dir /var/lib/tabula --shell /usr/sbin/nologin tabula \

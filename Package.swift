@@ -77,6 +77,7 @@ let package = Package(
                 "TabulaPlatform",
                 "TabulaSQLite",
                 "TabulaPostgres",
+                "TabulaCurl",
                 "TabulaICU",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -87,10 +88,18 @@ let package = Package(
             exclude: ["Preview/Assets"],
             plugins: ["EmbedFile"]
         ),
+        // The example backend of the bundled sign-in screen (`tabula example-backend`).
+        .target(
+            name: "TabulaExampleBackend",
+            dependencies: [
+                "TabulaCore", "TabulaHTTP", "TabulaPlatform", "TabulaService", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "tabula",
             dependencies: [
                 "TabulaCore",
+                "TabulaExampleBackend",
                 "TabulaICU",
                 "TabulaPlatform",
                 "TabulaService",
@@ -166,8 +175,8 @@ let package = Package(
         .testTarget(
             name: "TabulaServiceTests",
             dependencies: [
-                "tabula", "TabulaService", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaPostgres", "TabulaSQLite", "TabulaSamples",
-                "TabulaTestSupport", .product(name: "Logging", package: "swift-log"),
+                "tabula", "TabulaService", "TabulaExampleBackend", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaPostgres", "TabulaSQLite",
+                "TabulaSamples", "TabulaTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -36,6 +36,9 @@ public struct ServiceConfiguration: Sendable {
     /// The URL schemes an `openURL` effect may carry (``URLSchemes``); the catalogue must be
     /// loaded with the same.
     public var urlSchemes = URLSchemes.standardOnly
+    /// The app's backend, which `call` actions ask; `nil`: such events get 503
+    /// `actions-not-configured`.
+    public var actions: ActionSettings?
 
     public init() {}
 }

@@ -56,6 +56,11 @@ public final class ServiceGroup: Sendable {
     /// stopped it. The three signals must have been blocked (`blockStopSignals()`) before
     /// any thread started, so that this thread alone receives them.
     public func waitForStopSignal(onReload reload: () -> Void) -> Int32 {
+        Self.waitForStopSignal(onReload: reload)
+    }
+
+    /// ``waitForStopSignal(onReload:)`` for a process that serves something else.
+    public static func waitForStopSignal(onReload reload: () -> Void) -> Int32 {
         var signals = Self.stopSignals
         var received: Int32 = 0
         while sigwait(&signals, &received) == 0, received == SIGHUP {
@@ -72,7 +77,7 @@ public final class ServiceGroup: Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    private static var stopSignals: sigset_t {
+    static var stopSignals: sigset_t {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)

@@ -26,7 +26,7 @@ extension TabulaService {
 
     static func addOperationalRoutes(
         to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub, clients: ClientLimits,
-        connectionCount: Locked<(@Sendable () -> Int)?>
+        actions: ActionCaller, connectionCount: Locked<(@Sendable () -> Int)?>
     ) {
         router.add(.get, "/healthz") { _ in
             .later { reply in
@@ -50,7 +50,7 @@ extension TabulaService {
                     status: .ok, headerFields: fields,
                     body: metrics.exposition(
                         openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count,
-                        limits: [store.limitCounts, clients.limitCounts])))
+                        actionConnections: actions.connectionsOpened, limits: [store.limitCounts, clients.limitCounts])))
         }
     }
 }

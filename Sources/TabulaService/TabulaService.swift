@@ -40,7 +40,8 @@ public final class TabulaService: HTTPHandler {
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
-            streams: configuration.streams, clients: ClientLimits(configuration), urlSchemes: configuration.urlSchemes)
+            streams: configuration.streams, clients: ClientLimits(configuration), urlSchemes: configuration.urlSchemes,
+            actions: ActionCaller(settings: configuration.actions, pool: pool, metrics: metrics, logger: logger))
         self.api = api
         let problems = Locked<[CatalogueProblem]>([])
         reloadProblems = problems
@@ -49,7 +50,8 @@ public final class TabulaService: HTTPHandler {
             PreviewRoutes.add(to: &routes) { (api.served, problems.withLock { $0 }) }
         }
         Self.addOperationalRoutes(
-            to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, connectionCount: connectionCount)
+            to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, actions: api.actions,
+            connectionCount: connectionCount)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(.get, "/openapi.json") { _ in
             .now(Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes))
@@ -66,13 +68,20 @@ public final class TabulaService: HTTPHandler {
     /// Every route as (method, pattern).
     public var routes: [(method: HTTPRequest.Method, pattern: String)] { router.patterns }
 
-    /// Stops the threads that bring streams forward, pause refused keys and continue the
-    /// stores' work; call after the server stopped and before the store is closed.
+    /// Stops the threads that bring streams forward, pause refused keys, call the backend
+    /// and continue the stores' work; call after the server stopped and before the store is
+    /// closed.
     public func close() {
         api.streams.close()
         access.refusalPause.close()
+        api.actions.close()
         pool.close()
     }
+
+    /// Why this instance cannot call the backend it is configured with (libcurl cannot be
+    /// loaded), for a start-up that should refuse rather than fail every call; `nil` when
+    /// it can, or has no backend.
+    public var actionsUnavailable: String? { api.actions.unavailable }
 
     /// Lets `/metrics` report the server's open connections.
     public func attach(_ server: HTTPServer) {

@@ -37,6 +37,8 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var urlSchemes: URLSchemeOptions
 
+    @OptionGroup var actions: ActionOptions
+
     @Flag(
         help:
             "Reload the screen definitions when a file of the directory changes, is added or removed, as SIGHUP does (env TABULA_WATCH=1)")
@@ -223,6 +225,7 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.trustedProxies = settings.trustedProxies
         serviceConfiguration.maxClientKinds = settings.maxClientKinds
         serviceConfiguration.urlSchemes = settings.urlSchemes
+        serviceConfiguration.actions = settings.actions
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
             throw CommandFailure("the screens' initial state breaks the state limits (\(violation)); raise --max-state-bytes or --max-list-length")
         }
@@ -233,6 +236,11 @@ struct ServeCommand: ParsableCommand {
         } catch {
             store.close()
             throw CommandFailure("cannot keep the screens' definitions in the \(settings.storeKind) store: \(error)")
+        }
+        if let reason = service.actionsUnavailable {
+            service.close()
+            store.close()
+            throw CommandFailure("cannot call the backend of --actions-url: \(reason)")
         }
         // The catalogue's string tables are loaded and its default screens rendered: hand
         // back ICU's code that only loading ran, before any thread could be loading ICU.
@@ -299,9 +307,10 @@ struct ServeCommand: ParsableCommand {
         var trustedProxies: TrustedProxies
         var maxClientKinds: Int
 
-        /// The screens with their string tables.
         var urlSchemes: URLSchemes
+        var actions: ActionSettings?
 
+        /// The screens with their string tables.
         var definitions: DefinitionDirectory {
             DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale, urlSchemes: urlSchemes)
         }
@@ -425,7 +434,7 @@ struct ServeCommand: ParsableCommand {
                     EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length",
                     OptionRange.maxListLength)),
             streams: streams, newSessionsPerMinute: newSessionsPerMinute, trustedProxies: try resolvedTrustedProxies(),
-            maxClientKinds: maxClientKinds, urlSchemes: try urlSchemes.resolved())
+            maxClientKinds: maxClientKinds, urlSchemes: try urlSchemes.resolved(), actions: try actions.resolved())
     }
 
     private func resolvedTrustedProxies() throws -> TrustedProxies {

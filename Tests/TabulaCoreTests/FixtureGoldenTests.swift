@@ -4,8 +4,11 @@ import Testing
 
 /// Every fixture rendered at its default state equals `Fixtures/expected/screens/ID.json`;
 /// the scripted events of `Fixtures/scripts/ID.json` give `Fixtures/expected/events/ID.json`
-/// (steps: `{"select": ROW, "values"?: {ROW: VALUE}}`, `{"delete": ROW}`, `{"switch": ROW,
-/// "isOn": BOOL}`, `{"edit": ROW, "value": VALUE}`).
+/// (steps: `{"select": ROW, "values"?: {ROW: VALUE}, "answer"?: ANSWER}`, `{"delete": ROW}`,
+/// `{"switch": ROW, "isOn": BOOL}`, `{"edit": ROW, "value": VALUE}`; ANSWER is the backend's
+/// answer to the step's `call`, `{"state"?: {KEY: VALUE}, "errors"?: {ROW: MESSAGE},
+/// "effects"?: [{"type": "navigate", "screen": ID}]}`: without one, the step records what
+/// the backend would be asked and changes nothing).
 /// Run with `TABULA_UPDATE_GOLDEN=1` to rewrite the expected files after an intended change.
 @Suite struct FixtureGoldenTests {
     static var screenIDs: [String] {
@@ -39,7 +42,13 @@ import Testing
             var result = JSONObject()
             result["event"] = step
             let values = (step.objectValue?["values"]?.objectValue?.pairs ?? []).map { (row: $0.key, value: $0.value) }
-            switch Result(catching: { () throws(EventError) in try reduction(of: event, on: state, definition, values: values) }) {
+            let answer = try step.objectValue?["answer"].map(Self.callAnswer)
+            switch Result(catching: { () throws(EventError) in try reduction(of: event, on: state, definition, values: values, callAnswer: answer) }) {
+            case .success(let reduction) where reduction.pendingCall != nil:
+                let call = try #require(reduction.pendingCall)
+                var values = JSONObject()
+                for (row, value) in call.values { values[row] = value?.json ?? .null }
+                result["call"] = ["action": .string(call.action), "values": .object(values)]
             case .success(let reduction):
                 let (next, effects) = (reduction.state, reduction.effects)
                 if let submit = reduction.submit { result["submit"] = ["form": .string(submit.form), "valid": .bool(submit.valid)] }
@@ -59,6 +68,19 @@ import Testing
         }
         let text = JSONValue.array(results).prettyText()
         #expect(try goldenMatches(Array(text.utf8), "Fixtures/expected/events/\(id).json"))
+    }
+
+    /// A script's backend answer, its state read as the catalogue declares it.
+    static func callAnswer(_ json: JSONValue) throws -> CallAnswer {
+        var answer = CallAnswer()
+        let given = json.objectValue?["state"] ?? .object(JSONObject())
+        let decoded = try fixtureCatalogue.schema.state(from: given)
+        for key in given.objectValue?.keys ?? [] { answer.values[key] = decoded.values[key] }
+        for (row, message) in json.objectValue?["errors"]?.objectValue?.pairs ?? [] { answer.errors[row] = message.stringValue }
+        for effect in json.objectValue?["effects"]?.arrayValue ?? [] {
+            if let screen = effect.objectValue?["screen"]?.stringValue { answer.effects.append(.navigate(screen: screen)) }
+        }
+        return answer
     }
 
     static func event(_ step: JSONValue) -> Event? {

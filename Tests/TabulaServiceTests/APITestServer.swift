@@ -13,8 +13,9 @@ import Testing
 /// hands the request to the service as a value and takes its response back, with no
 /// socket, unless told to go over the wire; the real libmicrohttpd server on a free
 /// loopback port starts the first time a test asks for ``port`` (for raw connections,
-/// streams, and what only the HTTP layer does).
-final class APITestServer {
+/// streams, and what only the HTTP layer does). Tests may send from several threads at
+/// once: each request waits on its own queue.
+final class APITestServer: @unchecked Sendable {
     /// Started and stopped as `tabula serve` starts and stops; the test owns the store.
     let group: ServiceGroup
     var server: HTTPServer { group.server }

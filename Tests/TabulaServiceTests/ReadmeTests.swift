@@ -93,7 +93,20 @@ import Testing
           echo "the stream sent no screen: $(cat "$TABULA_STREAM_OUT")" >&2
           return 1
         }
-        trap 'kill -TERM "$TABULA_PID" 2>/dev/null; wait' EXIT
+        # As Scripts/serve does: the example backend beside Tabula, for the sign-in screen.
+        start_example_backend() {
+          "$TABULA_BINARY" example-backend --port 0 >"$TABULA_LOG.backend" 2>&1 &
+          TABULA_BACKEND_PID=$!
+          for _ in $(seq 200); do
+            port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+).*|\1|p' "$TABULA_LOG.backend")
+            if [ -n "$port" ]; then export TABULA_ACTIONS_URL="http://127.0.0.1:$port"; return 0; fi
+            sleep 0.05
+          done
+          echo "the example backend did not start: $(cat "$TABULA_LOG.backend")" >&2
+          return 1
+        }
+        trap 'kill -TERM "$TABULA_PID" "$TABULA_BACKEND_PID" 2>/dev/null; wait' EXIT
+        start_example_backend
         start_tabula
 
         """#
@@ -125,7 +138,7 @@ import Testing
                 "TABULA_PORT": String(port), "TABULA_DATA": scratch.appendingPathComponent("data").path,
                 "TABULA_BINARY": tabulaExecutable.path, "TABULA_LOG": scratch.appendingPathComponent("log").path,
                 "FIXTURES": scratch.appendingPathComponent("fixtures").path, "TABULA_BACKEND_KEY": "walkthrough-backend-key",
-                "TABULA_STREAM_OUT": streamOutput.path,
+                "TABULA_STREAM_OUT": streamOutput.path, "TABULA_ACTIONS_SECRET": "walkthrough-actions-secret",
             ])
         #expect(status == 0, "\(output)")
         // The stream showed the screen, then the switch's change set, as the README says.
@@ -151,8 +164,10 @@ import Testing
         #expect(polish.title == "Ustawienia" && polish.sections.first?.footer == .textFooter(text: "1 znana sieć"))
         // The form: the edit's error, then a submit that passes, its password nowhere.
         #expect(output.contains(#""error":"Enter a valid e-mail address""#) && output.contains(#""text":"ann""#))
-        #expect(output.contains(#""submit":{"form":"signin","valid":true},"toRevision":2"#))
-        #expect(!output.contains(#""correct horse""#))
+        #expect(output.contains(#""error":"Wrong password""#) && output.contains(#""submit":{"form":"signin","valid":false},"toRevision":2"#))
+        #expect(output.contains(#""effects":[{"screen":"settings","type":"navigate"}]"#))
+        #expect(output.contains(#""submit":{"form":"signin","valid":true},"toRevision":3"#))
+        #expect(!output.contains(#""correct horse""#) && !output.contains(#""wrong horse""#))
         // The backend's part: the patch, and the app's catch-up inserting the Lab network.
         #expect(output.contains(#"{"fromRevision":0,"toRevision":1}"#))
         #expect(output.contains(#""id":"network-lab""#))

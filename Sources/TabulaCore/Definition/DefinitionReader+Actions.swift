@@ -1,7 +1,7 @@
 /// The actions a row's `onSelect` and `onDelete` perform: each is an object with one
 /// member, named by one of these.
 enum ActionName: String, CaseIterable {
-    case toggle, set, navigate, open, remove, submit, reset
+    case toggle, set, navigate, open, remove, submit, reset, call
 }
 
 extension DefinitionReader {
@@ -17,7 +17,12 @@ extension DefinitionReader {
             for (index, element) in elements.enumerated() {
                 if let action = action(element, path: "\(path)[\(index)]", scope: scope) { result.append(action) }
             }
-            return result.count == elements.count ? result : nil
+            guard result.count == elements.count else { return nil }
+            if result.lazy.filter(\.isCall).count > 1 {
+                log.add(.structure, at: path, "an action list asks the backend at most once: keep one \"call\" and let the backend do the rest")
+                return nil
+            }
+            return result
         }
         return action(value, path: path, scope: scope).map { [$0] }
     }
@@ -61,6 +66,27 @@ extension DefinitionReader {
             }
             formReferences.append((form, argumentPath))
             return name == .submit ? .submit(form) : .reset(form)
+        case .call:
+            guard case .string(let action) = argument, Self.isPathSegment(action) else {
+                log.add(
+                    .structure, at: argumentPath,
+                    "\"call\" names the backend's action, which becomes a URL path segment: letters, digits, \"-\", \".\", \"_\" and \"~\", like \"sign-in\"")
+                return nil
+            }
+            return .call(action)
+        }
+    }
+
+    /// A non-empty URL path segment that needs no escaping (RFC 3986's unreserved
+    /// characters), and neither `.` nor `..`, which a URL would resolve away.
+    static func isPathSegment(_ name: String) -> Bool {
+        guard !name.isEmpty, name != ".", name != ".." else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+            default: false
+            }
         }
     }
 

@@ -530,7 +530,15 @@ public enum DefinitionSchema {
         case .reset:
             (
                 ["type": "string", "description": "A form of this screen."],
-                "{\"reset\": FORM} sets the keys the form's rows store into back to their defaults and clears their touched marks."
+                "{\"reset\": FORM} sets the keys the form's rows store into back to their defaults and clears their touched marks and the backend's errors."
+            )
+        case .call:
+            (
+                [
+                    "type": "string", "pattern": "^(?!\\.{1,2}$)[A-Za-z0-9._~-]+$",
+                    "description": "The backend's action: a URL path segment (letters, digits, \"-\", \".\", \"_\", \"~\").",
+                ],
+                "{\"call\": ACTION} asks the app's backend within the event (POST to --actions-url/ACTION, signed) and applies its answer: a state merge patch, errors on input rows (the actions after it then do not run) and effects. At most one per action list."
             )
         }
     }

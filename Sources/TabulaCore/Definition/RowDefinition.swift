@@ -128,6 +128,15 @@ public enum Action: Sendable {
     /// Sets the keys a form's rows store into back to their defaults and clears their
     /// marks.
     case reset(String)
+    /// Asks the app's backend, within the event, and applies its answer: a state patch,
+    /// errors on rows, effects (see ``CallAnswer``). When it names errors, the actions after
+    /// it do not run.
+    case call(String)
+
+    var isCall: Bool {
+        if case .call = self { return true }
+        return false
+    }
 
     /// The form a `submit` action names.
     var submittedForm: String? {
@@ -140,8 +149,7 @@ public enum Action: Sendable {
         switch self {
         case .toggle(let key), .remove(let key): [key]
         case .set(let assignments): assignments.reduce(into: Set(assignments.map(\.key))) { $0.formUnion($1.value.stateKeys) }
-        case .navigate, .submit: []
-        case .reset: []
+        case .navigate, .submit, .reset, .call: []
         case .open(let url): url.stateKeys
         }
     }

@@ -39,6 +39,12 @@ extension ScreenDefinition {
         }
     }
 
+    /// Whether the screen shows an input row with this id at a state (hidden or not): a row
+    /// a backend may put an error on.
+    public func hasInputRow(_ id: String, _ state: SessionState) -> Bool {
+        rowInstance(id, state)?.definition.isInput ?? false
+    }
+
     /// The state keys a form's rows store their values in.
     func formKeys(_ form: String) -> [String] {
         sections.filter { $0.form == form }.flatMap(\.rows).compactMap { row in

@@ -23,6 +23,9 @@ public final class ScreenDefinition: Sendable {
     let rowLocator: RowLocator
     /// What each part reads, for rendering at a new state from the screen at an old one.
     let dependencyMasks: DependencyMasks
+    /// Whether a row's actions ask the app's backend (`call`): an event on this screen may
+    /// need the session's id and subject.
+    public let asksBackend: Bool
 
     public init(
         id: String, file: String, title: Template, style: TableStyle?,
@@ -42,6 +45,9 @@ public final class ScreenDefinition: Sendable {
         self.document = document
         rowLocator = RowLocator(sections)
         dependencyMasks = DependencyMasks(title: title, sections: sections)
+        asksBackend = sections.contains { section in
+            section.rows.contains { row in ((row.onSelect ?? []) + (row.onDelete ?? [])).contains(where: \.isCall) }
+        }
     }
 
     /// The definition's id: what screens rendered by it carry in `"definition"`.

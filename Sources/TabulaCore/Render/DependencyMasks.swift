@@ -42,8 +42,8 @@ struct DependencyMasks: Sendable {
             }
             return bits
         }
-        // A row with rules also reads the form marks (its error shows once touched) and,
-        // through `equals`, what the other row's value reads.
+        // An input row also reads the form marks (its error shows once touched, or once the
+        // backend named one) and, through `equals`, what the other row's value reads.
         var fixedRows: [String: RowDefinition] = [:]
         for row in sections.flatMap(\.rows) where row.forEach == nil {
             fixedRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row
@@ -70,7 +70,8 @@ struct DependencyMasks: Sendable {
         }
         func rowMask(_ row: RowDefinition) -> UInt64 {
             var keys = expanded(row.dependencies)
-            if !row.validate.isEmpty { keys.insert(Self.marksKey) }
+            // Any input row may show an error the backend named.
+            if row.isInput { keys.insert(Self.marksKey) }
             for target in row.equalsTargets { keys.formUnion(expanded(fixedRows[target]?.dependencies ?? [])) }
             return mask(keys)
         }

@@ -189,14 +189,18 @@ extension RowDefinition {
             estimatedHeight: estimatedHeight.map { Self.dimension($0, context) })
     }
 
-    /// The message of the first rule the row's value fails, once the row is touched: for a
-    /// secure field, what its last value seen came to (an empty value's, if none was seen).
+    /// What the backend said of the row, if it said something since the row's last edit or
+    /// its form's last submit; else the message of the first rule the row's value fails,
+    /// once the row is touched: for a secure field, what its last value seen came to (an
+    /// empty value's, if none was seen).
     private func shownError(_ content: RowContent, id: String, context: EvaluationContext, screen: ScreenDefinition) -> String? {
-        guard !validate.isEmpty else { return nil }
+        let marks = context.state.marks
+        guard !validate.isEmpty || !marks.backendErrors.isEmpty else { return nil }
         let key = FormMarks.key(screen: screen.id, row: id)
-        guard context.state.marks.touched.contains(key) else { return nil }
+        if let message = marks.backendErrors[key] { return message }
+        guard !validate.isEmpty, marks.touched.contains(key) else { return nil }
         if content.isSecureText {
-            if let result = context.state.marks.secureResults[key] { return result.isEmpty ? nil : result }
+            if let result = marks.secureResults[key] { return result.isEmpty ? nil : result }
             return firstFailure(of: .string(""), context: context) { _ in nil }
         }
         return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state) }

@@ -1,5 +1,6 @@
 /// What a session remembers of its input rows besides their values: which the user has
-/// touched, and what the last value of a secure field came to. Durable and revisioned with
+/// touched, what the last value of a secure field came to, and the errors the backend
+/// named. Durable and revisioned with
 /// the state, so that errors show the same on every instance and after a restart; never in
 /// the values a backend reads or writes, nor in a feed entry's changed keys.
 ///
@@ -12,26 +13,39 @@ public struct FormMarks: Hashable, Sendable {
     /// message of its first failing rule, `""` when the value passed. The value itself is
     /// never kept.
     public var secureResults: [String: String] = [:]
+    /// The messages a backend's answer to a `call` put on rows: shown until the row's next
+    /// edit, or its form's next submit or reset.
+    public var backendErrors: [String: String] = [:]
 
-    public init(touched: Set<String> = [], secureResults: [String: String] = [:]) {
+    public init(touched: Set<String> = [], secureResults: [String: String] = [:], backendErrors: [String: String] = [:]) {
         self.touched = touched
         self.secureResults = secureResults
+        self.backendErrors = backendErrors
     }
 
-    public var isEmpty: Bool { touched.isEmpty && secureResults.isEmpty }
+    public var isEmpty: Bool { touched.isEmpty && secureResults.isEmpty && backendErrors.isEmpty }
+
+    /// Forgets what the backend said of a row.
+    mutating func clearBackendError(_ key: String) {
+        if !backendErrors.isEmpty { backendErrors[key] = nil }
+    }
 
     /// A row's name in the marks: screen ids never hold a `/`, so the first one separates.
     public static func key(screen: String, row: String) -> String { "\(screen)/\(row)" }
 
-    /// `{"secure": {KEY: MESSAGE}, "touched": [KEY, ...]}`, keys sorted, as stores keep it.
+    /// `{"backend": {KEY: MESSAGE}, "secure": {KEY: MESSAGE}, "touched": [KEY, ...]}`, keys
+    /// sorted, empty members left out, as stores keep it.
     public var json: JSONValue {
         var object = JSONObject()
-        if !secureResults.isEmpty {
-            var results = JSONObject()
-            for key in secureResults.keys.sorted(by: { $0.utf8Precedes($1) }) { results[key] = secureResults[key].map(JSONValue.string) }
-            object["secure"] = .object(results)
-        }
+        if !backendErrors.isEmpty { object["backend"] = Self.messages(backendErrors) }
+        if !secureResults.isEmpty { object["secure"] = Self.messages(secureResults) }
         if !touched.isEmpty { object["touched"] = .array(touched.sorted(by: { $0.utf8Precedes($1) }).map(JSONValue.string)) }
+        return .object(object)
+    }
+
+    private static func messages(_ messages: [String: String]) -> JSONValue {
+        var object = JSONObject()
+        for key in messages.keys.sorted(by: { $0.utf8Precedes($1) }) { object[key] = messages[key].map(JSONValue.string) }
         return .object(object)
     }
 
@@ -46,13 +60,21 @@ public struct FormMarks: Hashable, Sendable {
                     touched.insert(key)
                 }
             case ("secure", .object(let results)):
-                for (row, message) in results.pairs {
-                    guard case .string(let text) = message else { throw StateDecodingError(path: "\(path).secure", message: "a result is a string") }
-                    secureResults[row] = text
-                }
+                secureResults = try Self.messages(results, path: "\(path).secure")
+            case ("backend", .object(let errors)):
+                backendErrors = try Self.messages(errors, path: "\(path).backend")
             default:
                 throw StateDecodingError(path: "\(path).\(key)", message: "not a member of form marks")
             }
         }
+    }
+
+    private static func messages(_ object: JSONObject, path: String) throws(StateDecodingError) -> [String: String] {
+        var messages: [String: String] = [:]
+        for (row, message) in object.pairs {
+            guard case .string(let text) = message else { throw StateDecodingError(path: path, message: "a message is a string") }
+            messages[row] = text
+        }
+        return messages
     }
 }

@@ -18,13 +18,44 @@ public func reduce(
     return (reduction.state, reduction.effects)
 }
 
-/// What an event comes to: the new state, the effects, and what a `submit` found.
+/// What an event comes to: the new state, the effects, and what a `submit` found; or, when
+/// the actions reached a `call` that has no answer yet, what to ask the backend.
 public struct Reduction: Sendable {
     public var state: SessionState
     public var effects: [Effect]
     /// The form a `submit` action checked, and whether every row passed (the actions after
-    /// a failed submit do not run).
+    /// a failed submit do not run) and the backend named no errors.
     public var submit: SubmitResult?
+    /// The `call` the actions stopped at, unanswered: nothing of this reduction may be
+    /// kept; reduce again with the backend's answer.
+    public var pendingCall: PendingCall?
+}
+
+/// A `call` the actions reached without an answer: what the backend is asked.
+public struct PendingCall: Sendable {
+    /// The backend's action, as the definition names it.
+    public var action: String
+    /// When a `submit` ran before the call: every input row of its form the client sees,
+    /// with its value (a secure row's as this event carried it, `""` when it carried none;
+    /// `nil` for no choice or no date). Empty when no submit ran.
+    public var values: [(row: String, value: InputValue?)]
+    /// The state after the actions before the call.
+    public var state: SessionState
+}
+
+/// The backend's answer to a `call`, checked against the catalogue by the service: the
+/// values its state patch sets (a key it removes at its default), the messages it puts on
+/// input rows, and its effects.
+public struct CallAnswer: Sendable {
+    public var values: [String: StateValue]
+    public var errors: [String: String]
+    public var effects: [Effect]
+
+    public init(values: [String: StateValue] = [:], errors: [String: String] = [:], effects: [Effect] = []) {
+        self.values = values
+        self.errors = errors
+        self.effects = effects
+    }
 }
 
 /// A submit's outcome, which an event result reports.
@@ -42,11 +73,17 @@ public struct SubmitResult: Hashable, Sendable {
 /// `submit` names: applied as edits first (the same checks, in the same revision), so that
 /// a client sends what its user typed and has not sent yet, and every secure value. A
 /// secure value is checked and forgotten: it is never state.
+///
+/// An action list may hold one `call`. Without `callAnswer`, the actions stop there and the
+/// reduction carries a ``PendingCall``; with the backend's answer, the same event reduced
+/// again (on the state it finds then) applies it at the call's place and goes on.
 public func reduction(
-    of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = []
+    of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = [],
+    callAnswer: CallAnswer? = nil
 ) throws(EventError) -> Reduction {
     let (conformed, replaced) = definition.conforming(state)
-    var reduction = try reduceConforming(conformed, event, definition, values: values)
+    var reduction = try reduceConforming(conformed, event, definition, values: values, callAnswer: callAnswer)
+    if reduction.pendingCall != nil { return reduction }
     guard replaced else {
         reduction.state.markConforming(to: definition)
         return reduction
@@ -67,10 +104,11 @@ public func reduction(
 
 /// ``reduction(of:on:_:values:)`` on a state that conforms to the definition.
 private func reduceConforming(
-    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)]
+    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)],
+    callAnswer: CallAnswer?
 ) throws(EventError) -> Reduction {
     let instance = try eventRow(event.rowID, state, definition)
-    var run = ActionRun(state: state, definition: definition)
+    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer)
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
@@ -91,6 +129,9 @@ private func reduceConforming(
         run.perform(actions, item: instance.item)
     case .edit(_, let value):
         try run.edit(event.rowID, value)
+    }
+    if let pendingCall = run.pendingCall {
+        return Reduction(state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall)
     }
     var next = run.state
     let changed = run.setKeys.contains { StateValue.differ(state.values[$0], next.values[$0]) } || next.marks != state.marks
@@ -117,12 +158,16 @@ private struct ActionRun {
     var effects: [Effect] = []
     var submit: SubmitResult?
     var secureValues: [String: InputValue] = [:]
-    /// A failed submit stops the actions after it.
+    /// A failed submit, a backend's errors, or a call to make stop the actions after it.
     var stopped = false
+    /// The backend's answer to this event's `call`, once it was asked.
+    let callAnswer: CallAnswer?
+    var pendingCall: PendingCall?
 
-    init(state: SessionState, definition: ScreenDefinition) {
+    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?) {
         self.state = state
         self.definition = definition
+        self.callAnswer = callAnswer
     }
 
     /// An input row's new value: it must fit the row's control; `onEdit` stores it. A row
@@ -142,6 +187,7 @@ private struct ActionRun {
             throw .invalidValue(row: rowID, accepts: shown.content.acceptedValues)
         }
         let mark = FormMarks.key(screen: definition.id, row: rowID)
+        state.marks.clearBackendError(mark)
         if shown.content.isSecureText {
             secureValues[rowID] = value
             state.marks.touched.insert(mark)
@@ -184,6 +230,8 @@ private struct ActionRun {
                 stopped = !valid
             case .reset(let form):
                 reset(form)
+            case .call(let action):
+                call(action)
             }
         }
     }
@@ -198,6 +246,7 @@ private struct ActionRun {
         for input in definition.formInputs(form, state) {
             let mark = FormMarks.key(screen: definition.id, row: input.id)
             state.marks.touched.insert(mark)
+            state.marks.clearBackendError(mark)
             let context = EvaluationContext(state: snapshot, item: input.item, strings: definition.strings, screen: definition)
             if input.content.isSecureText {
                 let failure = input.definition.firstFailure(of: secureValues[input.id] ?? .string(""), context: context, other: other)
@@ -221,6 +270,38 @@ private struct ActionRun {
             let mark = FormMarks.key(screen: definition.id, row: input.id)
             state.marks.touched.remove(mark)
             state.marks.secureResults[mark] = nil
+            state.marks.clearBackendError(mark)
+        }
+    }
+
+    /// Without the backend's answer: stops, saying what to ask it. With it: sets the values
+    /// it gave, puts its messages on their rows (touched, and stopping the actions after
+    /// it), and adds its effects.
+    private mutating func call(_ action: String) {
+        guard let answer = callAnswer else {
+            var values: [(row: String, value: InputValue?)] = []
+            if let form = submit?.form {
+                for input in definition.formInputs(form, state) {
+                    values.append((input.id, input.content.isSecureText ? secureValues[input.id] ?? .string("") : input.content.inputValue))
+                }
+            }
+            pendingCall = PendingCall(action: action, values: values, state: state)
+            stopped = true
+            return
+        }
+        for (key, value) in answer.values {
+            state.values[key] = value
+            setKeys.append(key)
+        }
+        for (row, message) in answer.errors {
+            let mark = FormMarks.key(screen: definition.id, row: row)
+            state.marks.touched.insert(mark)
+            state.marks.backendErrors[mark] = message
+        }
+        effects.append(contentsOf: answer.effects)
+        if !answer.errors.isEmpty {
+            stopped = true
+            submit?.valid = false
         }
     }
 }

@@ -29,12 +29,16 @@ final class APIContext: Sendable {
     let urlSchemes: URLSchemes
     /// How many screens each server thread remembers.
     let threadCacheEntries: Int
+    /// Asks the app's backend for events that reach a `call`.
+    let actions: ActionCaller
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
-        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes
+        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes,
+        actions: ActionCaller
     ) throws(StoreError) {
         self.access = access
+        self.actions = actions
         self.clients = clients
         self.urlSchemes = urlSchemes
         definitions = try DefinitionArchive(catalogue: catalogue, store: store, logger: logger)

@@ -6,6 +6,20 @@ enum EventOutcome: Sendable {
     case answer(EventAnswer)
     case replayed(StoredAnswer)
     case problem(Problem)
+    /// The actions reached a `call`: ask the backend, then decide again with its answer.
+    case call(CallNeeded)
+}
+
+/// What an event that reached a `call` knows of it when it stops there: nothing is
+/// committed until the backend answered.
+struct CallNeeded: Sendable {
+    let pending: PendingCall
+    /// The row the event names, by id.
+    let row: String
+    /// The session's revision the event started from.
+    let revision: Int
+    let sessionID: String
+    let client: ClientContext
 }
 
 /// An event's answer, and the screen at the new revision (kept for the next event).
@@ -34,9 +48,15 @@ struct EventProcessor: SessionDecision {
     let screenForDiff: @Sendable (Int) -> Screen?
     /// The URLs an `openURL` effect may carry.
     let urlSchemes: URLSchemes
+    /// The backend's answer to the event's `call`, once it was asked: the event is decided
+    /// again with it, on the state the session has then.
+    var called: (action: String, answer: CallAnswer)? = nil
 
-    /// What to read of the session: the client's revision and the event id's answer.
-    var read: SessionRead { SessionRead(revision: request.revision, eventID: request.eventID) }
+    /// What to read of the session: the client's revision, the event id's answer, and the
+    /// session's id when the event may ask the backend.
+    var read: SessionRead {
+        SessionRead(revision: request.revision, eventID: request.eventID, id: called == nil && definition.asksBackend)
+    }
 
     static func refused(_ problem: Problem) -> EventOutcome { .problem(problem) }
 
@@ -98,9 +118,20 @@ struct EventProcessor: SessionDecision {
         }
         let reduction: Reduction
         do throws(EventError) {
-            reduction = try TabulaCore.reduction(of: event, on: current, definition, values: request.values)
+            reduction = try TabulaCore.reduction(of: event, on: current, definition, values: request.values, callAnswer: called?.answer)
         } catch {
             return .failure(.eventNotApplicable(error))
+        }
+        if let pending = reduction.pendingCall {
+            guard let sessionID = snapshot.id else { return .failure(.store(StoreError("the store did not give the session's id"))) }
+            return .success(
+                (.call(CallNeeded(pending: pending, row: rowID, revision: current.revision, sessionID: sessionID, client: current.client)), nil))
+        }
+        if let (action, answer) = called {
+            for row in answer.errors.keys where !definition.hasInputRow(row, current) {
+                return .failure(
+                    .actionFailed(action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
+            }
         }
         let (next, effects) = (reduction.state, reduction.effects)
         for case .openURL(let url) in effects where !urlSchemes.allows(url) {

@@ -49,18 +49,70 @@ extension APIContext {
             screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision) },
             urlSchemes: urlSchemes)
         runTransaction(processor, session: .token(token)) { [self] outcome in
-            switch outcome {
-            case .answer(let answer):
-                metrics.recordEvent(kind: kind.rawValue, outcome: answer.changed ? "changed" : "unchanged", changeCount: answer.changeCount)
-                reply(JSONResponse.make(.ok, answer.body))
-                if answer.changed { cache.keepForDiff(session: session, screen: answer.newScreen) }
-            case .replayed(let stored):
-                metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
-                reply(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body))
-            case .problem(let problem):
-                metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
-                reply.fail(problem)
+            guard case .call(let needed) = outcome else { return answer(outcome, kind, session: session, reply) }
+            askBackend(needed, processor, token: token, reply) { [self] in
+                applyEvent(request, kind, to: definition, from: copy, token: token, reply)
             }
+        }
+    }
+
+    /// An event that reached a `call`: asks the backend (once per event on this instance: a
+    /// retry of the event while its call is in flight runs `again` once the call ended),
+    /// then decides the event again with the answer, on the state the session has then.
+    /// A failed call changes nothing.
+    private func askBackend(_ needed: CallNeeded, _ processor: EventProcessor, token: String, _ reply: Reply, again: @escaping @Sendable () -> Void) {
+        let kind = processor.request.kind
+        let inFlight = processor.request.eventID.map { "\(token)\u{0}\($0)" }
+        if let inFlight, !actions.waitOrBegin(inFlight, then: again) { return }
+        let finish: @Sendable (EventOutcome) -> Void = { [self] outcome in
+            answer(outcome, kind, session: SessionKey(token), reply)
+            if let inFlight { actions.end(inFlight) }
+        }
+        store.sessionRecord(id: needed.sessionID) { [self] record in
+            let subject: String?
+            switch record {
+            case .success(let record?): subject = record.subject
+            case .success(nil): return finish(.problem(.unknownSession))
+            case .failure(let error): return finish(.problem(.store(error)))
+            }
+            let call = BackendCall(
+                pending: needed.pending, eventID: processor.request.eventID ?? "tabula-\(SessionID.make().dropFirst(2))",
+                sessionID: needed.sessionID, subject: subject, revision: needed.revision, client: needed.client,
+                screen: processor.definition.id, row: needed.row)
+            let served = self.served
+            let reader = CallAnswerReader(
+                schema: served.catalogue.schema, urlSchemes: urlSchemes, knowsScreen: { served.catalogue.screen(id: $0) != nil })
+            actions.call(call, reader: reader) { [self] result in
+                switch result {
+                case .failure(let problem):
+                    finish(.problem(problem))
+                case .success(let answer):
+                    var answered = processor
+                    answered.called = (call.action, answer)
+                    runTransaction(answered, session: .token(token)) { outcome in
+                        guard case .call = outcome else { return finish(outcome) }
+                        finish(.problem(.actionFailed(call.action, "the event reached the call again after its answer")))
+                    }
+                }
+            }
+        }
+    }
+
+    private func answer(_ outcome: EventOutcome, _ kind: EventRequest.Kind, session: SessionKey, _ reply: Reply) {
+        switch outcome {
+        case .answer(let answer):
+            metrics.recordEvent(kind: kind.rawValue, outcome: answer.changed ? "changed" : "unchanged", changeCount: answer.changeCount)
+            reply(JSONResponse.make(.ok, answer.body))
+            if answer.changed { cache.keepForDiff(session: session, screen: answer.newScreen) }
+        case .replayed(let stored):
+            metrics.recordEvent(kind: kind.rawValue, outcome: "replayed")
+            reply(JSONResponse.make(HTTPResponse.Status(code: stored.status), stored.body))
+        case .problem(let problem):
+            metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+            reply.fail(problem)
+        case .call(let needed):
+            metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
+            reply.fail(.actionFailed(needed.pending.action, "the event reached the call again after its answer"))
         }
     }
 

@@ -54,12 +54,14 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition, with gauges read at this moment, and how often each
+    /// The Prometheus text exposition, with gauges read at this moment, how often each
     /// growth limit took effect (`tabula_limit_reached_total{limit}`), added up from
-    /// `limits` (the store's, the service's).
-    func exposition(openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int, limits: [LimitCounts] = [])
-        -> [UInt8]
-    {
+    /// `limits` (the store's, the service's), and the connections opened to the app's
+    /// backend (`tabula_action_connections_opened_total`: calls reuse them).
+    func exposition(
+        openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int, actionConnections: Int = 0,
+        limits: [LimitCounts] = []
+    ) -> [UInt8] {
         openConnections.record(connections)
         sessions.record(sessionCount)
         openStreams.record(streams)
@@ -68,6 +70,9 @@ public final class ServiceMetrics: Sendable {
         for limit in GrowthLimit.allCases {
             text += "tabula_limit_reached_total{limit=\"\(limit.rawValue)\"} \(limits.reduce(0) { $0 + $1[limit] })\n"
         }
+        text += "# HELP tabula_action_connections_opened_total Connections opened to the app's backend; calls reuse them.\n"
+        text += "# TYPE tabula_action_connections_opened_total counter\n"
+        text += "tabula_action_connections_opened_total \(actionConnections)\n"
         return Array((requests.exposition() + events.exposition() + text).utf8) + registry.emitToBuffer()
     }
 }

@@ -1,0 +1,33 @@
+import HTTPTypes
+
+/// Problems of events whose actions ask the app's backend: the backend or its settings are
+/// at fault, not the client; nothing changed, and a retry with the same `eventId` is safe.
+extension Problem {
+    static func actionTimeout(_ action: String, after timeout: Duration) -> Problem {
+        Problem(
+            slug: "action-timeout", title: "Action Timeout", status: .gatewayTimeout,
+            detail:
+                "the backend did not answer the action \"\(action)\" within \(timeout) (--actions-timeout); nothing changed. Retry with the same eventId")
+    }
+
+    static func actionFailed(_ action: String, _ cause: String) -> Problem {
+        Problem(
+            slug: "action-failed", title: "Action Failed", status: .badGateway,
+            detail: "the backend's action \"\(action)\" failed: \(cause). Nothing changed; retry with the same eventId once the backend is fixed")
+    }
+
+    static func actionsBusy(limit: Int) -> Problem {
+        Problem(
+            slug: "actions-busy", title: "Actions Busy", status: .serviceUnavailable,
+            detail: "this instance has its limit of \(limit) calls to the backend in flight (--actions-concurrency); nothing changed. Retry shortly",
+            extensions: ["limit": .number(Double(limit))], headerFields: [.retryAfter: "1"])
+    }
+
+    static func actionsNotConfigured(_ action: String) -> Problem {
+        Problem(
+            slug: "actions-not-configured", title: "Actions Not Configured", status: .serviceUnavailable,
+            detail:
+                "the event reached the action {\"call\": \"\(action)\"}, but this instance has no backend to ask: start it with --actions-url and --actions-secret. Nothing changed"
+        )
+    }
+}

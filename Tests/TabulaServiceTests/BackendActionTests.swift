@@ -1,0 +1,340 @@
+import Dispatch
+import Foundation
+import Logging
+import TabulaCore
+import TabulaExampleBackend
+import TabulaHTTP
+import TabulaPlatform
+import TabulaTestSupport
+import Testing
+
+@testable import TabulaService
+
+/// An app backend on a loopback port for the tests: the example backend, or an answer the
+/// test sets (a status and a body, after a pause, or held until the test lets it go). It
+/// records every call it gets.
+final class TestBackend: HTTPHandler, @unchecked Sendable {
+    enum Behaviour {
+        case example
+        case fixed(status: Int, body: String)
+    }
+
+    static let secret = "test-actions-secret"
+    let behaviour = Locked<Behaviour>(.example)
+    /// Each call, as it arrived.
+    let calls = Locked<[Request]>([])
+    /// How long to wait before answering.
+    let delay = Locked<Duration>(.zero)
+    /// When set, answers wait until the test signals it.
+    let gate = Locked<DispatchSemaphore?>(nil)
+    private let example = ExampleBackend(secret: secret)
+    private(set) var server: HTTPServer?
+
+    init() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.threads = 2
+        var logger = Logger(label: "test-backend")
+        logger.logLevel = .error
+        let server = HTTPServer(configuration: configuration, handler: self, observer: SilentTestObserver(), logger: logger)
+        try server.start()
+        self.server = server
+    }
+
+    deinit { server?.shutdown() }
+
+    var url: String { "http://127.0.0.1:\(server?.port ?? 0)" }
+
+    func handle(_ request: Request, responder: Responder) {
+        calls.withLock { $0.append(request) }
+        let (delay, gate) = (delay.withLock { $0 }, gate.withLock { $0 })
+        let response: Response
+        switch behaviour.withLock({ $0 }) {
+        case .example: response = example.answer(request)
+        case .fixed(let status, let body):
+            response = Response(status: .init(code: status), headerFields: [.contentType: "application/json"], body: Array(body.utf8))
+        }
+        guard delay > .zero || gate != nil else { return responder.send(response) }
+        Thread.detachNewThread {
+            gate?.wait()
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            responder.send(response)
+        }
+    }
+
+    func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
+        Response(status: reason.status)
+    }
+}
+
+struct SilentTestObserver: HTTPServerObserver {
+    func requestCompleted(_ summary: borrowing RequestSummary) {}
+    func requestRejected(_ reason: RejectionReason) {}
+}
+
+/// `{"call": ACTION}` on each store, against a real backend on a loopback port: the call as
+/// the backend gets it (signed, with the form's values, secure ones included), answers with
+/// state, errors and effects, failures that change nothing and retries that call once,
+/// the limit on calls in flight, and a secret that is never kept.
+@Suite struct BackendActionTests {
+    static let signIn = "/v1/screens/sign-in/selection"
+
+    func server(_ factory: StoreFactory, _ backend: TestBackend?, timeout: Duration = .seconds(5), concurrency: Int = 100) throws -> APITestServer {
+        let catalogue = try APITestServer.fixtures()
+        return try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { configuration in
+            configuration.backendKey = APIKey(BackendAPITests.key)
+            if let backend {
+                configuration.actions = ActionSettings(url: backend.url + "/", secret: TestBackend.secret, timeout: timeout, concurrency: concurrency)
+            }
+        }
+    }
+
+    func signIn(_ api: APITestServer, _ session: String, password: String, eventID: String? = nil, revision: Int? = nil) throws -> RawHTTPResponse {
+        var body = #"{"row": "sign-in", "values": {"email": "ann@example.com", "password": "\#(password)"}"#
+        if let eventID { body += #", "eventId": "\#(eventID)""# }
+        if let revision { body += #", "revision": \#(revision)"# }
+        return try api.send("POST", Self.signIn, session: session, json: body + "}")
+    }
+
+    func screen(_ api: APITestServer, _ session: String) throws -> Screen {
+        try Screen(jsonBytes: try api.send("GET", "/v1/screens/sign-in", session: session).body)
+    }
+
+    func row(_ screen: Screen, _ id: String) -> Row? {
+        screen.sections.flatMap(\.rows).first { $0.id == id }
+    }
+
+    /// A session the backend made, with a subject, and its token.
+    func session(_ api: APITestServer) throws -> (token: String, id: String) {
+        let created = try api.send("POST", "/v1/sessions", headers: [BackendAPITests.authorization], json: #"{"subject": "user-7"}"#)
+        let object = try #require(created.json.objectValue)
+        return (try #require(object["session"]?.stringValue), try #require(object["id"]?.stringValue))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theBackendGetsASignedCallAndItsAnswersShow(_ kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let backend = try TestBackend()
+        let api = try server(factory, backend)
+        defer { api.store.close() }
+        let (session, id) = try session(api)
+
+        let wrong = try signIn(api, session, password: "wrong horse", eventID: "try-1")
+        #expect(wrong.status == 200, "\(wrong.bodyText)")
+        #expect(wrong.json.objectValue?["submit"] == ["form": "signin", "valid": false])
+        #expect(wrong.json.objectValue?["toRevision"]?.intValue == 1)
+        let changes = try ChangeSet(json: try #require(wrong.json.objectValue?["changes"]))
+        #expect(changes.rows.updated.map(\.row.id) == ["password"], "only the row the backend named; the e-mail shows what was sent")
+        #expect(changes.rows.updated.first?.row.error == "Wrong password")
+        #expect(row(try screen(api, session), "password")?.error == "Wrong password")
+
+        let call = try #require(backend.calls.withLock { $0.first })
+        #expect(call.rawPath == "/sign-in")
+        #expect(call.headers.value("Content-Type") == "application/json")
+        #expect(call.headers.value("Idempotency-Key") == "try-1")
+        let signature = try #require(call.headers.value("Tabula-Signature"))
+        #expect(ActionSignature.verify(signature, secret: TestBackend.secret, body: call.body, now: Int(Date().timeIntervalSince1970)))
+        #expect(!ActionSignature.verify(signature, secret: "another-secret", body: call.body, now: Int(Date().timeIntervalSince1970)))
+        let body = try JSONParser().parse(call.body)
+        #expect(body.objectValue?.keys.sorted() == ["action", "eventId", "row", "screen", "session", "state", "values"])
+        #expect(body.objectValue?["action"] == "sign-in" && body.objectValue?["eventId"] == "try-1")
+        #expect(body.objectValue?["screen"] == "sign-in" && body.objectValue?["row"] == "sign-in")
+        #expect(body.objectValue?["values"] == ["email": "ann@example.com", "password": "wrong horse"], "secure values go to the backend only")
+        let described = try #require(body.objectValue?["session"]?.objectValue)
+        #expect(described["id"]?.stringValue == id && described["subject"] == "user-7" && described["revision"] == 0)
+        #expect(described["client"] == .object(JSONObject()))
+        #expect(body.objectValue?["state"]?.objectValue?["email"] == "ann@example.com", "the state after the actions before the call")
+        #expect(body.objectValue?["state"]?.objectValue?["$form"] == nil)
+
+        // The backend's error shows until the row's next edit.
+        let edited = try api.send("POST", "/v1/screens/sign-in/edit", session: session, json: #"{"row": "password", "value": "correct horse"}"#)
+        #expect(edited.status == 200)
+        #expect(row(try screen(api, session), "password")?.error == nil)
+
+        let right = try signIn(api, session, password: "correct horse", eventID: "try-2")
+        #expect(right.status == 200, "\(right.bodyText)")
+        #expect(right.json.objectValue?["effects"] == [["type": "navigate", "screen": "settings"]])
+        #expect(right.json.objectValue?["submit"] == ["form": "signin", "valid": true])
+        let signedIn = try api.send("GET", "/v1/screens/sign-in", session: session)
+        #expect(signedIn.bodyText.contains("Signed in as ann@example.com"))
+        #expect(row(try Screen(jsonBytes: signedIn.body), "sign-in")?.enabled == false)
+        // One revision and one feed entry for the whole event.
+        let feed = try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization]).json
+        let events = feed.objectValue?["entries"]?.arrayValue?.compactMap { $0.objectValue?["event"]?.objectValue } ?? []
+        #expect(events.filter { $0["row"] == "sign-in" }.count == 2)
+        #expect(!feed.canonicalText.contains("correct horse") && !feed.canonicalText.contains("wrong horse"))
+
+        // A retry after success replays the answer without a call.
+        let replay = try signIn(api, session, password: "correct horse", eventID: "try-2")
+        #expect(replay.body == right.body)
+        #expect(backend.calls.withLock { $0.count } == 2)
+    }
+
+    /// A backend that is slow, down, answers 500, something not JSON, or what Tabula does not
+    /// know: nothing changes, the problem names the cause, and the retry with the same
+    /// `eventId` works once the backend does.
+    @Test(arguments: StoreKind.allCases)
+    func failuresChangeNothingAndTheRetryWorks(_ kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let backend = try TestBackend()
+        let api = try server(factory, backend, timeout: .milliseconds(300))
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let cases: [(TestBackend.Behaviour, Duration, String, String)] = [
+            (.fixed(status: 200, body: "{}"), .seconds(1), "action-timeout", "within"),
+            (.fixed(status: 500, body: #"{"error": "boom"}"#), .zero, "action-failed", "HTTP 500"),
+            (.fixed(status: 200, body: "<html>"), .zero, "action-failed", "not JSON"),
+            (.fixed(status: 200, body: #"{"state": {}, "redirect": "/"}"#), .zero, "action-failed", "redirect"),
+            (.fixed(status: 200, body: #"{"state": {"noSuchKey": 1}}"#), .zero, "action-failed", "noSuchKey"),
+            (.fixed(status: 200, body: #"{"state": {"signedIn": "yes"}}"#), .zero, "action-failed", "signedIn"),
+            (.fixed(status: 200, body: #"{"errors": {"nowhere": "x"}}"#), .zero, "action-failed", "row \\\"nowhere"),
+            (.fixed(status: 200, body: #"{"effects": [{"type": "navigate", "screen": "nowhere"}]}"#), .zero, "action-failed", "nowhere"),
+            (.fixed(status: 200, body: #"{"effects": [{"type": "openURL", "url": "javascript:alert(1)"}]}"#), .zero, "action-failed", "scheme"),
+        ]
+        for (behaviour, delay, slug, cause) in cases {
+            backend.behaviour.withLock { $0 = behaviour }
+            backend.delay.withLock { $0 = delay }
+            let failed = try signIn(api, session, password: "correct horse", eventID: "once")
+            #expect(failed.problemSlug == slug && failed.bodyText.contains(cause), "\(failed.status) \(failed.bodyText)")
+            #expect(failed.status == (slug == "action-timeout" ? 504 : 502))
+            #expect(try api.revision(session, screen: "sign-in") == 0, "nothing changed")
+        }
+        backend.delay.withLock { $0 = .zero }
+        backend.behaviour.withLock { $0 = .example }
+        let retried = try signIn(api, session, password: "correct horse", eventID: "once")
+        #expect(retried.status == 200 && retried.json.objectValue?["toRevision"] == 1, "\(retried.bodyText)")
+
+        // A backend that refuses the signature.
+        backend.behaviour.withLock { $0 = .fixed(status: 401, body: "{}") }
+        let refused = try signIn(api, try api.newSession(), password: "correct horse", eventID: "other")
+        #expect(refused.status == 502 && refused.bodyText.contains("HTTP 401"))
+    }
+
+    func server(_ factory: StoreFactory, _ backend: TestBackend?, configure: (inout ServiceConfiguration) -> Void) throws -> APITestServer {
+        let catalogue = try APITestServer.fixtures()
+        return try APITestServer(catalogue: catalogue, store: try factory.open(catalogue), configure: configure)
+    }
+
+    @Test func aBackendThatIsDownOrMissingIsAProblem() throws {
+        let nobody = try TestBackend()
+        let url = nobody.url
+        nobody.server?.shutdown()
+        let api = try server(try StoreFactory(.memory), nil) { configuration in
+            configuration.actions = ActionSettings(url: url, secret: TestBackend.secret)
+        }
+        let session = try api.newSession()
+        let down = try signIn(api, session, password: "correct horse", eventID: "e")
+        #expect(down.status == 502 && down.problemSlug == "action-failed", "\(down.bodyText)")
+        #expect(try api.revision(session, screen: "sign-in") == 0)
+
+        let unconfigured = try server(try StoreFactory(.memory), nil) { _ in }
+        let other = try unconfigured.newSession()
+        let missing = try signIn(unconfigured, other, password: "correct horse")
+        #expect(missing.status == 503 && missing.problemSlug == "actions-not-configured", "\(missing.bodyText)")
+        // An event that stops before the call needs no backend.
+        let invalid = try unconfigured.send("POST", Self.signIn, session: other, json: #"{"row": "sign-in"}"#)
+        #expect(invalid.status == 200 && invalid.json.objectValue?["submit"] == ["form": "signin", "valid": false])
+    }
+
+    /// A retry while the call is in flight waits for it: one call, one answer; meanwhile
+    /// another event commits, and the answer is applied to the newer state.
+    @Test(arguments: [StoreKind.memory, .sqlite])
+    func aRetryInFlightWaitsAndTheAnswerMeetsTheNewerState(_ kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let backend = try TestBackend()
+        let api = try server(factory, backend)
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let gate = DispatchSemaphore(value: 0)
+        backend.gate.withLock { $0 = gate }
+        let answers = Locked<[RawHTTPResponse]>([])
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                if let answer = try? self.signIn(api, session, password: "correct horse", eventID: "held", revision: 0) {
+                    answers.withLock { $0.append(answer) }
+                }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        let switched = try api.send("POST", "/v1/screens/sign-in/switch", session: session, json: #"{"row": "remember", "isOn": false}"#)
+        #expect(switched.status == 200 && switched.json.objectValue?["toRevision"] == 1, "\(switched.bodyText)")
+        gate.signal()
+        gate.signal()
+        #expect(group.wait(timeout: .now() + 20) == .success)
+        let both = answers.withLock { $0 }
+        #expect(both.count == 2 && both.allSatisfy { $0.status == 200 })
+        #expect(Set(both.map(\.body)).count == 1, "the retry got the first one's answer")
+        #expect(backend.calls.withLock { $0.count } == 1, "one call")
+        let answer = try #require(both.first?.json.objectValue)
+        #expect(answer["fromRevision"] == 0 && answer["toRevision"] == 2, "applied after the switch")
+        let changes = try ChangeSet(json: try #require(answer["changes"]))
+        #expect(changes.rows.updated.contains { $0.row.id == "remember" }, "the copy at 0 learns of the switch too")
+        let remember = row(try screen(api, session), "remember")
+        #expect(remember?.content == .titleSwitch(title: "Keep Me Signed In", isOn: false))
+    }
+
+    @Test func callsBeyondTheLimitAreRefused() throws {
+        let backend = try TestBackend()
+        let api = try server(try StoreFactory(.memory), backend, concurrency: 1)
+        let gate = DispatchSemaphore(value: 0)
+        backend.gate.withLock { $0 = gate }
+        let first = try api.newSession()
+        let held = Locked<RawHTTPResponse?>(nil)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            held.withLock { $0 = try? self.signIn(api, first, password: "correct horse") }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        let busy = try signIn(api, try api.newSession(), password: "correct horse")
+        #expect(busy.status == 503 && busy.problemSlug == "actions-busy" && busy.header("Retry-After") == "1", "\(busy.bodyText)")
+        gate.signal()
+        #expect(group.wait(timeout: .now() + 20) == .success)
+        #expect(held.withLock { $0?.status } == 200)
+        let metrics = try api.metrics(showing: #"tabula_action_calls_total{action="sign-in",outcome="busy"} 1"#)
+        #expect(metrics.contains(#"outcome="busy"} 1"#))
+    }
+
+    /// A password sent with a submit that calls the backend is in no database file, no WAL,
+    /// no feed entry, no session record, no screen, no stored answer.
+    @Test(arguments: [StoreKind.sqlite, .postgres])
+    func theSecretSentToTheBackendIsNeverKept(_ kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let backend = try TestBackend()
+        let api = try server(factory, backend)
+        let (session, id) = try session(api)
+        let secret = "Pw-\(UUID().uuidString.prefix(12))"
+        backend.behaviour.withLock { $0 = .fixed(status: 200, body: #"{"errors": {"password": "Wrong password"}}"#) }
+        let answer = try signIn(api, session, password: secret, eventID: "s-1")
+        #expect(answer.status == 200)
+        #expect(try #require(backend.calls.withLock { $0.first }).body.starts(with: Array("{".utf8)))
+        #expect(String(decoding: try #require(backend.calls.withLock { $0.first }).body, as: UTF8.self).contains(secret))
+        let replay = try signIn(api, session, password: secret, eventID: "s-1")
+        let texts = [
+            answer.bodyText, replay.bodyText, try api.send("GET", "/v1/screens/sign-in", session: session).bodyText,
+            try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization]).bodyText,
+            try api.send("GET", "/v1/sessions/\(id)", headers: [BackendAPITests.authorization]).bodyText,
+        ]
+        for text in texts { #expect(!text.contains(secret)) }
+        api.store.close()
+        let directory: URL
+        switch kind {
+        case .postgres:
+            let cluster = try PostgresCluster.shared.get()
+            _ = try cluster.query("CHECKPOINT")
+            directory = cluster.directory
+        default:
+            directory = factory.directory
+        }
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        var read = 0
+        while let file = files?.nextObject() as? URL {
+            guard let bytes = try? Data(contentsOf: file) else { continue }
+            read += 1
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file.path) holds the secret")
+        }
+        #expect(read > 0)
+    }
+}
