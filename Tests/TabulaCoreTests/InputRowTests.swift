@@ -86,6 +86,27 @@ import Testing
         #expect(throws: EventError.rowNotEditable("email")) { try reduce(oldClient, .edit(row: "email", value: .string("x")), form) }
     }
 
+    /// `onEdit` as actions: `value` is the edited value, of the kind's type; a form's reset
+    /// sets back what they store.
+    @Test func editActionsSeeTheEditedValue() throws {
+        let rows = #"""
+            {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": [{"set": {"name": "{{value}}", "greeting": "Hello, {{value}}"}}, {"toggle": "edited"}]},
+            {"id": "copies", "kind": "stepper", "title": "Copies", "value": "copies", "min": 1, "max": 9, "onEdit": {"set": {"copies": "value", "negated": "-value"}}},
+            {"id": "reset", "kind": "button", "title": "Reset", "onSelect": {"reset": "f"}}
+            """#
+        let text =
+            #"{"id": "f", "title": "F", "state": {"name": "", "greeting": "", "edited": false, "copies": 1, "negated": -1}, "sections": [{"id": "s", "form": "f", "rows": [\#(rows)]}]}"#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(text.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let (named, _) = try reduce(catalogue.initialState, .edit(row: "name", value: .string("Ann")), form)
+        #expect(named.scalar("name") == .string("Ann") && named.scalar("greeting") == .string("Hello, Ann") && named.scalar("edited") == .bool(true))
+        let (counted, _) = try reduce(named, .edit(row: "copies", value: .number(4)), form)
+        #expect(counted.scalar("copies") == .number(4) && counted.scalar("negated") == .number(-4) && counted.revision == named.revision + 1)
+        #expect(render(form, counted).sections[0].rows[0].editable)
+        let (reset, _) = try reduce(counted, .select(row: "reset"), form)
+        #expect(reset.values == catalogue.initialState.values, "reset sets back every key the edit actions store into")
+    }
+
     @Test func theUsersCopyShowsTheEditedValueExceptASecureOne() throws {
         let (form, state) = try form()
         let screen = render(form, state)
@@ -173,6 +194,9 @@ import Testing
         ),
         (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "maxLength": 2.5}"#, "maxLength is a whole number"),
         (#"{"id": "a", "kind": "basic", "title": "A", "enabledWhen": "count"}"#, "expected a bool expression"),
+        (#"{"id": "a", "kind": "basic", "title": "A", "onSelect": {"set": {"count": "value"}}}"#, "unknown state key 'value'"),
+        (#"{"id": "a", "kind": "slider", "value": "count", "min": 0, "max": 5, "onEdit": {"set": {"flag": "value"}}}"#, "expected a bool"),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "onEdit": [{"call": "check"}]}"#, "onEdit cannot \"call\""),
     ])
     func definitionProblemsNameWhatToFix(row: String, message: String) {
         let problems = definitionProblems(["a.json": definition(state: #"{"flag": true, "count": 1, "name": ""}"#, rows: row)])

@@ -81,8 +81,10 @@ extension DefinitionReader {
         return (fields, options, secure)
     }
 
-    /// `onEdit: {"set": KEY}`: stores the edited value in a key of the kind's state type.
-    mutating func editAction(_ value: JSONValue, kind: String?, secure: Bool, path: String) -> EditAction? {
+    /// `onEdit: {"set": KEY}` stores the edited value in a key of the kind's state type;
+    /// an action or a list of them runs with the expression `value`, the edited value, of
+    /// that type. They may not ask the backend: an edit is sent as the user types.
+    mutating func editAction(_ value: JSONValue, kind: String?, secure: Bool, path: String, scope: ExpressionScope) -> EditAction? {
         guard let kind else { return nil }
         guard let type = RowContent.inputStateTypes[kind] else {
             log.add(.structure, at: path, "only input rows (\(RowContent.inputKinds.joined(separator: ", "))) have \"onEdit\"; remove it")
@@ -96,8 +98,16 @@ extension DefinitionReader {
         }
         let set = ActionName.set.rawValue
         guard case .object(let object) = value, object.keys == [set], case .string(let key)? = object[set] else {
-            log.add(.structure, at: path, "onEdit is {\"set\": KEY}: it stores the edited value in a \(type.rawValue) state key")
-            return nil
+            var editScope = scope
+            editScope.editedValue = type
+            guard let actions = actions(value, path: path, scope: editScope) else { return nil }
+            guard !actions.contains(where: \.isCall) else {
+                log.add(
+                    .structure, at: path,
+                    "onEdit cannot \"call\" the backend: edits are sent as the user types. Call it from a button's onSelect, after a submit")
+                return nil
+            }
+            return .actions(actions)
         }
         switch stateTypes[key] {
         case nil:

@@ -70,7 +70,9 @@ extension DefinitionReader {
         let onSelect = object.take(RowMember.onSelect).flatMap { actions($0, path: object.memberPath(RowMember.onSelect), scope: scope) }
         let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch)) }
         let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
-        let onEdit = object.take(RowMember.onEdit).flatMap { editAction($0, kind: kind, secure: secure, path: object.memberPath(RowMember.onEdit)) }
+        let onEdit = object.take(RowMember.onEdit).flatMap {
+            editAction($0, kind: kind, secure: secure, path: object.memberPath(RowMember.onEdit), scope: scope)
+        }
         let mode: DateMode? =
             if case .template(let template)? = fields["mode"], kind == "datePicker" {
                 DateMode(rawValue: template.evaluate(EvaluationContext(state: SessionState())))

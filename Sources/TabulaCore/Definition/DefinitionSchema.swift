@@ -372,12 +372,17 @@ public enum DefinitionSchema {
                 "actions", "What deleting the row does, usually {\"remove\": LIST}; the row is deletable exactly when it has it.")
         case .onEdit:
             [
-                "type": "object",
                 "description":
-                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
-                "required": [.string(ActionName.set.rawValue)],
-                "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type."]],
-                "additionalProperties": false,
+                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper; or actions (not \"call\"), in which the expression value is the edited value, of that type. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
+                "anyOf": [
+                    [
+                        "type": "object",
+                        "required": [.string(ActionName.set.rawValue)],
+                        "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type."]],
+                        "additionalProperties": false,
+                    ],
+                    reference("actions", "Actions in which the expression value is the edited value."),
+                ],
             ]
         case .validate:
             [

@@ -32,11 +32,29 @@ public enum ChoiceOptions: Sendable {
 public enum EditAction: Sendable {
     /// Stores the edited value in a state key of the kind's state type.
     case set(String)
+    /// Runs actions, in which the expression `value` is the edited value.
+    case actions([Action])
 
-    /// The state keys the action writes.
+    /// The state keys the actions read or write.
     var stateKeys: Set<String> {
         switch self {
         case .set(let key): [key]
+        case .actions(let actions): actions.reduce(into: []) { $0.formUnion($1.stateKeys) }
+        }
+    }
+
+    /// The state keys the actions store into: what a form's `reset` sets back.
+    var storedKeys: [String] {
+        switch self {
+        case .set(let key): [key]
+        case .actions(let actions):
+            actions.flatMap { action -> [String] in
+                switch action {
+                case .set(let assignments): assignments.map(\.key)
+                case .toggle(let key): [key]
+                default: []
+                }
+            }
         }
     }
 }

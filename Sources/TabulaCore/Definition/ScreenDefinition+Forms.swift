@@ -47,10 +47,7 @@ extension ScreenDefinition {
 
     /// The state keys a form's rows store their values in.
     func formKeys(_ form: String) -> [String] {
-        sections.filter { $0.form == form }.flatMap(\.rows).compactMap { row in
-            if case .set(let key)? = row.onEdit { return key }
-            return nil
-        }
+        sections.filter { $0.form == form }.flatMap(\.rows).flatMap { $0.onEdit?.storedKeys ?? [] }
     }
 }
 

@@ -75,11 +75,16 @@ public struct ExpressionScope: Sendable {
     public var item: (list: String, schema: RecordSchema)?
     /// The messages `@key` may name; `nil` when the catalogue has no string tables.
     public var strings: StringTables?
+    /// In an input row's `onEdit` actions: the type of `value`, the edited value.
+    public var editedValue: ScalarType?
 
-    public init(state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil, strings: StringTables? = nil) {
+    public init(
+        state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil, strings: StringTables? = nil, editedValue: ScalarType? = nil
+    ) {
         self.state = state
         self.item = item
         self.strings = strings
+        self.editedValue = editedValue
     }
 }
 
@@ -92,8 +97,13 @@ public struct EvaluationContext: Sendable {
     /// The screen being rendered or acted on, whose forms `valid('FORM')` judges (false
     /// without one).
     public var screen: ScreenDefinition?
+    /// While an edit's `onEdit` actions run: the value the user entered (`value`).
+    public var editedValue: FieldValue?
 
-    public init(state: SessionState, item: Record? = nil, strings: StringTables? = nil, screen: ScreenDefinition? = nil) {
+    public init(
+        state: SessionState, item: Record? = nil, strings: StringTables? = nil, screen: ScreenDefinition? = nil, editedValue: FieldValue? = nil
+    ) {
+        self.editedValue = editedValue
         self.state = state
         self.item = item
         self.strings = strings
@@ -128,6 +138,8 @@ indirect enum ExpressionNode: Hashable, Sendable {
     case stateKey(String, ScalarType)
     case count(String)
     case itemField(String, ScalarType)
+    /// `value` in `onEdit` actions: the edited value, of the kind's state type.
+    case editedValue(ScalarType)
     case not(ExpressionNode)
     case negate(ExpressionNode)
     case and(ExpressionNode, ExpressionNode)
@@ -154,6 +166,9 @@ indirect enum ExpressionNode: Hashable, Sendable {
             return .number(Double(context.state.records(key).count))
         case .itemField(let field, let type):
             guard let value = context.item?.value(of: field), value.scalarType == type else { return type.zero }
+            return value
+        case .editedValue(let type):
+            guard let value = context.editedValue, value.scalarType == type else { return type.zero }
             return value
         case .not(let operand):
             return .bool(!operand.bool(context))
@@ -202,7 +217,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
     /// included): the one walk the collections above share.
     private func forEachOperand(_ body: (ExpressionNode) -> Void) {
         switch self {
-        case .literal, .stateKey, .count, .itemField, .formValid: return
+        case .literal, .stateKey, .count, .itemField, .editedValue, .formValid: return
         case .not(let operand), .negate(let operand): body(operand)
         case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
             body(left)

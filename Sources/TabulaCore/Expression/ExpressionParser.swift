@@ -276,6 +276,9 @@ struct ExpressionParser {
         case (1, "valid") where isSymbol("("): return try formValidity(offset: offset)
         case (1, "true"): return Typed(node: .literal(.bool(true)), type: .bool, offset: offset)
         case (1, "false"): return Typed(node: .literal(.bool(false)), type: .bool, offset: offset)
+        case (1, "value") where scope.editedValue != nil:
+            let type = scope.editedValue ?? .string
+            return Typed(node: .editedValue(type), type: type, offset: offset)
         case (_, "item"): return try itemPath(components, offset: offset)
         default: return try statePath(components, offset: offset)
         }

@@ -195,15 +195,20 @@ private struct ActionRun {
         } else if !row.validate.isEmpty {
             state.marks.touched.insert(mark)
         }
-        if case .set(let key)? = row.onEdit {
+        switch row.onEdit {
+        case .set(let key)?:
             state.values[key] = .scalar(value.stateValue)
             setKeys.append(key)
+        case .actions(let actions)?:
+            perform(actions, item: instance.item, editedValue: value.stateValue)
+        case nil:
+            break
         }
     }
 
-    mutating func perform(_ actions: [Action], item: Record?) {
+    mutating func perform(_ actions: [Action], item: Record?, editedValue: FieldValue? = nil) {
         for action in actions where !stopped {
-            let context = EvaluationContext(state: state, item: item, strings: definition.strings, screen: definition)
+            let context = EvaluationContext(state: state, item: item, strings: definition.strings, screen: definition, editedValue: editedValue)
             switch action {
             case .toggle(let key):
                 let current = state.scalar(key) == .bool(true)
