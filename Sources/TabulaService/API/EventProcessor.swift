@@ -53,9 +53,11 @@ struct EventProcessor: SessionDecision {
     var called: (action: String, answer: CallAnswer)? = nil
 
     /// What to read of the session: the client's revision, the event id's answer, and the
-    /// session's id when the event may ask the backend.
+    /// session's id when the event may ask the backend (only selections and deletions run
+    /// action lists that may hold a `call`).
     var read: SessionRead {
-        SessionRead(revision: request.revision, eventID: request.eventID, id: called == nil && definition.asksBackend)
+        let mayCall = called == nil && (request.kind == .selection || request.kind == .deletion) && definition.asksBackend
+        return SessionRead(revision: request.revision, eventID: request.eventID, id: mayCall)
     }
 
     static func refused(_ problem: Problem) -> EventOutcome { .problem(problem) }
