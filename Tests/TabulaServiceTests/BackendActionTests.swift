@@ -318,7 +318,6 @@ struct SilentTestObserver: HTTPServerObserver {
             try api.send("GET", "/v1/sessions/\(id)", headers: [BackendAPITests.authorization]).bodyText,
         ]
         for text in texts { #expect(!text.contains(secret)) }
-        api.store.close()
         let directory: URL
         switch kind {
         case .postgres:
@@ -336,5 +335,55 @@ struct SilentTestObserver: HTTPServerObserver {
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file.path) holds the secret")
         }
         #expect(read > 0)
+        api.store.close()
+    }
+}
+
+/// `tabula serve` as a process with a backend: the secret a submit sends to the backend is in
+/// no log line (at the most talkative level), no database file and no WAL; libcurl is
+/// mapped only when a backend is configured.
+@Suite struct BackendActionProcessTests {
+    func post(_ port: UInt16, _ path: String, session: String? = nil, _ body: String) throws -> RawHTTPResponse {
+        let connection = try RawHTTPConnection(port: port)
+        let header = session.map { "X-Session: \($0)\r\n" } ?? ""
+        try connection.send(
+            "POST \(path) HTTP/1.1\r\nHost: x\r\n\(header)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        return try connection.readResponse()
+    }
+
+    @Test func theSecretIsInNoLogAndNoFileAndLibcurlLoadsOnlyForABackend() throws {
+        let plain = try ServerProcess(arguments: ["--store", "memory"])
+        #expect(!(try ServeProcessTests().mappedLibraries(plain)).contains("libcurl"))
+
+        let backend = try TestBackend()
+        let server = try ServerProcess(
+            arguments: ["--store", "sqlite", "--log-level", "trace", "--actions-url", backend.url, "--actions-secret", TestBackend.secret])
+        #expect(try ServeProcessTests().mappedLibraries(server).contains("libcurl.so.4"))
+        let created = try post(server.port, "/v1/sessions", "{}")
+        let session = try #require(created.json.objectValue?["session"]?.stringValue)
+        let secret = "Pw-\(UUID().uuidString.prefix(12))"
+        for (eventID, password) in [("first", secret), ("second", "correct horse")] {
+            let answer = try post(
+                server.port, "/v1/screens/sign-in/selection", session: session,
+                #"{"row": "sign-in", "eventId": "\#(eventID)", "values": {"email": "ann@example.com", "password": "\#(password)"}}"#)
+            #expect(answer.status == 200, "\(answer.bodyText)")
+        }
+        #expect(backend.calls.withLock { $0.count } == 2)
+        // While it runs (the WAL holds the commits), and once it stopped.
+        func expectNoPassword(_ moment: String) throws {
+            for password in [secret, "correct horse"] {
+                #expect(!server.log.contains(password), "the log holds a password \(moment)")
+                for file in try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.path) {
+                    let bytes = try Data(contentsOf: server.dataDirectory.appendingPathComponent(file))
+                    #expect(bytes.range(of: Data(password.utf8)) == nil, "\(file) holds a password \(moment)")
+                }
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.path).contains { $0.hasSuffix("-wal") })
+        try expectNoPassword("while serving")
+        server.signal(SIGTERM)
+        _ = server.waitForExit(seconds: 10)
+        #expect(server.log.contains("/v1/screens/sign-in/selection 200"), "the log is talkative: \(server.log.suffix(400))")
+        try expectNoPassword("after stopping")
     }
 }

@@ -192,7 +192,7 @@ func formCatalogue() throws -> Catalogue {
 
     /// Random edits from one client: its copy with its own edit, plus the answer, is the
     /// screen a `GET` shows.
-    @Test(arguments: [StoreKind.memory, .sqlite])
+    @Test(arguments: StoreKind.allCases)
     func randomEditsKeepTheUsersCopyExact(_ kind: StoreKind) throws {
         let factory = try StoreFactory(kind)
         let api = try server(factory)
