@@ -253,8 +253,11 @@ struct ServeCommand: ParsableCommand {
             throw CommandFailure(error.description)
         }
         // Loading the screens and migrating the database free most of what they allocate;
-        // hand those pages back rather than keep them as idle memory.
+        // hand those pages back rather than keep them as idle memory. So with the code only
+        // the start ran (reading definitions, compiling their patterns, migrations): the
+        // pages serving needs come back on first use.
         releaseFreedMemory()
+        if let executable = ResidentPages.executablePath { ResidentPages.release { $0 == executable } }
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
         let base = "http://\(URLHost.bracketed(settings.server.host)):\(group.server.port)"
         logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
