@@ -41,15 +41,18 @@ public struct ExampleBackend: HTTPHandler {
             return Self.json(.unauthorized, #"{"error": "the Tabula-Signature header is missing, old, or not made with this secret"}"#)
         }
         guard request.rawPath == "/sign-in" else { return Self.json(.notFound, #"{"error": "this backend knows the action sign-in only"}"#) }
-        guard let call = try? JSONParser().parse(request.body), let values = call.objectValue?["values"]?.objectValue else {
-            return Self.json(.badRequest, #"{"error": "not a call of Tabula's"}"#)
+        // The signature covers the body, not the URL: the action it names must be this one.
+        guard let call = try? JSONParser().parse(request.body), call.objectValue?["action"] == "sign-in",
+            let values = call.objectValue?["values"]?.objectValue
+        else {
+            return Self.json(.badRequest, #"{"error": "not a call of Tabula's for sign-in"}"#)
         }
         let email = values["email"]?.stringValue ?? ""
         let password = values["password"]?.stringValue ?? ""
         guard let expected = Self.accounts[email.lowercased()] else {
             return Self.json(.ok, #"{"errors": {"email": "There is no account for this e-mail address"}}"#)
         }
-        guard password == expected else {
+        guard Self.equalInConstantTime(Array(password.utf8), Array(expected.utf8)) else {
             return Self.json(.ok, #"{"errors": {"password": "Wrong password"}}"#)
         }
         return Self.json(.ok, #"{"effects": [{"type": "navigate", "screen": "settings"}], "state": {"signedIn": true}}"#)
@@ -57,6 +60,15 @@ public struct ExampleBackend: HTTPHandler {
 
     public func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Self.json(reason.status, #"{"error": "\#(reason.rawValue)"}"#)
+    }
+
+    /// A comparison whose time says nothing of where the bytes differ.
+    private static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
     }
 
     private static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -44,7 +44,7 @@ struct ActionOptions: ParsableArguments {
         else {
             throw ValidationError("--actions-url \"\(url)\" is not an http or https URL without a query, like https://backend.example/tabula")
         }
-        guard let secret else {
+        guard let secret, !secret.isEmpty else {
             throw ValidationError("--actions-url needs --actions-secret (or TABULA_ACTIONS_SECRET): every call is signed with it")
         }
         let timeoutText = actionsTimeout ?? EnvironmentSetting.value("TABULA_ACTIONS_TIMEOUT") ?? Self.defaultTimeoutText

@@ -197,6 +197,7 @@ import Testing
         (#"{"id": "a", "kind": "basic", "title": "A", "onSelect": {"set": {"count": "value"}}}"#, "unknown state key 'value'"),
         (#"{"id": "a", "kind": "slider", "value": "count", "min": 0, "max": 5, "onEdit": {"set": {"flag": "value"}}}"#, "expected a bool"),
         (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "onEdit": [{"call": "check"}]}"#, "onEdit cannot \"call\""),
+        (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "onEdit": [{"submit": "f"}]}"#, "onEdit cannot \"submit\""),
     ])
     func definitionProblemsNameWhatToFix(row: String, message: String) {
         let problems = definitionProblems(["a.json": definition(state: #"{"flag": true, "count": 1, "name": ""}"#, rows: row)])

@@ -275,6 +275,60 @@ struct SilentTestObserver: HTTPServerObserver {
         #expect(remember?.content == .titleSwitch(title: "Keep Me Signed In", isOn: false))
     }
 
+    /// When the session changed during the call so that the event no longer reaches it (its
+    /// submit now fails), none of the answer is kept: 502, and nothing changes.
+    @Test func anAnswerTheEventNoLongerReachesIsNotKept() throws {
+        let definition = #"""
+            {"id": "strict", "title": "Strict", "state": {"name": "", "strict": false},
+             "sections": [{"id": "form", "form": "f", "rows": [
+               {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": {"set": "name"},
+                "validate": [{"when": "!strict || name != ''", "message": "A name, please"}]},
+               {"id": "strict", "kind": "titleSwitch", "title": "Strict", "isOn": "strict", "onSwitch": {"set": "strict"}},
+               {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"call": "go"}]}]}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "strict.json", bytes: Array(definition.utf8))])
+        let backend = try TestBackend()
+        backend.behaviour.withLock { $0 = .fixed(status: 200, body: #"{"state": {"name": "from the backend"}}"#) }
+        let gate = DispatchSemaphore(value: 0)
+        backend.gate.withLock { $0 = gate }
+        let api = try APITestServer(catalogue: catalogue) { configuration in
+            configuration.actions = ActionSettings(url: backend.url, secret: TestBackend.secret)
+        }
+        let session = try api.newSession()
+        let answer = Locked<RawHTTPResponse?>(nil)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            answer.withLock { $0 = try? api.send("POST", "/v1/screens/strict/selection", session: session, json: #"{"row": "go", "eventId": "go-1"}"#) }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        let strict = try api.send("POST", "/v1/screens/strict/switch", session: session, json: #"{"row": "strict", "isOn": true}"#)
+        #expect(strict.status == 200)
+        gate.signal()
+        #expect(group.wait(timeout: .now() + 20) == .success)
+        let refused = try #require(answer.withLock { $0 })
+        #expect(refused.status == 502 && refused.problemSlug == "action-failed" && refused.bodyText.contains("no longer reaches"), "\(refused.bodyText)")
+        #expect(try api.revision(session, screen: "strict") == 1, "only the switch")
+        #expect(!(try api.send("GET", "/v1/screens/strict", session: session).bodyText.contains("from the backend")))
+    }
+
+    /// A signature's time that is not plain digits, or would overflow, is refused without a
+    /// trap; one as sent verifies.
+    @Test func signaturesAreCheckedAsSent() throws {
+        let body = Array(#"{"a": 1}"#.utf8)
+        let now = 1_795_900_000
+        let header = try #require(ActionSignature.header(secret: "s", time: now, body: body))
+        #expect(ActionSignature.verify(header, secret: "s", body: body, now: now + 299))
+        #expect(!ActionSignature.verify(header, secret: "s", body: body, now: now + 301))
+        #expect(!ActionSignature.verify(header, secret: "t", body: body, now: now))
+        #expect(!ActionSignature.verify(header, secret: "s", body: body + [0x20], now: now))
+        let signature = String(header.split(separator: ",")[1])
+        for time in ["-9223372036854775808", "9223372036854775807", "+\(now)", "", "1e9"] {
+            #expect(!ActionSignature.verify("t=\(time),\(signature)", secret: "s", body: body, now: now))
+        }
+        #expect(ActionSignature.verify("v1=00,\(header)", secret: "s", body: body, now: now), "any v1 may match")
+    }
+
     @Test func callsBeyondTheLimitAreRefused() throws {
         let backend = try TestBackend()
         let api = try server(try StoreFactory(.memory), backend, concurrency: 1)

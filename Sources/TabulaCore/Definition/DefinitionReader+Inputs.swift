@@ -107,6 +107,12 @@ extension DefinitionReader {
                     "onEdit cannot \"call\" the backend: edits are sent as the user types. Call it from a button's onSelect, after a submit")
                 return nil
             }
+            // A submit's values are applied as edits before its own actions: an edit's
+            // submit would stop them, or stand for the button's.
+            guard !actions.contains(where: { $0.submittedForm != nil }) else {
+                log.add(.structure, at: path, "onEdit cannot \"submit\" a form: submit it from a button's onSelect")
+                return nil
+            }
             return .actions(actions)
         }
         switch stateTypes[key] {

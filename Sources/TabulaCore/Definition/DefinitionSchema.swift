@@ -373,7 +373,7 @@ public enum DefinitionSchema {
         case .onEdit:
             [
                 "description":
-                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper; or actions (not \"call\"), in which the expression value is the edited value, of that type. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
+                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper; or actions (neither \"call\" nor \"submit\"), in which the expression value is the edited value, of that type. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
                 "anyOf": [
                     [
                         "type": "object",

@@ -29,6 +29,9 @@ public struct Reduction: Sendable {
     /// The `call` the actions stopped at, unanswered: nothing of this reduction may be
     /// kept; reduce again with the backend's answer.
     public var pendingCall: PendingCall?
+    /// Whether the actions reached the `call` whose answer they were given and applied it
+    /// (an answer the actions no longer reach, on a state that changed meanwhile, is not).
+    public var appliedCallAnswer = false
 }
 
 /// A `call` the actions reached without an answer: what the backend is asked.
@@ -135,9 +138,9 @@ private func reduceConforming(
     }
     var next = run.state
     let changed = run.setKeys.contains { StateValue.differ(state.values[$0], next.values[$0]) } || next.marks != state.marks
-    guard changed else { return Reduction(state: state, effects: run.effects, submit: run.submit) }
+    guard changed else { return Reduction(state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer) }
     next.revision = state.revision + 1
-    return Reduction(state: next, effects: run.effects, submit: run.submit)
+    return Reduction(state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer)
 }
 
 /// The row an event names, refused unless it is on screen and enabled.
@@ -163,6 +166,7 @@ private struct ActionRun {
     /// The backend's answer to this event's `call`, once it was asked.
     let callAnswer: CallAnswer?
     var pendingCall: PendingCall?
+    var appliedCallAnswer = false
 
     init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?) {
         self.state = state
@@ -294,6 +298,7 @@ private struct ActionRun {
             stopped = true
             return
         }
+        appliedCallAnswer = true
         for (key, value) in answer.values {
             state.values[key] = value
             setKeys.append(key)

@@ -130,6 +130,13 @@ struct EventProcessor: SessionDecision {
                 (.call(CallNeeded(pending: pending, row: rowID, revision: current.revision, sessionID: sessionID, client: current.client)), nil))
         }
         if let (action, answer) = called {
+            guard reduction.appliedCallAnswer else {
+                return .failure(
+                    .actionFailed(
+                        action,
+                        "the session changed while the backend answered, and the event no longer reaches its call (a rule now fails, or an action before it changed); Tabula kept none of the answer"
+                    ))
+            }
             for row in answer.errors.keys where !definition.hasInputRow(row, current) {
                 return .failure(
                     .actionFailed(action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
@@ -140,6 +147,8 @@ struct EventProcessor: SessionDecision {
             return .failure(.urlRefused(url, row: rowID, schemes: urlSchemes))
         }
         if next.revision != current.revision, let violation = listMemos.withThreadShard({ stateLimits.violation(of: next, reusing: &$0) }) {
+            // With the backend's state in it, the state's size is the backend's doing.
+            if let (action, _) = called { return .failure(.actionFailed(action, "its \"state\" makes the session's state too large: \(violation)")) }
             return .failure(.stateLimit(violation))
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)

@@ -68,6 +68,23 @@ extension APIContext {
             answer(outcome, kind, session: SessionKey(token), reply)
             if let inFlight { actions.end(inFlight) }
         }
+        guard let eventID = processor.request.eventID else { return call(needed, processor, token: token, finish: finish) }
+        // A call of the same event may have ended between this one's decision and its turn
+        // here: then its answer is stored, and this retry replays it.
+        readSession(.token(token), SessionRead(eventID: eventID), onProblem: { finish(.problem($0)) }) { [self] snapshot in
+            guard snapshot.answer == nil else {
+                if let inFlight { actions.end(inFlight) }
+                return again()
+            }
+            call(needed, processor, token: token, finish: finish)
+        }
+    }
+
+    /// Reads the session's subject, asks the backend, and decides the event again with its
+    /// answer; `finish` gets the outcome.
+    private func call(
+        _ needed: CallNeeded, _ processor: EventProcessor, token: String, finish: @escaping @Sendable (EventOutcome) -> Void
+    ) {
         store.sessionRecord(id: needed.sessionID) { [self] record in
             let subject: String?
             switch record {

@@ -44,6 +44,7 @@ final class ActionCaller: Sendable {
     /// the start-up check; `nil` when they can, or when no backend is configured.
     var unavailable: String? {
         if case .failure(let error)? = client { return "\(error)" }
+        if client != nil, case .failure(let reason) = LibCrypto.shared { return "calls cannot be signed: \(reason)" }
         return nil
     }
 
@@ -112,7 +113,13 @@ final class ActionCaller: Sendable {
         case .failure(let error):
             record(action, "failed")
             logger.warning("a call of the backend failed", metadata: ["action": "\(action)", "cause": "\(error)"])
-            return .failure(.actionFailed(action, "\(error)"))
+            // The log has curl's reason, which may name the backend's address: not for clients.
+            let cause =
+                switch error {
+                case .answerTooLarge(let limit): "its answer is larger than \(limit) bytes"
+                case .timedOut, .transport, .unavailable: "the backend could not be reached (this instance's log says why)"
+                }
+            return .failure(.actionFailed(action, cause))
         case .success(let response):
             do throws(CallAnswerReader.Failure) {
                 let answer = try reader.read(status: response.status, body: response.body)

@@ -16,25 +16,34 @@ public enum ActionSignature {
     /// of `now`. Any of several `v1` signatures may match (a backend changing its secret
     /// checks both); the comparison takes the same time wherever the bytes differ.
     public static func verify(_ header: String, secret: String, body: [UInt8], now: Int, tolerance: Int = 300) -> Bool {
-        var time: Int?
+        var stamp: Substring?
         var signatures: [Substring] = []
         for part in header.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
             switch pair[0].trimmingPrefix(" ") {
-            case "t": time = Int(pair[1])
+            case "t": stamp = pair[1]
             case "v1": signatures.append(pair[1])
             default: continue
             }
         }
-        guard let time, abs(now - time) <= tolerance, let expected = mac(secret: secret, time: time, body: body) else { return false }
+        // Digits only, as sent (the signed bytes are the header's), and few enough that no
+        // sum below overflows.
+        guard let stamp, (1...18).contains(stamp.utf8.count), stamp.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            let time = Int(stamp), time >= now - tolerance, time <= now + tolerance,
+            let expected = mac(secret: secret, stamp: stamp, body: body)
+        else { return false }
         let expectedHex = Array(LibCrypto.hex(expected).utf8)
         return signatures.contains { equalInConstantTime(Array($0.utf8), expectedHex) }
     }
 
     private static func mac(secret: String, time: Int, body: [UInt8]) -> [UInt8]? {
+        mac(secret: secret, stamp: Substring("\(time)"), body: body)
+    }
+
+    private static func mac(secret: String, stamp: Substring, body: [UInt8]) -> [UInt8]? {
         guard case .success(let crypto) = LibCrypto.shared else { return nil }
-        return crypto.hmacSHA256(key: Array(secret.utf8), Array("\(time).".utf8) + body)
+        return crypto.hmacSHA256(key: Array(secret.utf8), Array(stamp.utf8) + Array(".".utf8) + body)
     }
 
     private static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
