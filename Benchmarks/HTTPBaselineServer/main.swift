@@ -61,11 +61,6 @@ struct BaselineHandler: HTTPHandler {
     }
 }
 
-struct SilentObserver: HTTPServerObserver {
-    func requestCompleted(_ summary: borrowing RequestSummary) {}
-    func requestRejected(_ reason: RejectionReason) {}
-}
-
 var signals = sigset_t()
 sigemptyset(&signals)
 sigaddset(&signals, SIGTERM)

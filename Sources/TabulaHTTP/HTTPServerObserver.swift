@@ -96,3 +96,11 @@ public protocol HTTPServerObserver: Sendable {
     /// A request or connection was refused before reaching a handler.
     func requestRejected(_ reason: RejectionReason)
 }
+
+/// An observer that records nothing: for servers that keep no request log or metrics (the
+/// example backend, benchmarks' baselines, tests' backends).
+public struct SilentObserver: HTTPServerObserver {
+    public init() {}
+    public func requestCompleted(_ summary: borrowing RequestSummary) {}
+    public func requestRejected(_ reason: RejectionReason) {}
+}

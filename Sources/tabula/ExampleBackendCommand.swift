@@ -45,7 +45,7 @@ struct ExampleBackendCommand: ParsableCommand {
         configuration.host = host
         configuration.port = UInt16(port)
         configuration.threads = 2
-        let server = HTTPServer(configuration: configuration, handler: ExampleBackend(secret: secret), observer: QuietObserver(), logger: logger)
+        let server = HTTPServer(configuration: configuration, handler: ExampleBackend(secret: secret), observer: SilentObserver(), logger: logger)
         do {
             try server.start()
         } catch {
@@ -64,10 +64,4 @@ struct ExampleBackendCommand: ParsableCommand {
         _ = ServiceGroup.waitForStopSignal {}
         server.shutdown()
     }
-}
-
-/// The example keeps no request log.
-private struct QuietObserver: HTTPServerObserver {
-    func requestCompleted(_ summary: borrowing RequestSummary) {}
-    func requestRejected(_ reason: RejectionReason) {}
 }

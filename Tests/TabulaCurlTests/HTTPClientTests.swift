@@ -259,8 +259,3 @@ private struct EchoHandler: HTTPHandler {
         Response(status: reason.status, body: Array(reason.rawValue.utf8))
     }
 }
-
-private struct SilentObserver: HTTPServerObserver {
-    func requestCompleted(_ summary: borrowing RequestSummary) {}
-    func requestRejected(_ reason: RejectionReason) {}
-}

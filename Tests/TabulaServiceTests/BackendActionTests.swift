@@ -36,7 +36,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         configuration.threads = 2
         var logger = Logger(label: "test-backend")
         logger.logLevel = .error
-        let server = HTTPServer(configuration: configuration, handler: self, observer: SilentTestObserver(), logger: logger)
+        let server = HTTPServer(configuration: configuration, handler: self, observer: SilentObserver(), logger: logger)
         try server.start()
         self.server = server
     }
@@ -65,11 +65,6 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
     func refusal(_ reason: RejectionReason, under configuration: ServerConfiguration) -> Response {
         Response(status: reason.status)
     }
-}
-
-struct SilentTestObserver: HTTPServerObserver {
-    func requestCompleted(_ summary: borrowing RequestSummary) {}
-    func requestRejected(_ reason: RejectionReason) {}
 }
 
 /// `{"call": ACTION}` on each store, against a real backend on a loopback port: the call as

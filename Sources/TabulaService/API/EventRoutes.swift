@@ -62,18 +62,19 @@ extension APIContext {
     /// A failed call changes nothing.
     private func askBackend(_ needed: CallNeeded, _ processor: EventProcessor, token: String, _ reply: Reply, again: @escaping @Sendable () -> Void) {
         let kind = processor.request.kind
-        let inFlight = processor.request.eventID.map { "\(token)\u{0}\($0)" }
-        if let inFlight, !actions.waitOrBegin(inFlight, then: again) { return }
+        let respond: @Sendable (EventOutcome) -> Void = { [self] outcome in answer(outcome, kind, session: SessionKey(token), reply) }
+        guard let eventID = processor.request.eventID else { return call(needed, processor, token: token, finish: respond) }
+        let inFlight = "\(token)\u{0}\(eventID)"
+        guard actions.waitOrBegin(inFlight, then: again) else { return }
         let finish: @Sendable (EventOutcome) -> Void = { [self] outcome in
-            answer(outcome, kind, session: SessionKey(token), reply)
-            if let inFlight { actions.end(inFlight) }
+            respond(outcome)
+            actions.end(inFlight)
         }
-        guard let eventID = processor.request.eventID else { return call(needed, processor, token: token, finish: finish) }
         // A call of the same event may have ended between this one's decision and its turn
         // here: then its answer is stored, and this retry replays it.
         readSession(.token(token), SessionRead(eventID: eventID), onProblem: { finish(.problem($0)) }) { [self] snapshot in
             guard snapshot.answer == nil else {
-                if let inFlight { actions.end(inFlight) }
+                actions.end(inFlight)
                 return again()
             }
             call(needed, processor, token: token, finish: finish)
@@ -106,10 +107,8 @@ extension APIContext {
                 case .success(let answer):
                     var answered = processor
                     answered.called = (call.action, answer)
-                    runTransaction(answered, session: .token(token)) { outcome in
-                        guard case .call = outcome else { return finish(outcome) }
-                        finish(.problem(.actionFailed(call.action, "the event reached the call again after its answer")))
-                    }
+                    // An answered event never stops at its call again; `answer` says so if it did.
+                    runTransaction(answered, session: .token(token), completion: finish)
                 }
             }
         }

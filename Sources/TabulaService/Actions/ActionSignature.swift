@@ -9,7 +9,7 @@ public enum ActionSignature {
     /// The header's value for `body` sent at `time` (Unix seconds); `nil` when libcrypto
     /// cannot be loaded or fails.
     public static func header(secret: String, time: Int, body: [UInt8]) -> String? {
-        mac(secret: secret, time: time, body: body).map { "t=\(time),v1=\(LibCrypto.hex($0))" }
+        mac(secret: secret, stamp: Substring("\(time)"), body: body).map { "t=\(time),v1=\(LibCrypto.hex($0))" }
     }
 
     /// Whether `header` signs `body` under `secret` at a time within `tolerance` seconds
@@ -35,10 +35,6 @@ public enum ActionSignature {
         else { return false }
         let expectedHex = Array(LibCrypto.hex(expected).utf8)
         return signatures.contains { equalInConstantTime(Array($0.utf8), expectedHex) }
-    }
-
-    private static func mac(secret: String, time: Int, body: [UInt8]) -> [UInt8]? {
-        mac(secret: secret, stamp: Substring("\(time)"), body: body)
     }
 
     private static func mac(secret: String, stamp: Substring, body: [UInt8]) -> [UInt8]? {
