@@ -48,6 +48,17 @@ import Testing
         ("bluetooth ? 'a' : wifi ? 'b' : 'c'", .string("b")),
         ("wifi == !bluetooth", .bool(true)),
         ("item.age >= 3", .bool(true)),
+        // Number operators: usual precedence, above comparisons; / by 0 gives 0.
+        ("1 + 2 * 3", .number(7)), ("(1 + 2) * 3", .number(9)), ("10 - 4 - 3", .number(3)), ("8 / 2 / 2", .number(2)),
+        ("volume / 0", .number(0)), ("volume + 50 > 56", .bool(true)), ("-volume * 2", .number(-14)), ("volume-1", .number(6)),
+        // Text functions compare lowercased forms; an empty needle is in everything.
+        ("contains(item.name, 'OM')", .bool(true)), ("contains(item.name, '')", .bool(true)), ("contains('', 'a')", .bool(false)),
+        ("startsWith(item.name, 'ho')", .bool(true)), ("startsWith(item.name, 'me')", .bool(false)),
+        ("lowercase('ÄbC')", .string("äbc")), ("uppercase(appearance)", .string("DARK")),
+        ("trim('  a b \n')", .string("a b")), ("trim(' \n ')", .string("")), ("length('héllo')", .number(5)),
+        ("length(trim(' ab ')) + 1", .number(3)),
+        ("count(networks, item.secure)", .number(1)), ("count(networks, !item.secure)", .number(0)),
+        ("count(networks, contains(item.name, appearance)) == 0", .bool(true)),
     ])
     func evaluates(source: String, expected: FieldValue) throws {
         #expect(try value(source) == expected)
@@ -63,7 +74,7 @@ import Testing
         ("'open", "unterminated string; close it with '", 1, .syntax),
         ("wifi wifi", "unexpected name 'wifi'", 6, .syntax),
         ("1.", "malformed number '1.'", 1, .syntax),
-        ("item.age + 1", "unexpected character '+'", 10, .syntax),
+        ("item.age % 1", "unexpected character '%'", 10, .syntax),
         ("colour", "unknown state key 'colour'; declared keys: appearance, bluetooth, networks, volume, wifi", 1, .unknownStateKey),
         ("wifi && volume", "'&&' needs bool operands, but this is number", 9, .typeMismatch),
         ("!appearance", "'!' needs bool operands, but this is string", 2, .typeMismatch),
@@ -82,6 +93,37 @@ import Testing
         #expect(failure?.message == message)
         #expect(failure.map { $0.offset + 1 } == column)
         #expect(failure?.kind == kind)
+    }
+
+    @Test(arguments: [
+        ("wifi + 1", "'+' needs number operands, but this is bool", 1),
+        ("1 * 'a'", "'*' needs number operands, but this is string", 5),
+        ("contains(volume, 'a')", "contains takes string arguments, as in contains(item.title, query), but this is number", 10),
+        ("length('a', 'b')", "length takes one argument, as in length(name); this call gives 2", 1),
+        ("trim(wifi)", "trim takes string arguments, as in trim(name), but this is bool", 6),
+        ("count(wifi, true)", "'wifi' is not a list state key; count takes a list and a condition on its items, as in count(messages, !item.read)", 7),
+        (
+            "count(networks, item.age)",
+            "count's condition must be bool, but it is number; count takes a list and a condition on its items, as in count(messages, !item.read)", 17
+        ),
+        ("count(networks, item.nope)", "the items of 'networks' have no field 'nope'; they have: id, age, name, secure", 17),
+    ])
+    func reportsWrongTypesForOperatorsAndFunctions(source: String, message: String, column: Int) {
+        let error = error(source)
+        #expect(error?.message == message)
+        #expect(error.map { $0.offset + 1 } == column)
+        #expect(error?.kind == .typeMismatch)
+    }
+
+    @Test func reportsUnknownFunctions() {
+        #expect(
+            error("matches(appearance, 'a')")?.message
+                == "unknown function 'matches'; the functions are contains, count, length, lowercase, startsWith, trim, uppercase, valid")
+    }
+
+    @Test func countReadsItsListAndTheStateItsConditionReads() throws {
+        let expression = try Expression.compile("count(networks, contains(item.name, appearance))", scope: ExpressionScope(state: scope.state))
+        #expect(expression.stateKeys == ["networks", "appearance"])
     }
 
     @Test func itemIsOnlyDefinedInForEach() {

@@ -2,8 +2,10 @@
 /// current item).
 ///
 /// The language: literals (`true`, `false`, numbers, `'text'`), state keys, `item.field`
-/// inside `forEach`, `list.count`, `!`, unary `-`, `&&`, `||`, `==`, `!=`, `<`, `<=`, `>`,
-/// `>=`, `c ? a : b`, parentheses, and messages of the string tables in the client's
+/// inside `forEach`, `list.count`, `!`, unary `-`, `+`, `-`, `*`, `/` (by 0 gives 0), `&&`,
+/// `||`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `c ? a : b`, parentheses, the functions of
+/// ``ExpressionFunction`` and `count(LIST, CONDITION)` (the items of a list for which the
+/// condition holds, `item` being the item), and messages of the string tables in the client's
 /// language: `@key`, or `@key(count: networks.count, name: item.name)` with the arguments
 /// its texts use (a string). Types are checked when the expression is compiled,
 /// so evaluation cannot fail.
@@ -127,6 +129,82 @@ enum ComparisonOperator: String, Hashable, Sendable {
     }
 }
 
+/// The number operators; `/` by 0 gives 0, so that evaluation stays total.
+enum ArithmeticOperator: String, Hashable, Sendable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
+
+    static let additive: [ArithmeticOperator] = [.add, .subtract]
+    static let multiplicative: [ArithmeticOperator] = [.multiply, .divide]
+
+    func apply(_ left: Double, _ right: Double) -> Double {
+        switch self {
+        case .add: left + right
+        case .subtract: left - right
+        case .multiply: left * right
+        case .divide: right == 0 ? 0 : left / right
+        }
+    }
+}
+
+/// The functions of the expression language over strings. Comparisons of text ignore case
+/// the way search fields do: both sides in their `lowercased()` form.
+public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
+    /// `contains(a, b)`: whether `a` contains `b` (an empty `b` is in everything).
+    case contains
+    /// `startsWith(a, b)`: whether `a` starts with `b`.
+    case startsWith
+    case lowercase, uppercase
+    /// `trim(s)`: `s` without leading and trailing whitespace and newlines.
+    case trim
+    /// `length(s)`: the characters of `s`, as Swift counts them.
+    case length
+
+    /// `count(LIST, CONDITION)`, parsed apart: its first argument is a list, not a value.
+    static let countName = "count"
+
+    var parameters: [ScalarType] {
+        switch self {
+        case .contains, .startsWith: [.string, .string]
+        case .lowercase, .uppercase, .trim, .length: [.string]
+        }
+    }
+
+    var result: ScalarType {
+        switch self {
+        case .contains, .startsWith: .bool
+        case .lowercase, .uppercase, .trim: .string
+        case .length: .number
+        }
+    }
+
+    var example: String {
+        switch self {
+        case .contains: "contains(item.title, query)"
+        case .startsWith: "startsWith(item.name, query)"
+        case .lowercase, .uppercase, .trim, .length: "\(rawValue)(name)"
+        }
+    }
+
+    func apply(_ arguments: [String]) -> FieldValue {
+        let first = arguments.first ?? ""
+        let second = arguments.count > 1 ? arguments[1] : ""
+        switch self {
+        case .contains: return .bool(second.isEmpty || first.lowercased().contains(second.lowercased()))
+        case .startsWith: return .bool(first.lowercased().hasPrefix(second.lowercased()))
+        case .lowercase: return .string(first.lowercased())
+        case .uppercase: return .string(first.uppercased())
+        case .trim:
+            let isSpace: (Character) -> Bool = { $0.isWhitespace || $0.isNewline }
+            guard let start = first.firstIndex(where: { !isSpace($0) }), let end = first.lastIndex(where: { !isSpace($0) }) else { return .string("") }
+            return .string(String(first[start...end]))
+        case .length: return .number(Double(first.count))
+        }
+    }
+}
+
 /// A message's argument: its name and the expression giving its value.
 struct MessageArgument: Hashable, Sendable {
     var name: String
@@ -147,6 +225,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
     case equal(ExpressionNode, ExpressionNode, negated: Bool)
     case compare(ComparisonOperator, ExpressionNode, ExpressionNode)
     case conditional(ExpressionNode, ExpressionNode, ExpressionNode)
+    case arithmetic(ArithmeticOperator, ExpressionNode, ExpressionNode)
+    case function(ExpressionFunction, [ExpressionNode])
+    /// `count(LIST, CONDITION)`: the condition reads each item as `item`.
+    case countWhere(String, ExpressionNode)
     case message(String, [MessageArgument])
     /// `valid('FORM')`: whether every visible input row of the form passes its rules.
     case formValid(String)
@@ -188,6 +270,18 @@ indirect enum ExpressionNode: Hashable, Sendable {
             }
         case .conditional(let condition, let then, let otherwise):
             return condition.bool(context) ? then.evaluate(context) : otherwise.evaluate(context)
+        case .arithmetic(let operation, let left, let right):
+            return .number(operation.apply(left.number(context), right.number(context)))
+        case .function(let function, let arguments):
+            return function.apply(arguments.map { $0.string(context) })
+        case .countWhere(let list, let condition):
+            var itemContext = context
+            var count = 0
+            for item in context.state.records(list) {
+                itemContext.item = item
+                if condition.bool(itemContext) { count += 1 }
+            }
+            return .number(Double(count))
         case .message(let key, let arguments):
             guard let strings = context.strings else { return .string(key) }
             var values: [String: FieldValue] = [:]
@@ -202,6 +296,9 @@ indirect enum ExpressionNode: Hashable, Sendable {
     func collectStateKeys(into keys: inout Set<String>) {
         switch self {
         case .stateKey(let key, _), .count(let key): keys.insert(key)
+        case .countWhere(let list, let condition):
+            keys.insert(list)
+            condition.collectStateKeys(into: &keys)
         case .formValid(let form): keys.insert(Self.formValidityKey(form))
         default: forEachOperand { $0.collectStateKeys(into: &keys) }
         }
@@ -218,8 +315,9 @@ indirect enum ExpressionNode: Hashable, Sendable {
     private func forEachOperand(_ body: (ExpressionNode) -> Void) {
         switch self {
         case .literal, .stateKey, .count, .itemField, .editedValue, .formValid: return
-        case .not(let operand), .negate(let operand): body(operand)
-        case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right):
+        case .not(let operand), .negate(let operand), .countWhere(_, let operand): body(operand)
+        case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right),
+            .arithmetic(_, let left, let right):
             body(left)
             body(right)
         case .conditional(let condition, let then, let otherwise):
@@ -228,6 +326,8 @@ indirect enum ExpressionNode: Hashable, Sendable {
             body(otherwise)
         case .message(_, let arguments):
             for argument in arguments { body(argument.value) }
+        case .function(_, let arguments):
+            for argument in arguments { body(argument) }
         }
     }
 
@@ -239,5 +339,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
     private func number(_ context: EvaluationContext) -> Double {
         if case .number(let value) = evaluate(context) { return value }
         return 0
+    }
+
+    private func string(_ context: EvaluationContext) -> String {
+        if case .string(let text) = evaluate(context) { return text }
+        return ""
     }
 }

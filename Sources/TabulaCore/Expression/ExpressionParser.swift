@@ -1,5 +1,6 @@
 /// Parses and type-checks an expression in one pass (recursive descent, lowest precedence
-/// first: `?:`, `||`, `&&`, `==`/`!=`, comparisons, unary `!`/`-`, primaries).
+/// first: `?:`, `||`, `&&`, `==`/`!=`, comparisons, `+`/`-`, `*`/`/`, unary `!`/`-`,
+/// primaries, among them function calls).
 struct ExpressionParser {
     struct Typed {
         var node: ExpressionNode
@@ -30,7 +31,7 @@ struct ExpressionParser {
     }
 
     private let tokens: [ExpressionToken]
-    private let scope: ExpressionScope
+    private var scope: ExpressionScope
     private var position = 0
     /// Parentheses and operators nest; bound them so hostile input cannot exhaust the stack.
     private var depth = 0
@@ -148,16 +149,31 @@ struct ExpressionParser {
     }
 
     private mutating func comparison() throws(ExpressionError) -> Typed {
-        var left = try unary()
+        var left = try arithmetic(ArithmeticOperator.additive)
         while case .symbol(let symbol) = current.kind, let comparison = ComparisonOperator(rawValue: symbol) {
             _ = advance()
-            let right = try unary()
+            let right = try arithmetic(ArithmeticOperator.additive)
             guard left.type == right.type, left.type != .bool else {
                 throw ExpressionError(
                     "'\(symbol)' compares two numbers or two strings, not \(left.type.rawValue) and \(right.type.rawValue)",
                     at: left.type == .bool ? left.offset : right.offset, kind: .typeMismatch)
             }
             left = try Typed(node: .compare(comparison, left.node, right.node), type: .bool, offset: left.offset, operands: [left, right])
+        }
+        return left
+    }
+
+    /// A chain of the operators of one precedence level, left to right: `+` and `-` over
+    /// `*` and `/` over unary operators.
+    private mutating func arithmetic(_ level: [ArithmeticOperator]) throws(ExpressionError) -> Typed {
+        let isAdditive = level == ArithmeticOperator.additive
+        var left = isAdditive ? try arithmetic(ArithmeticOperator.multiplicative) : try unary()
+        while case .symbol(let symbol) = current.kind, let operation = ArithmeticOperator(rawValue: symbol), level.contains(operation) {
+            _ = advance()
+            let right = isAdditive ? try arithmetic(ArithmeticOperator.multiplicative) : try unary()
+            try expect(.number, left, for: symbol)
+            try expect(.number, right, for: symbol)
+            left = try Typed(node: .arithmetic(operation, left.node, right.node), type: .number, offset: left.offset, operands: [left, right])
         }
         return left
     }
@@ -274,6 +290,13 @@ struct ExpressionParser {
         }
         switch (components.count, name) {
         case (1, "valid") where isSymbol("("): return try formValidity(offset: offset)
+        case (1, ExpressionFunction.countName) where isSymbol("("): return try countWhere(offset: offset)
+        case (1, _) where isSymbol("("):
+            guard let function = ExpressionFunction(rawValue: name) else {
+                let names = (ExpressionFunction.allCases.map(\.rawValue) + [ExpressionFunction.countName, "valid"]).sorted().joined(separator: ", ")
+                throw ExpressionError("unknown function '\(name)'; the functions are \(names)", at: offset)
+            }
+            return try call(function, offset: offset)
         case (1, "true"): return Typed(node: .literal(.bool(true)), type: .bool, offset: offset)
         case (1, "false"): return Typed(node: .literal(.bool(false)), type: .bool, offset: offset)
         case (1, "value") where scope.editedValue != nil:
@@ -295,6 +318,60 @@ struct ExpressionParser {
         guard isSymbol(")") else { throw ExpressionError("expected ')' after valid's form name, found \(describe(current))", at: current.offset) }
         _ = advance()
         return Typed(node: .formValid(form), type: .bool, offset: offset)
+    }
+
+    /// A function's arguments in parentheses, each checked against the type the function
+    /// takes there.
+    private mutating func call(_ function: ExpressionFunction, offset: Int) throws(ExpressionError) -> Typed {
+        _ = advance()
+        var arguments: [Typed] = []
+        while !isSymbol(")") {
+            if !arguments.isEmpty {
+                guard isSymbol(",") else {
+                    throw ExpressionError("expected ',' or ')' after an argument of \(function.rawValue), found \(describe(current))", at: current.offset)
+                }
+                _ = advance()
+            }
+            arguments.append(try conditional())
+        }
+        _ = advance()
+        let parameters = function.parameters
+        guard arguments.count == parameters.count else {
+            throw ExpressionError(
+                "\(function.rawValue) takes \(parameters.count == 1 ? "one argument" : "\(parameters.count) arguments"), as in \(function.example); this call gives \(arguments.count)",
+                at: offset, kind: .typeMismatch)
+        }
+        for (argument, type) in zip(arguments, parameters) where argument.type != type {
+            throw ExpressionError(
+                "\(function.rawValue) takes \(type.rawValue) arguments, as in \(function.example), but this is \(argument.type.rawValue)", at: argument.offset,
+                kind: .typeMismatch)
+        }
+        return try Typed(node: .function(function, arguments.map(\.node)), type: function.result, offset: offset, operands: arguments)
+    }
+
+    /// `count(LIST, CONDITION)`: how many items of a list match; in the condition, `item`
+    /// is the item counted.
+    private mutating func countWhere(offset: Int) throws(ExpressionError) -> Typed {
+        _ = advance()
+        let usage = "count takes a list and a condition on its items, as in count(messages, !item.read)"
+        guard case .identifier(let list) = current.kind else { throw ExpressionError("\(usage); found \(describe(current))", at: current.offset) }
+        let listOffset = advance().offset
+        guard case .list(let schema)? = scope.state[list] else {
+            throw ExpressionError(
+                "'\(list)' is not a list state key; \(usage)", at: listOffset, kind: scope.state[list] == nil ? .unknownStateKey : .typeMismatch)
+        }
+        guard isSymbol(",") else { throw ExpressionError("expected ',' after the list; \(usage)", at: current.offset) }
+        _ = advance()
+        var inner = self
+        inner.scope.item = (list, schema)
+        let condition = try inner.conditional()
+        position = inner.position
+        guard condition.type == .bool else {
+            throw ExpressionError("count's condition must be bool, but it is \(condition.type.rawValue); \(usage)", at: condition.offset, kind: .typeMismatch)
+        }
+        guard isSymbol(")") else { throw ExpressionError("expected ')' after count's condition, found \(describe(current))", at: current.offset) }
+        _ = advance()
+        return try Typed(node: .countWhere(list, condition.node), type: .number, offset: offset, operands: [condition])
     }
 
     private func itemPath(_ components: [String], offset: Int) throws(ExpressionError) -> Typed {

@@ -4,7 +4,7 @@ struct ExpressionToken: Equatable {
         case identifier(String)
         case number(Double)
         case string(String)
-        case symbol(String)  // ! && || == != < <= > >= ? : ( ) . - ,
+        case symbol(String)  // ! && || == != < <= > >= ? : ( ) . - + * / ,
         /// `@key`: a message of the string tables.
         case message(String)
         case end
@@ -68,7 +68,7 @@ struct ExpressionLexer {
             index += 2
             return ExpressionToken(kind: .symbol(symbol), offset: start)
         }
-        if "!<>?:().-,".unicodeScalars.contains(scalar) {
+        if "!<>?:().-+*/,".unicodeScalars.contains(scalar) {
             index += 1
             return ExpressionToken(kind: .symbol(String(scalar)), offset: start)
         }
