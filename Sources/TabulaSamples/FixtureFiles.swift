@@ -4,10 +4,11 @@ import TabulaPlatform
 
 /// Reads a directory of definitions, or one file, with plain system calls (no Foundation).
 public enum FixtureFiles {
-    /// The catalogue of a screens directory, with the string tables beside it (if any).
-    public static func catalogue(directory: String) throws -> Catalogue {
+    /// The catalogue of a screens directory, with the string tables beside it (if any),
+    /// without the files named in `excluding`.
+    public static func catalogue(directory: String, excluding: Set<String> = []) throws -> Catalogue {
         guard let files = definitionFiles(directory: directory) else { throw DefinitionErrors([]) }
-        return try Catalogue.load(files, strings: strings(besideScreens: directory))
+        return try Catalogue.load(files.filter { !excluding.contains($0.name) }, strings: strings(besideScreens: directory))
     }
 
     /// The string tables beside a screens directory, in the default locale; `nil` when there

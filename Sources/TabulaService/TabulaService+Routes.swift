@@ -22,6 +22,8 @@ extension TabulaService {
         router.add(.post, "/v1/screens/{id}/switch") { context throws(Problem) in try api.answerEvent(.switch, context) }
         router.add(.post, "/v1/screens/{id}/deletion") { context throws(Problem) in try api.answerEvent(.deletion, context) }
         router.add(.post, "/v1/screens/{id}/edit") { context throws(Problem) in try api.answerEvent(.edit, context) }
+        router.add(.post, "/v1/screens/{id}/move") { context throws(Problem) in try api.answerEvent(.move, context) }
+        router.add(.post, "/v1/screens/{id}/action") { context throws(Problem) in try api.answerEvent(.action, context) }
     }
 
     static func addOperationalRoutes(

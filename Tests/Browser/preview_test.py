@@ -41,12 +41,14 @@ import urllib.request
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 BACKEND_KEY = "preview-test-backend-key"
 ACTIONS_SECRET = "preview-test-actions-secret"
-COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory"}
+COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "movable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory",
+                   "leadingActions", "trailingActions", "accessibilityLabel", "accessibilityHint", "accessibilityValue"}
 INPUT_KINDS = {"textField", "slider", "stepper", "picker", "segmented", "datePicker"}
 VALUE_FIELD = {"textField": "text", "slider": "value", "stepper": "value", "picker": "selected", "segmented": "selected", "datePicker": "value"}
 EVENTS_PER_SCREEN = 30
@@ -585,6 +587,93 @@ class PreviewTest:
         if "Signed in as ann@example.com" not in json.dumps(signed_in):
             raise Failure(f"the backend's answer did not sign the session in: {json.dumps(signed_in)[:400]}")
 
+    def wait_applied(self, before, what):
+        wait_for(self.driver, lambda d: applied(d) > before, 5, what)
+
+    def check_lists(self):
+        step("lists: rows found by their accessibility texts, search, swipe actions, drag and keys to reorder")
+        driver = self.driver
+        session = self.open("inbox")
+        screen = self.api.screen("inbox", session)
+        spoken = driver.execute_script("""
+            return Array.from(document.querySelectorAll('#screen .row')).map((row) => ({
+              id: row.dataset.rowId, label: row.getAttribute('aria-label'), hint: row.getAttribute('aria-description')}));""")
+        shown = {row["id"]: row for row in spoken}
+        for section in screen["sections"]:
+            for row in section["rows"]:
+                label = ", ".join(text for text in (row.get("accessibilityLabel"), row.get("accessibilityValue")) if text)
+                if label and shown[row["id"]]["label"] != label:
+                    raise Failure(f"inbox: row {row['id']} has aria-label {shown[row['id']]['label']!r}, not {label!r}")
+                if "accessibilityHint" in row and shown[row["id"]]["hint"] != row["accessibilityHint"]:
+                    raise Failure(f"inbox: row {row['id']} has aria-description {shown[row['id']]['hint']!r}")
+        # A row found by what a screen reader says of it.
+        lunch = driver.find_element(By.CSS_SELECTOR, '#screen .row[aria-label^="Lunch on Friday?, from Farid Haddad"]')
+        if lunch.get_attribute("data-row-id") != "message-m293":
+            raise Failure(f"inbox: the row read as 'Lunch on Friday?, from Farid Haddad' is {lunch.get_attribute('data-row-id')}")
+
+        # Search: the rows that no longer match leave; the field keeps its focus and text.
+        search = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="inbox-search"] .row-control')
+        click(driver, search)
+        before = applied(driver)
+        search.send_keys("lunch")
+        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id^="message-"]')) == 11, 5,
+                 "the search to leave the 11 messages about lunch")
+        self.wait_applied(before, "the search's answers to be applied")
+        settle(driver)
+        if driver.switch_to.active_element != search or search.get_attribute("value") != "lunch":
+            raise Failure(f"the search field shows {search.get_attribute('value')!r} or lost its focus while answers arrived")
+        assert_page_matches(driver, self.api, "inbox", session, "after searching for lunch")
+
+        # A swipe action, through the button that reveals them.
+        row = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="message-m293"]')
+        click(driver, row.find_element(By.CSS_SELECTOR, ".row-actions"))
+        wait_for(driver, lambda d: "swiped" in row.get_attribute("class"), 2, "the actions button to reveal the swipe actions")
+        settle(driver)
+        self.save("inbox-swipe-actions.png")
+        flag = row.find_element(By.CSS_SELECTOR, '.row-swipe-action[data-action="flag"]')
+        before = applied(driver)
+        click(driver, flag)
+        self.wait_applied(before, "the flag action's answer to be applied")
+        assert_page_matches(driver, self.api, "inbox", session, "after flagging a message")
+        flagged = next(r for s in self.api.screen("inbox", session)["sections"] for r in s["rows"] if r["id"] == "message-m293")
+        if [action["id"] for action in flagged.get("leadingActions", [])] != ["unflag"] or not flagged["title"].startswith("⚑"):
+            raise Failure(f"the flag action did not flag message m293: {json.dumps(flagged)}")
+        # A swipe by pointer reveals them too.
+        other = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="message-m292"]')
+        scroll_to(driver, other)
+        ActionChains(driver).move_to_element(other).click_and_hold().move_by_offset(-60, 0).move_by_offset(-60, 0).release().perform()
+        wait_for(driver, lambda d: "swiped" in other.get_attribute("class"), 2, "a leftward drag to reveal a row's swipe actions")
+        before = applied(driver)
+        click(driver, other.find_element(By.CSS_SELECTOR, '.row-swipe-action[data-action="archive"]'))
+        self.wait_applied(before, "the archive action's answer to be applied")
+        assert_page_matches(driver, self.api, "inbox", session, "after archiving a message")
+
+        # Reorder the favourites: drag Ann's grip below Bob, then Grace up one with the keys.
+        def favourites():
+            return [r["id"] for r in self.api.screen("inbox", session)["sections"][0]["rows"]]
+        ann = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="favourite-ann"]')
+        bob = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="favourite-bob"]')
+        scroll_to(driver, ann)
+        settle(driver)
+        before = applied(driver)
+        height = bob.size["height"]
+        ActionChains(driver).click_and_hold(ann.find_element(By.CSS_SELECTOR, ".row-grip")).move_to_element_with_offset(bob, 0, 2) \
+            .move_to_element_with_offset(bob, 0, height // 4).release().perform()
+        self.wait_applied(before, "the move's answer to be applied")
+        if favourites()[:2] != ["favourite-bob", "favourite-ann"]:
+            raise Failure(f"dragging Ann below Bob gave the favourites {favourites()}")
+        assert_page_matches(driver, self.api, "inbox", session, "after dragging a favourite")
+        grip = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="favourite-grace"] .row-grip')
+        before = applied(driver)
+        grip.send_keys(Keys.ARROW_UP)
+        self.wait_applied(before, "the keyboard move's answer to be applied")
+        if favourites() != ["favourite-bob", "favourite-ann", "favourite-grace", "favourite-chloe"]:
+            raise Failure(f"moving Grace up one gave the favourites {favourites()}")
+        assert_page_matches(driver, self.api, "inbox", session, "after moving a favourite with the keys")
+        refetched = driver.execute_script("return Number(document.body.dataset.refetched || 0)")
+        if refetched:
+            raise Failure(f"inbox: the page fetched the whole screen again {refetched} times; answers should apply as change sets")
+
     def check_two_windows(self):
         step("two windows on one session follow each other")
         driver = self.driver
@@ -879,6 +968,7 @@ def main():
         test.check_screens(screen_ids)
         test.check_effects()
         test.check_form()
+        test.check_lists()
         test.check_two_windows()
         test.check_burst()
         test.check_outside_events()

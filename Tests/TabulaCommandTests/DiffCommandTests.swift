@@ -24,7 +24,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.standardOutput
-                == #"{"rows":{"deleted":[{"row":0,"section":0}],"inserted":[{"model":{"deletable":false,"enabled":true,"id":"3","kind":"empty","selectable":false},"row":1,"section":0}],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#
+                == #"{"rows":{"deleted":[{"row":0,"section":0}],"inserted":[{"model":{"deletable":false,"enabled":true,"id":"3","kind":"empty","movable":false,"selectable":false},"row":1,"section":0}],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#
                 + "\n")
         try FileManager.default.removeItem(at: directory)
     }

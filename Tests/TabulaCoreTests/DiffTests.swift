@@ -42,9 +42,9 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
     /// `InPlaceEquality.rows`, and the count below.
     @Test func aRowDifferingInAnyFieldIsUpdated() throws {
         let base = Row(id: "r", content: .basic(title: "T"), selectable: false, deletable: false)
-        #expect(Mirror(reflecting: base).children.count == 10, "Row changed: update InPlaceEquality.rows and this test")
+        #expect(Mirror(reflecting: base).children.count == 14, "Row changed: update InPlaceEquality.rows and this test")
         var variants: [Row] = []
-        for index in 0..<9 {
+        for index in 0..<13 {
             var row = base
             switch index {
             case 0: row.content = .basic(title: "U")
@@ -55,6 +55,10 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
             case 6: row.editable = true
             case 7: row.error = "Enter a value"
             case 8: row.height = 44
+            case 9: row.movable = true
+            case 10: row.leadingActions = [SwipeAction(id: "flag", title: "Flag")]
+            case 11: row.trailingActions = [SwipeAction(id: "archive", title: "Archive", style: .destructive)]
+            case 12: row.accessibility.hint = "Opens the message"
             default: row.estimatedHeight = 44
             }
             variants.append(row)
@@ -66,7 +70,7 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
         // Moved rows take the general path and compare the same way.
         let moved = try changes(
             screen([Section(id: "a", rows: [base, Row(id: "x", content: .empty, selectable: false, deletable: false)])]),
-            screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[8]])]))
+            screen([Section(id: "a", rows: [Row(id: "x", content: .empty, selectable: false, deletable: false), variants[12]])]))
         #expect(moved.rows.updated.count == 1 && moved.rows.moved.count == 1)
     }
 

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func everyFixtureHasAGoldenScreenAndAScript() throws {
-        #expect(Self.screenIDs.count == 10)
+        #expect(Self.screenIDs.count == 11)
         for id in Self.screenIDs {
             #expect(
                 FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),
@@ -52,8 +52,11 @@ import Testing
             case .success(let reduction):
                 let (next, effects) = (reduction.state, reduction.effects)
                 if let submit = reduction.submit { result["submit"] = ["form": .string(submit.form), "valid": .bool(submit.valid)] }
-                let changes = diff(old: render(definition, state), new: render(definition, next))
-                #expect(changes.apply(to: render(definition, state)).sections == render(definition, next).sections)
+                // A move's answer starts from the copy with the row where the user dropped it.
+                var seen = render(definition, state)
+                if case .move(let row, let destination) = event { seen = seen.moving(row: row, to: destination) ?? seen }
+                let changes = diff(old: seen, new: render(definition, next))
+                #expect(changes.apply(to: seen).sections == render(definition, next).sections)
                 result["fromRevision"] = .number(Double(state.revision))
                 result["toRevision"] = .number(Double(next.revision))
                 result["changes"] = try JSONParser().parse(changes.jsonBytes)
@@ -89,6 +92,12 @@ import Testing
         if let row = object["delete"]?.stringValue { return .delete(row: row) }
         if let row = object["switch"]?.stringValue, let isOn = object["isOn"]?.boolValue { return .setSwitch(row: row, isOn: isOn) }
         if let row = object["edit"]?.stringValue, let value = object["value"] { return .edit(row: row, value: value) }
+        if let row = object["move"]?.stringValue, let to = object["to"]?.objectValue,
+            let section = to["section"]?.numberValue, let index = to["row"]?.numberValue
+        {
+            return .move(row: row, to: RowPath(section: Int(section), row: Int(index)))
+        }
+        if let row = object["action"]?.stringValue, let id = object["id"]?.stringValue { return .action(row: row, action: id) }
         return nil
     }
 }

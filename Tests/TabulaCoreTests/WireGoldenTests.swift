@@ -4,6 +4,20 @@ import Testing
 /// One sample per row kind; its encoding is committed under `Fixtures/expected/wire/`.
 let rowSamples: [(name: String, row: Row)] = [
     ("basic", Row(id: "details", content: .basic(title: "Details"), selectable: true, accessory: .disclosureIndicator)),
+    (
+        "subtitle-list-item",
+        Row(
+            id: "message-7", content: .subtitle(title: "Lunch?", subtitle: "Ann", image: nil), selectable: true, deletable: true, movable: true,
+            leadingActions: [SwipeAction(id: "flag", title: "Flag")],
+            trailingActions: [SwipeAction(id: "archive", title: "Archive"), SwipeAction(id: "delete", title: "Delete", style: .destructive)],
+            accessibility: RowAccessibility(label: "Lunch?, from Ann", hint: "Opens the message", value: "unread"))
+    ),
+    (
+        "leftRightTitles-accessible",
+        Row(
+            id: "storage", content: .leftRightTitles(leftTitle: "Storage", rightTitle: "12 GB"), movable: true,
+            trailingActions: [SwipeAction(id: "clear", title: "Clear")], accessibility: RowAccessibility(value: "12 gigabytes"))
+    ),
     ("subtitle", Row(id: "ann", content: .subtitle(title: "Ann", subtitle: "Age 31", image: "person.circle"))),
     ("subtitle-without-image", Row(id: "bob", content: .subtitle(title: "Bob", subtitle: "Age 42", image: nil))),
     ("leftRightTitles", Row(id: "version", content: .leftRightTitles(leftTitle: "Version", rightTitle: "1.0"))),
@@ -15,7 +29,8 @@ let rowSamples: [(name: String, row: Row)] = [
         "textField",
         Row(
             id: "email", content: .textField(TextFieldInput(title: "E-mail", text: "ann@example.com", placeholder: "name@example.com", contentType: .email)),
-            editable: true, error: "Enter a valid e-mail address")
+            editable: true, error: "Enter a valid e-mail address", leadingActions: [SwipeAction(id: "paste", title: "Paste")],
+            accessibility: RowAccessibility(label: "E-mail address"))
     ),
     (
         "textField-secure",

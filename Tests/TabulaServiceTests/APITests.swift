@@ -288,6 +288,6 @@ import Testing
         _ = try event("switch", session, #"{"row": "wifi", "isOn": false}"#)
         let about = try api.send("GET", "/v1/screens/about-details", session: session)
         #expect(about.json.objectValue?["revision"] == 1)
-        #expect(about.bodyText.contains(#""leftTitle":"Wi-Fi","rightTitle":"Off""#))
+        #expect(about.bodyText.contains(#""leftTitle":"Wi-Fi","movable":false,"rightTitle":"Off""#))
     }
 }

@@ -32,7 +32,8 @@ enum SectionMember: String, DefinitionMember, DefinitionKey {
 
 /// The members every row may have besides its kind's fields.
 enum RowMember: String, DefinitionMember, DefinitionKey {
-    case id, kind, forEach, visibleWhen, enabledWhen, accessory, height, estimatedHeight, onSelect, onSwitch, onDelete, onEdit, validate
+    case id, kind, forEach, filter, sort, limit, visibleWhen, enabledWhen, accessory, height, estimatedHeight, onSelect, onSwitch, onDelete,
+        onMove, leadingActions, trailingActions, onEdit, validate, accessibilityLabel, accessibilityHint, accessibilityValue
 }
 
 /// The members of a state key's explicit declaration, `{"type": ..., "default": ..., "item": ...}`.

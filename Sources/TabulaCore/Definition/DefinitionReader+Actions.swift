@@ -1,7 +1,7 @@
 /// The actions a row's `onSelect` and `onDelete` perform: each is an object with one
 /// member, named by one of these.
 enum ActionName: String, CaseIterable {
-    case toggle, set, navigate, open, remove, submit, reset, call
+    case toggle, set, navigate, open, remove, submit, reset, call, append
 }
 
 extension DefinitionReader {
@@ -66,6 +66,8 @@ extension DefinitionReader {
             }
             formReferences.append((form, argumentPath))
             return name == .submit ? .submit(form) : .reset(form)
+        case .append:
+            return appendAction(argument, path: argumentPath, scope: scope)
         case .call:
             guard case .string(let action) = argument, Self.isPathSegment(action) else {
                 log.add(
@@ -75,6 +77,68 @@ extension DefinitionReader {
             }
             return .call(action)
         }
+    }
+
+    /// `{"append": {"to": LIST, "item": {FIELD: VALUE, ...}, "at": "end" | "start"}}`: every
+    /// field of the list's items must be given (`id` may be).
+    private mutating func appendAction(_ argument: JSONValue, path: String, scope: ExpressionScope) -> Action? {
+        let usage = "\"append\" is {\"to\": LIST, \"item\": {FIELD: VALUE, ...}, \"at\": \"end\" or \"start\"}"
+        guard case .object(let object) = argument, object.keys.allSatisfy(["to", "item", "at"].contains) else {
+            log.add(.structure, at: path, usage)
+            return nil
+        }
+        guard case .string(let list)? = object["to"] else {
+            log.add(.structure, at: "\(path).to", "\(usage); \"to\" names a list state key")
+            return nil
+        }
+        guard case .list(let schema)? = stateTypes[list] else {
+            log.add(
+                stateTypes[list] == nil ? .unknownStateKey : .typeMismatch, at: "\(path).to",
+                "\"\(list)\" is not a list state key; declare it under \"state\" as a list of records")
+            return nil
+        }
+        var place = ItemAppend.Place.end
+        if let at = object["at"] {
+            guard case .string(let name) = at, let chosen = ItemAppend.Place(rawValue: name) else {
+                log.add(.structure, at: "\(path).at", "\"at\" is \"end\" (the default) or \"start\"")
+                return nil
+            }
+            place = chosen
+        }
+        guard case .object(let values)? = object["item"] else {
+            log.add(.structure, at: "\(path).item", "\(usage); \"item\" gives the new item's fields")
+            return nil
+        }
+        var id: Template?
+        var fields: [(name: String, value: FieldSource)] = []
+        var complete = true
+        for (name, value) in values.pairs {
+            let fieldPath = "\(path).item.\(name)"
+            if name == "id" {
+                id = template(value, path: fieldPath, scope: scope)
+                complete = complete && id != nil
+                continue
+            }
+            guard let type = schema.type(of: name) else {
+                let known = (["id"] + schema.fields.keys.sorted()).joined(separator: ", ")
+                log.add(.typeMismatch, at: fieldPath, "the items of \"\(list)\" have no field \"\(name)\"; they have: \(known)")
+                complete = false
+                continue
+            }
+            guard let source = source(value, type: type, path: fieldPath, scope: scope) else {
+                complete = false
+                continue
+            }
+            fields.append((name, source))
+        }
+        let missing = schema.fields.keys.sorted().filter { values[$0] == nil }
+        if !missing.isEmpty {
+            log.add(
+                .structure, at: "\(path).item",
+                "the new item of \"\(list)\" needs every field but \"id\"; give \(missing.map { "\"\($0)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        return complete ? .append(ItemAppend(list: list, id: id, fields: fields, place: place)) : nil
     }
 
     /// A non-empty URL path segment that needs no escaping (RFC 3986's unreserved
@@ -98,6 +162,23 @@ extension DefinitionReader {
         var result: [(key: String, value: FieldSource)] = []
         for (key, value) in assignments.pairs {
             let keyPath = "\(path).\(key)"
+            if let field = Action.itemField(of: key) {
+                guard let item = scope.item else {
+                    log.add(.structure, at: keyPath, "\"\(key)\" sets a field of the row's item, so it only works in a row with \"forEach\"")
+                    continue
+                }
+                guard field != "id", let type = item.schema.type(of: field) else {
+                    let fields = item.schema.fields.keys.sorted().joined(separator: ", ")
+                    log.add(
+                        .typeMismatch, at: keyPath,
+                        field == "id"
+                            ? "an item's id never changes; it is its identity"
+                            : "the items of \"\(item.list)\" have no field \"\(field)\"; they have: \(fields)")
+                    continue
+                }
+                if let source = source(value, type: type, path: keyPath, scope: scope) { result.append((key, source)) }
+                continue
+            }
             switch stateTypes[key] {
             case nil:
                 log.add(.unknownStateKey, at: keyPath, "unknown state key \"\(key)\"; declare it under \"state\"")
@@ -128,12 +209,24 @@ extension DefinitionReader {
         return .remove(list)
     }
 
-    /// `onSwitch: {"set": key}` stores the switch's new value in a bool key.
-    mutating func switchAction(_ value: JSONValue, path: String) -> SwitchAction? {
+    /// `onSwitch: {"set": key}` stores the switch's new value in a bool key, or in a `forEach`
+    /// row with `{"set": "item.FIELD"}`, in a bool field of the row's item.
+    mutating func switchAction(_ value: JSONValue, path: String, scope: ExpressionScope) -> SwitchAction? {
         let set = ActionName.set.rawValue
         guard case .object(let object) = value, object.keys == [set], let argument = object[set] else {
             log.add(.structure, at: path, "onSwitch is {\"set\": KEY}: it stores the switch's new value in a bool state key")
             return nil
+        }
+        if case .string(let key) = argument, let field = Action.itemField(of: key) {
+            guard let item = scope.item, item.schema.type(of: field) == .bool, field != "id" else {
+                log.add(
+                    .switchOnNonBool, at: "\(path).\(set)",
+                    scope.item == nil
+                        ? "\"\(key)\" is a field of a row's item: only a row with \"forEach\" has one"
+                        : "the items of \"\(scope.item?.list ?? "")\" have no bool field \"\(field)\"; a switch stores a bool")
+                return nil
+            }
+            return SwitchAction(key: key)
         }
         guard let key = stateKey(argument, path: "\(path).\(set)", expected: .scalar(.bool), purpose: "a switch stores a bool") else { return nil }
         return SwitchAction(key: key)

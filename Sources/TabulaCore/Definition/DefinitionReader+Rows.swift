@@ -56,6 +56,7 @@ extension DefinitionReader {
                     "unknown kind \"\(kind)\"; use \(RowContent.builtInKinds.joined(separator: ", ")) or a kind declared under \"kinds\"")
             }
         }
+        let selection = readItemSelection(&object, forEach: forEach, scope: scope)
         let visibleWhen = object.take(RowMember.visibleWhen).flatMap {
             expression($0, type: .bool, path: object.memberPath(RowMember.visibleWhen), scope: scope)
         }
@@ -68,8 +69,26 @@ extension DefinitionReader {
             dimension($0, path: object.memberPath(RowMember.estimatedHeight), scope: scope)
         }
         let onSelect = object.take(RowMember.onSelect).flatMap { actions($0, path: object.memberPath(RowMember.onSelect), scope: scope) }
-        let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch)) }
+        let onSwitch = object.take(RowMember.onSwitch).flatMap { switchAction($0, path: object.memberPath(RowMember.onSwitch), scope: scope) }
         let onDelete = object.take(RowMember.onDelete).flatMap { actions($0, path: object.memberPath(RowMember.onDelete), scope: scope) }
+        let onMove = object.take(RowMember.onMove).flatMap {
+            moveAction($0, path: object.memberPath(RowMember.onMove), forEach: forEach, sorted: selection?.sort != nil)
+        }
+        let leadingActions = readSwipeActions(&object, RowMember.leadingActions, scope: scope)
+        let trailingActions = readSwipeActions(&object, RowMember.trailingActions, scope: scope)
+        var seenActions: Set<String> = []
+        for (index, action) in (leadingActions + trailingActions).enumerated() where !seenActions.insert(action.id).inserted {
+            let member = index < leadingActions.count ? RowMember.leadingActions : .trailingActions
+            let position = index < leadingActions.count ? index : index - leadingActions.count
+            log.add(
+                .structure, at: "\(object.memberPath(member))[\(position)].id",
+                "the row already has a swipe action \"\(action.id)\"; ids are unique across leadingActions and trailingActions")
+        }
+        func accessibilityText(_ member: RowMember) -> Template? {
+            object.take(member).flatMap { template($0, path: object.memberPath(member), scope: scope) }
+        }
+        let accessibility = AccessibilityDefinition(
+            label: accessibilityText(.accessibilityLabel), hint: accessibilityText(.accessibilityHint), value: accessibilityText(.accessibilityValue))
         let onEdit = object.take(RowMember.onEdit).flatMap {
             editAction($0, kind: kind, secure: secure, path: object.memberPath(RowMember.onEdit), scope: scope)
         }
@@ -89,12 +108,103 @@ extension DefinitionReader {
                 options: options, accessory: accessory, height: height, estimatedHeight: estimatedHeight, onSelect: onSelect,
                 onSwitch: onSwitch, onDelete: onDelete, onEdit: inputKind == nil ? onEdit : nil, validate: inputKind == nil ? validate : [],
                 summarizedInputKind: inputKind,
-                path: object.path, fallbacks: fallbacks)
+                path: object.path, fallbacks: fallbacks, selection: selection, onMove: onMove, leadingActions: leadingActions,
+                trailingActions: trailingActions, accessibility: accessibility)
         }
         if RowContent.inputKinds.contains(kind) {
             return row(kind, fields, fallbacks: [row(Self.inputFallbackKind, fields, summarizing: kind)])
         }
         return row(kind, fields, fallbacks: fallbackChain(of: kind, fields: fields).map { row($0.kind, $0.fields) })
+    }
+
+    /// `onMove: {"move": LIST}`, on a `forEach` row over `LIST` without `sort` (a drag
+    /// could not change an order a sort imposes).
+    private mutating func moveAction(_ value: JSONValue, path: String, forEach: String?, sorted: Bool) -> String? {
+        guard case .object(let object) = value, object.keys == ["move"], case .string(let list)? = object["move"] else {
+            log.add(.structure, at: path, "onMove is {\"move\": LIST}: a drag of the row reorders the items of LIST, the list the row repeats over")
+            return nil
+        }
+        guard let forEach else {
+            log.add(.structure, at: path, "only a row with \"forEach\" can be moved: a drag reorders the items of its list")
+            return nil
+        }
+        guard list == forEach else {
+            log.add(.typeMismatch, at: "\(path).move", "this row repeats over \"\(forEach)\"; a drag can only reorder \"\(forEach)\"")
+            return nil
+        }
+        guard !sorted else {
+            log.add(.structure, at: path, "this row's items are ordered by its \"sort\", so a drag cannot reorder them; remove \"sort\" or \"onMove\"")
+            return nil
+        }
+        return list
+    }
+
+    /// A row's `leadingActions` or `trailingActions`: `[{"id", "title", "style"?,
+    /// "visibleWhen"?, "onAction"}]`.
+    private mutating func readSwipeActions(_ object: inout DefinitionObject, _ member: RowMember, scope: ExpressionScope) -> [SwipeActionDefinition] {
+        guard let value = object.take(member) else { return [] }
+        let path = object.memberPath(member)
+        guard case .array(let elements) = value else {
+            log.wrongType(at: path, expected: "a list of swipe actions, like [{\"id\": \"archive\", \"title\": \"Archive\", \"onAction\": ...}]", found: value)
+            return []
+        }
+        var result: [SwipeActionDefinition] = []
+        for (index, element) in elements.enumerated() {
+            guard var action = DefinitionObject(element, path: "\(path)[\(index)]", log: &log) else { continue }
+            let id = action.requireString("id", log: &log)
+            if let id, id.isEmpty { log.add(.structure, at: action.memberPath("id"), "a swipe action's id must be a non-empty string") }
+            let title = action.require("title", log: &log).flatMap { template($0, path: action.memberPath("title"), scope: scope) }
+            let style = action.optionalEnumeration("style", as: SwipeAction.Style.self, log: &log) ?? .normal
+            let visibleWhen = action.take("visibleWhen").flatMap { expression($0, type: .bool, path: action.memberPath("visibleWhen"), scope: scope) }
+            let onAction = action.require("onAction", log: &log).flatMap { actions($0, path: action.memberPath("onAction"), scope: scope) }
+            action.reportUnread(log: &log, hints: [:])
+            if let id, !id.isEmpty, let title, let onAction {
+                result.append(SwipeActionDefinition(id: id, title: title, style: style, visibleWhen: visibleWhen, onAction: onAction))
+            }
+        }
+        return result
+    }
+
+    /// A `forEach` row's `filter`, `sort` and `limit`; `nil` when it has none.
+    private mutating func readItemSelection(_ object: inout DefinitionObject, forEach: String?, scope: ExpressionScope) -> ItemSelection? {
+        let members = [RowMember.filter, .sort, .limit].filter { object.take($0) != nil }
+        guard let first = members.first else { return nil }
+        guard forEach != nil else {
+            log.add(.structure, at: object.memberPath(first), "\"\(first.rawValue)\" chooses among the items of a \"forEach\"; this row has none")
+            return nil
+        }
+        let filter = object.take(RowMember.filter).flatMap { expression($0, type: .bool, path: object.memberPath(RowMember.filter), scope: scope) }
+        let limit = object.take(RowMember.limit).flatMap { expression($0, type: .number, path: object.memberPath(RowMember.limit), scope: scope) }
+        let sort = object.take(RowMember.sort).flatMap { itemSort($0, path: object.memberPath(RowMember.sort), scope: scope) }
+        return ItemSelection(filter: filter, sort: sort, limit: limit)
+    }
+
+    /// `{"by": EXPRESSION, "order": "ascending" | "descending"}`; ascending when `order` is
+    /// left out.
+    private mutating func itemSort(_ value: JSONValue, path: String, scope: ExpressionScope) -> ItemSort? {
+        let usage = "\"sort\" is {\"by\": EXPRESSION, \"order\": \"ascending\" or \"descending\"}, like {\"by\": \"item.date\", \"order\": \"descending\"}"
+        guard case .object(let members) = value, let by = members["by"], members.keys.allSatisfy({ $0 == "by" || $0 == "order" }) else {
+            log.add(.structure, at: path, usage)
+            return nil
+        }
+        var order = ItemSort.Order.ascending
+        if let written = members["order"] {
+            guard case .string(let name) = written, let chosen = ItemSort.Order(rawValue: name) else {
+                log.add(.structure, at: "\(path).order", usage)
+                return nil
+            }
+            order = chosen
+        }
+        guard case .string(let text) = by else {
+            log.wrongType(at: "\(path).by", expected: "an expression over the item, such as \"item.name\"", found: by)
+            return nil
+        }
+        do {
+            return ItemSort(by: try Expression.compile(text, scope: scope), order: order)
+        } catch {
+            log.add(error, at: "\(path).by")
+            return nil
+        }
     }
 
     private mutating func readForEach(_ object: inout DefinitionObject) -> String? {

@@ -346,6 +346,23 @@ public enum DefinitionSchema {
                 "description":
                     "A list state key: the row is repeated once per item, and its fields may use item.FIELD (item.id always exists).",
             ]
+        case .filter:
+            reference(fieldDefinition(.bool), "With forEach: shows the items for which it holds (it reads the item as item). Applied before sort and limit.")
+        case .sort:
+            [
+                "type": "object",
+                "description":
+                    "With forEach: orders the items (stable) by an expression over the item; strings by their lowercased form, then as they are; false before true. Applied after filter, before limit. A row with it cannot have onMove.",
+                "required": ["by"],
+                "properties": [
+                    "by": ["type": "string", "description": "An expression over the item, such as item.name."],
+                    "order": enumeration(ItemSort.Order.allCases.map(\.rawValue), "ascending when left out."),
+                ],
+                "additionalProperties": false,
+            ]
+        case .limit:
+            reference(
+                fieldDefinition(.number), "With forEach: shows the first N items after filter and sort (a fraction rounds down; below 0 counts as 0).")
         case .visibleWhen:
             reference(fieldDefinition(.bool), "When false, the row is left out of the screen and refuses events.")
         case .enabledWhen:
@@ -370,6 +387,25 @@ public enum DefinitionSchema {
         case .onDelete:
             reference(
                 "actions", "What deleting the row does, usually {\"remove\": LIST}; the row is deletable exactly when it has it.")
+        case .onMove:
+            [
+                "type": "object",
+                "description":
+                    "Only with forEach, and without sort: {\"move\": LIST}, the row's own list: the user may drag the row among the rows of its list, and the item moves in LIST. The row carries \"movable\": true exactly when it has it.",
+                "required": ["move"],
+                "properties": ["move": ["type": "string", "description": "The list the row repeats over."]],
+                "additionalProperties": false,
+            ]
+        case .leadingActions:
+            swipeActions("revealed by a swipe from the leading edge")
+        case .trailingActions:
+            swipeActions("revealed by a swipe from the trailing edge")
+        case .accessibilityLabel:
+            reference("template", "What an assistive technology reads as the row's name; on the wire only when given.")
+        case .accessibilityHint:
+            reference("template", "What selecting the row does, read after its label; on the wire only when given.")
+        case .accessibilityValue:
+            reference("template", "The row's value as an assistive technology reads it; on the wire only when given.")
         case .onEdit:
             [
                 "description":
@@ -392,6 +428,30 @@ public enum DefinitionSchema {
                 "items": validationRule,
             ]
         }
+    }
+
+    private static func swipeActions(_ edge: String) -> JSONValue {
+        [
+            "type": "array",
+            "description": .string(
+                "Swipe actions \(edge), in order; ids are unique across the row's leadingActions and trailingActions. The row carries those whose visibleWhen holds."
+            ),
+            "items": [
+                "type": "object",
+                "required": ["id", "title", "onAction"],
+                "properties": [
+                    "id": [
+                        "type": "string", "minLength": 1,
+                        "description": "What an action event names: POST /v1/screens/{id}/action with {\"row\", \"action\": ID}.",
+                    ],
+                    "title": reference("template", "The button's title."),
+                    "style": enumeration(SwipeAction.Style.allCases.map(\.rawValue), "normal when left out; destructive draws it red."),
+                    "visibleWhen": reference(fieldDefinition(.bool), "When false, the row does not show the action, and refuses it."),
+                    "onAction": reference("actions", "What choosing the action does."),
+                ],
+                "additionalProperties": false,
+            ],
+        ]
     }
 
     private static var validationRule: JSONValue {
@@ -536,6 +596,25 @@ public enum DefinitionSchema {
             (
                 ["type": "string", "description": "A form of this screen."],
                 "{\"reset\": FORM} sets the keys the form's rows store into back to their defaults and clears their touched marks and the backend's errors."
+            )
+        case .append:
+            (
+                [
+                    "type": "object",
+                    "required": ["to", "item"],
+                    "properties": [
+                        "to": ["type": "string", "description": "A list state key."],
+                        "item": [
+                            "type": "object",
+                            "description":
+                                "Every field of the list's items (id may be left out): a template for a string field, an expression for a bool or number field, computed before the item is added.",
+                            "additionalProperties": ["type": ["boolean", "number", "string"]],
+                        ],
+                        "at": enumeration(ItemAppend.Place.allCases.map(\.rawValue), "end (the default) or start."),
+                    ],
+                    "additionalProperties": false,
+                ],
+                "{\"append\": {\"to\": LIST, \"item\": {...}, \"at\": \"end\"}} adds an item to a list. Without an id Tabula gives one of lowercase letters and digits, the same for a retried event; an id the list holds already is 422 duplicate-item."
             )
         case .call:
             (

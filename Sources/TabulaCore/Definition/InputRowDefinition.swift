@@ -50,7 +50,7 @@ public enum EditAction: Sendable {
         case .actions(let actions):
             actions.flatMap { action -> [String] in
                 switch action {
-                case .set(let assignments): assignments.map(\.key)
+                case .set(let assignments): assignments.map(\.key).filter { Action.itemField(of: $0) == nil }
                 case .toggle(let key): [key]
                 default: []
                 }

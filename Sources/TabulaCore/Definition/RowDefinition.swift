@@ -4,6 +4,9 @@ public final class RowDefinition: Sendable {
     public let id: Template
     /// The list key the row repeats over, if any.
     public let forEach: String?
+    /// Which of the list's items the row shows, and in which order; all, in the list's
+    /// order, when `nil`.
+    public let selection: ItemSelection?
     public let kind: String
     /// The kind's fields (for `button`, `style` is a constant template).
     public let fields: [String: FieldSource]
@@ -18,6 +21,12 @@ public final class RowDefinition: Sendable {
     public let onSelect: [Action]?
     public let onSwitch: SwitchAction?
     public let onDelete: [Action]?
+    /// With `forEach`: the list a drag of the row reorders (its own list).
+    public let onMove: String?
+    /// The swipe actions, from the leading and the trailing edge; ids unique across both.
+    public let leadingActions: [SwipeActionDefinition]
+    public let trailingActions: [SwipeActionDefinition]
+    public let accessibility: AccessibilityDefinition
     /// What editing an input row does; `nil` for other kinds and for a secure text field,
     /// which stores nothing.
     public let onEdit: EditAction?
@@ -40,7 +49,7 @@ public final class RowDefinition: Sendable {
     /// once: render asks it of every row.
     public let isInput: Bool
     /// The keys that decide whether the row is there and which instances it has: its id's,
-    /// its list and its `visibleWhen`'s. When none changed, its rows are the same ones.
+    /// its list's, its selection's and its `visibleWhen`'s. When none changed, its rows are the same ones.
     public let structureDependencies: Set<String>
 
     public init(
@@ -48,10 +57,17 @@ public final class RowDefinition: Sendable {
         visibleWhen: Expression?, enabledWhen: Expression? = nil, options: ChoiceOptions? = nil, accessory: Accessory?,
         height: Expression?, estimatedHeight: Expression?, onSelect: [Action]?, onSwitch: SwitchAction?, onDelete: [Action]?,
         onEdit: EditAction? = nil, validate: [ValidationRule] = [], summarizedInputKind: String? = nil, path: String,
-        fallbacks: [RowDefinition] = []
+        fallbacks: [RowDefinition] = [], selection: ItemSelection? = nil, onMove: String? = nil,
+        leadingActions: [SwipeActionDefinition] = [], trailingActions: [SwipeActionDefinition] = [],
+        accessibility: AccessibilityDefinition = AccessibilityDefinition()
     ) {
+        self.onMove = onMove
+        self.leadingActions = leadingActions
+        self.trailingActions = trailingActions
+        self.accessibility = accessibility
         self.id = id
         self.forEach = forEach
+        self.selection = selection
         self.kind = kind
         self.fields = fields
         self.visibleWhen = visibleWhen
@@ -71,6 +87,7 @@ public final class RowDefinition: Sendable {
         isInput = RowContent.inputKinds.contains(kind)
         var structure = id.stateKeys
         if let forEach { structure.insert(forEach) }
+        if let selection { structure.formUnion(selection.stateKeys) }
         if let visibleWhen { structure.formUnion(visibleWhen.stateKeys) }
         structureDependencies = structure
         var keys = structure
@@ -78,6 +95,8 @@ public final class RowDefinition: Sendable {
         if let enabledWhen { keys.formUnion(enabledWhen.stateKeys) }
         if let options { keys.formUnion(options.stateKeys) }
         for rule in validate { keys.formUnion(rule.stateKeys) }
+        for action in leadingActions + trailingActions { keys.formUnion(action.stateKeys) }
+        keys.formUnion(accessibility.stateKeys)
         for expression in [height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
         dependencies = keys
     }
@@ -92,6 +111,21 @@ extension RowDefinition {
         return fallbacks.first { kinds.contains($0.kind) }
     }
 
+    /// Both edges' swipe actions, leading first.
+    var swipeActions: [SwipeActionDefinition] { leadingActions + trailingActions }
+
+    /// Every action list the row runs for some event: what may hold a `call`.
+    var actionLists: [[Action]] {
+        [onSelect, onDelete].compactMap { $0 } + swipeActions.map(\.onAction)
+    }
+
+    /// Whether some event on the row adds an item with an id Tabula gives (`append`).
+    var appendsItems: Bool {
+        var lists = actionLists
+        if case .actions(let actions)? = onEdit { lists.append(actions) }
+        return lists.contains { $0.contains(where: \.isAppend) }
+    }
+
     /// The rows whose values its `equals` rules compare with (fixed ids of the same screen).
     var equalsTargets: [String] {
         validate.compactMap { rule in
@@ -103,8 +137,9 @@ extension RowDefinition {
     /// The state keys the row's actions read or write.
     var actionStateKeys: Set<String> {
         var keys: Set<String> = []
-        for action in (onSelect ?? []) + (onDelete ?? []) { keys.formUnion(action.stateKeys) }
-        if let onSwitch { keys.insert(onSwitch.key) }
+        for action in (onSelect ?? []) + (onDelete ?? []) + swipeActions.flatMap(\.onAction) { keys.formUnion(action.stateKeys) }
+        if let onMove { keys.insert(onMove) }
+        if let onSwitch, Action.itemField(of: onSwitch.key) == nil { keys.insert(onSwitch.key) }
         if let onEdit { keys.formUnion(onEdit.stateKeys) }
         return keys
     }
@@ -115,6 +150,7 @@ public enum Action: Sendable {
     /// Flips a bool key.
     case toggle(String)
     /// Sets scalar keys; string values are templates, bool and number values expressions.
+    /// A key `item.FIELD`, in a `forEach` row, sets that field of the row's item.
     case set([(key: String, value: FieldSource)])
     /// Asks the client to show another screen (an effect, not a state change).
     case navigate(String)
@@ -132,6 +168,13 @@ public enum Action: Sendable {
     /// errors on rows, effects (see ``CallAnswer``). When it names errors, the actions after
     /// it do not run.
     case call(String)
+    /// Adds an item to a list, at its end or its start.
+    case append(ItemAppend)
+
+    var isAppend: Bool {
+        if case .append = self { return true }
+        return false
+    }
 
     var isCall: Bool {
         if case .call = self { return true }
@@ -144,18 +187,27 @@ public enum Action: Sendable {
         return nil
     }
 
-    /// The state keys the action reads or writes.
+    /// The field an assignment's key `item.FIELD` names, or `nil` for a state key.
+    static func itemField(of key: String) -> String? {
+        key.hasPrefix("item.") ? String(key.dropFirst(5)) : nil
+    }
+
+    /// The state keys the action reads or writes (a `forEach` row's item fields are its
+    /// list's, which the row reads already).
     var stateKeys: Set<String> {
         switch self {
         case .toggle(let key), .remove(let key): [key]
-        case .set(let assignments): assignments.reduce(into: Set(assignments.map(\.key))) { $0.formUnion($1.value.stateKeys) }
+        case .set(let assignments):
+            assignments.reduce(into: Set(assignments.map(\.key).filter { Self.itemField(of: $0) == nil })) { $0.formUnion($1.value.stateKeys) }
         case .navigate, .submit, .reset, .call: []
         case .open(let url): url.stateKeys
+        case .append(let append): append.stateKeys
         }
     }
 }
 
-/// What a row's switch does: store its new value in a bool key.
+/// What a row's switch does: store its new value in a bool key (or, `item.FIELD`, in a bool
+/// field of the row's item).
 public struct SwitchAction: Hashable, Sendable {
     public let key: String
 

@@ -26,6 +26,9 @@ public final class ScreenDefinition: Sendable {
     /// Whether a row's actions ask the app's backend (`call`): an event on this screen may
     /// need the session's id and subject.
     public let asksBackend: Bool
+    /// Whether a row's actions add items (`append`): an event on this screen may need the
+    /// session's id, which the ids Tabula gives them derive from.
+    public let appendsItems: Bool
 
     public init(
         id: String, file: String, title: Template, style: TableStyle?,
@@ -46,8 +49,9 @@ public final class ScreenDefinition: Sendable {
         rowLocator = RowLocator(sections)
         dependencyMasks = DependencyMasks(title: title, sections: sections)
         asksBackend = sections.contains { section in
-            section.rows.contains { row in ((row.onSelect ?? []) + (row.onDelete ?? [])).contains(where: \.isCall) }
+            section.rows.contains { row in row.actionLists.contains { $0.contains(where: \.isCall) } }
         }
+        appendsItems = sections.contains { section in section.rows.contains(where: \.appendsItems) }
     }
 
     /// The definition's id: what screens rendered by it carry in `"definition"`.

@@ -84,7 +84,11 @@ enum InPlaceEquality {
         guard a.pointee.selectable == b.pointee.selectable, a.pointee.deletable == b.pointee.deletable,
             a.pointee.enabled == b.pointee.enabled, a.pointee.editable == b.pointee.editable,
             a.pointee.accessory == b.pointee.accessory, a.pointee.height == b.pointee.height,
-            a.pointee.estimatedHeight == b.pointee.estimatedHeight
+            a.pointee.estimatedHeight == b.pointee.estimatedHeight, a.pointee.movable == b.pointee.movable
+        else { return false }
+        // Swipe actions and accessibility texts are rare: compared whole.
+        guard a.pointee.leadingActions == b.pointee.leadingActions, a.pointee.trailingActions == b.pointee.trailingActions,
+            a.pointee.accessibility == b.pointee.accessibility
         else { return false }
         guard let layout = RowLayout.offsets else { return a.pointee == b.pointee }
         return values(field(a, layout.id, String.self), field(b, layout.id, String.self))

@@ -186,7 +186,10 @@ extension RowDefinition {
         return Row(
             id: id, content: content, selectable: onSelect != nil, deletable: onDelete != nil, enabled: enabled,
             editable: editable, error: error, accessory: accessory, height: height.map { Self.dimension($0, context) },
-            estimatedHeight: estimatedHeight.map { Self.dimension($0, context) })
+            estimatedHeight: estimatedHeight.map { Self.dimension($0, context) }, movable: onMove != nil,
+            leadingActions: leadingActions.isEmpty ? [] : leadingActions.compactMap { $0.render(context) },
+            trailingActions: trailingActions.isEmpty ? [] : trailingActions.compactMap { $0.render(context) },
+            accessibility: accessibility.render(context))
     }
 
     /// What the backend said of the row, if it said something since the row's last edit or

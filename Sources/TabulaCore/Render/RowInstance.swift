@@ -18,16 +18,18 @@ extension ScreenDefinition {
         let row = section.rows[position.row]
         let context = EvaluationContext(state: state, item: item, strings: strings, screen: self)
         // A row the client does not draw, even as a fallback, is not on its screen.
+        let sectionContext = EvaluationContext(state: state, strings: strings, screen: self)
         let visible =
-            (section.visibleWhen?.isTrue(EvaluationContext(state: state, strings: strings, screen: self)) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
+            (section.visibleWhen?.isTrue(sectionContext) ?? true) && (row.visibleWhen?.isTrue(context) ?? true)
             && row.shown(drawing: state.client.kinds) != nil
+            && (item.map { item in shownItems(of: row, state).contains { $0.id == item.id } } ?? true)
         return RowInstance(definition: row, item: item, id: id, isVisible: visible, isEnabled: row.enabledWhen?.isTrue(context) ?? true)
     }
 
-    /// Calls `body` once per instance of a row: once, or once per item of its list.
+    /// Calls `body` once per instance of a row: once, or once per item its `forEach` shows.
     func forEachInstance(of row: RowDefinition, _ state: SessionState, _ body: (Record?, EvaluationContext) -> Void) {
-        if let list = row.forEach {
-            for item in state.records(list) { body(item, EvaluationContext(state: state, item: item, strings: strings, screen: self)) }
+        if row.forEach != nil {
+            for item in shownItems(of: row, state) { body(item, EvaluationContext(state: state, item: item, strings: strings, screen: self)) }
         } else {
             body(nil, EvaluationContext(state: state, strings: strings, screen: self))
         }
@@ -35,6 +37,15 @@ extension ScreenDefinition {
 }
 
 extension ScreenDefinition {
+    /// The items a `forEach` row shows, in the order shown: its list through its selection
+    /// (before the row's `visibleWhen`); none for a row without `forEach`.
+    func shownItems(of row: RowDefinition, _ state: SessionState) -> [Record] {
+        guard let list = row.forEach else { return [] }
+        let records = state.records(list)
+        guard let selection = row.selection else { return records }
+        return selection.items(records, EvaluationContext(state: state, strings: strings, screen: self))
+    }
+
     /// The value an input row with this id shows at this state; `nil` for a secure field
     /// (whose value is never known), a row of another kind, or no such row.
     func inputValue(ofRow id: String, _ state: SessionState) -> InputValue? {

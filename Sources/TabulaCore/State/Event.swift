@@ -9,10 +9,15 @@ public enum Event: Hashable, Sendable {
     /// The user changed an input row's value to `value`, as the client sent it (JSON: a
     /// string, a number or `null`; anything else does not fit any row).
     case edit(row: String, value: JSONValue)
+    /// The user dragged the row to `to`, the index path it has in the client's copy after
+    /// the drop (as `tableView(_:moveRowAt:to:)` gives it).
+    case move(row: String, to: RowPath)
+    /// The user chose one of the row's swipe actions, by its id.
+    case action(row: String, action: String)
 
     public var rowID: String {
         switch self {
-        case .select(let row), .setSwitch(let row, _), .delete(let row), .edit(let row, _): row
+        case .select(let row), .setSwitch(let row, _), .delete(let row), .edit(let row, _), .move(let row, _), .action(let row, _): row
         }
     }
 
@@ -23,6 +28,8 @@ public enum Event: Hashable, Sendable {
         case .setSwitch: "switch"
         case .delete: "deletion"
         case .edit: "edit"
+        case .move: "move"
+        case .action: "action"
         }
     }
 }
@@ -54,6 +61,15 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     case rowNotEditable(String)
     /// An edit whose value does not fit the row's control; `accepts` says what does.
     case invalidValue(row: String, accepts: String)
+    /// A move of a row without `onMove`.
+    case rowNotMovable(String)
+    /// A move to a place outside the rows of the row's list in its section; `reason` says
+    /// which.
+    case invalidMove(row: String, reason: String)
+    /// An action event naming an action the row does not show (hidden, or unknown).
+    case unknownAction(row: String, action: String)
+    /// An `append` whose item's id is one the list holds already.
+    case duplicateItem(list: String, id: String)
 
     public var description: String {
         switch self {
@@ -66,6 +82,12 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
         case .rowNotEditable(let id):
             "row \"\(id)\" cannot be edited: it is not an input row of this client's screen, or its \"editable\" is false"
         case .invalidValue(let id, let accepts): "the value does not fit row \"\(id)\", which accepts \(accepts)"
+        case .rowNotMovable(let id): "row \"\(id)\" cannot be moved (its \"movable\" is false)"
+        case .invalidMove(let id, let reason): "row \"\(id)\" cannot be moved there: \(reason)"
+        case .duplicateItem(let list, let id):
+            "\"\(list)\" already holds an item \"\(id)\"; an added item needs an id of its own (leave \"id\" out and Tabula gives one)"
+        case .unknownAction(let id, let action):
+            "row \"\(id)\" shows no swipe action \"\(action)\"; send one of the ids of its \"leadingActions\" or \"trailingActions\""
         }
     }
 }

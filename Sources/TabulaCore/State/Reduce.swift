@@ -77,15 +77,21 @@ public struct SubmitResult: Hashable, Sendable {
 /// a client sends what its user typed and has not sent yet, and every secure value. A
 /// secure value is checked and forgotten: it is never state.
 ///
+/// A move's destination is an index path in the copy of the screen the client sent it
+/// from, `seen` (the screen at `state` when `nil`). An `append` without an id gives its item
+/// one derived from `itemIDSeed` (the service's session id), the revision and the action's
+/// place in the event.
+///
 /// An action list may hold one `call`. Without `callAnswer`, the actions stop there and the
 /// reduction carries a ``PendingCall``; with the backend's answer, the same event reduced
 /// again (on the state it finds then) applies it at the call's place and goes on.
 public func reduction(
     of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = [],
-    callAnswer: CallAnswer? = nil
+    callAnswer: CallAnswer? = nil, seen: Screen? = nil, itemIDSeed: String = ""
 ) throws(EventError) -> Reduction {
     let (conformed, replaced) = definition.conforming(state)
-    var reduction = try reduceConforming(conformed, event, definition, values: values, callAnswer: callAnswer)
+    var reduction = try reduceConforming(
+        conformed, event, definition, values: values, callAnswer: callAnswer, seen: seen, itemIDSeed: itemIDSeed)
     if reduction.pendingCall != nil { return reduction }
     guard replaced else {
         reduction.state.markConforming(to: definition)
@@ -108,10 +114,10 @@ public func reduction(
 /// ``reduction(of:on:_:values:)`` on a state that conforms to the definition.
 private func reduceConforming(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)],
-    callAnswer: CallAnswer?
+    callAnswer: CallAnswer?, seen: Screen?, itemIDSeed: String
 ) throws(EventError) -> Reduction {
     let instance = try eventRow(event.rowID, state, definition)
-    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer)
+    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer, itemIDSeed: itemIDSeed)
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
@@ -122,17 +128,34 @@ private func reduceConforming(
             }
             try run.edit(row, value)
         }
-        run.perform(actions, item: instance.item)
+        run.perform(actions, item: instance.item, list: instance.definition.forEach)
     case .setSwitch(_, let isOn):
         guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
-        run.state.values[action.key] = .scalar(.bool(isOn))
-        run.setKeys.append(action.key)
+        if let field = Action.itemField(of: action.key) {
+            run.setItemField(field, .bool(isOn), item: instance.item, list: instance.definition.forEach)
+        } else {
+            run.state.values[action.key] = .scalar(.bool(isOn))
+            run.setKeys.append(action.key)
+        }
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
-        run.perform(actions, item: instance.item)
+        run.perform(actions, item: instance.item, list: instance.definition.forEach)
     case .edit(_, let value):
         try run.edit(event.rowID, value)
+    case .move(_, let destination):
+        guard let list = instance.definition.onMove, let item = instance.item else { throw .rowNotMovable(event.rowID) }
+        let move = ItemMove(row: instance.definition, rowID: event.rowID, item: item, list: list)
+        let copy = seen ?? render(definition, state)
+        run.state.values[list] = .list(try move.reorder(state.records(list), seen: copy, to: destination))
+        run.setKeys.append(list)
+    case .action(_, let actionID):
+        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)
+        guard let action = instance.definition.swipeActions.first(where: { $0.id == actionID }), action.visibleWhen?.isTrue(context) ?? true else {
+            throw .unknownAction(row: event.rowID, action: actionID)
+        }
+        run.perform(action.onAction, item: instance.item, list: instance.definition.forEach)
     }
+    if let failure = run.failure { throw failure }
     if let pendingCall = run.pendingCall {
         return Reduction(state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall)
     }
@@ -167,11 +190,18 @@ private struct ActionRun {
     let callAnswer: CallAnswer?
     var pendingCall: PendingCall?
     var appliedCallAnswer = false
+    /// What an `append` without an id derives its item's id from, with the revision and
+    /// `actionPlace`, the count of actions run so far in the event.
+    let itemIDSeed: String
+    var actionPlace = 0
+    /// Why the event cannot be applied, found by an action (which stops the others).
+    var failure: EventError?
 
-    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?) {
+    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?, itemIDSeed: String) {
         self.state = state
         self.definition = definition
         self.callAnswer = callAnswer
+        self.itemIDSeed = itemIDSeed
     }
 
     /// An input row's new value: it must fit the row's control; `onEdit` stores it. A row
@@ -204,14 +234,25 @@ private struct ActionRun {
             state.values[key] = .scalar(value.stateValue)
             setKeys.append(key)
         case .actions(let actions)?:
-            perform(actions, item: instance.item, editedValue: value.stateValue)
+            perform(actions, item: instance.item, list: row.forEach, editedValue: value.stateValue)
         case nil:
             break
         }
     }
 
-    mutating func perform(_ actions: [Action], item: Record?, editedValue: FieldValue? = nil) {
+    /// Sets a field of the `forEach` item an event's row shows, in its list.
+    mutating func setItemField(_ field: String, _ value: FieldValue, item: Record?, list: String?) {
+        guard let item, let list else { return }
+        var records = state.records(list)
+        guard let index = records.firstIndex(where: { $0.id == item.id }) else { return }
+        records[index].fields[field] = value
+        state.values[list] = .list(records)
+        setKeys.append(list)
+    }
+
+    mutating func perform(_ actions: [Action], item: Record?, list: String? = nil, editedValue: FieldValue? = nil) {
         for action in actions where !stopped {
+            actionPlace += 1
             let context = EvaluationContext(state: state, item: item, strings: definition.strings, screen: definition, editedValue: editedValue)
             switch action {
             case .toggle(let key):
@@ -222,6 +263,10 @@ private struct ActionRun {
                 // Every value is computed from the state before this action, then stored.
                 let values = assignments.map { ($0.key, $0.value.evaluate(context)) }
                 for (key, value) in values {
+                    if let field = Action.itemField(of: key) {
+                        setItemField(field, value, item: item, list: list)
+                        continue
+                    }
                     state.values[key] = .scalar(value)
                     setKeys.append(key)
                 }
@@ -241,8 +286,32 @@ private struct ActionRun {
                 reset(form)
             case .call(let action):
                 call(action)
+            case .append(let append):
+                add(append, context)
             }
         }
+    }
+
+    /// Adds an item, its values computed from the state before it; refused when the id it
+    /// gives is one the list holds.
+    private mutating func add(_ append: ItemAppend, _ context: EvaluationContext) {
+        var records = state.records(append.list)
+        var fields: [String: FieldValue] = [:]
+        for field in append.fields { fields[field.name] = field.value.evaluate(context) }
+        var id = append.id?.evaluate(context) ?? ""
+        if id.isEmpty {
+            id = ItemAppend.generatedID(seed: itemIDSeed, revision: state.revision, place: actionPlace) { candidate in
+                records.contains { $0.id == candidate }
+            }
+        } else if records.contains(where: { $0.id == id }) {
+            failure = .duplicateItem(list: append.list, id: id)
+            stopped = true
+            return
+        }
+        let item = Record(id: id, fields: fields)
+        if append.place == .start { records.insert(item, at: 0) } else { records.append(item) }
+        state.values[append.list] = .list(records)
+        setKeys.append(append.list)
     }
 
     /// Touches every input row of the form the client sees and checks it: a secure row

@@ -68,14 +68,20 @@ extension HeaderFooter {
 extension Row {
     /// Decodes a row in the wire model; `path` names it in errors.
     ///
-    /// `selectable`, `deletable` and `editable` default to `false` when absent, `enabled` to
-    /// `true` (as a server before input rows meant); the encoder always writes them.
+    /// `selectable`, `deletable`, `movable` and `editable` default to `false` when absent,
+    /// `enabled` to `true` (as a server before them meant); the encoder always writes them.
     public init(json: JSONValue, path: String) throws(WireFormatError) {
         var reader = try WireObjectReader(json, path: path)
         let id = try reader.string("id")
         let kind = try reader.string("kind")
         let selectable = try reader.optionalBool("selectable") ?? false
         let deletable = try reader.optionalBool("deletable") ?? false
+        let movable = try reader.optionalBool("movable") ?? false
+        let leadingActions = try Self.swipeActions(&reader, "leadingActions")
+        let trailingActions = try Self.swipeActions(&reader, "trailingActions")
+        let accessibility = RowAccessibility(
+            label: try reader.optionalString("accessibilityLabel"), hint: try reader.optionalString("accessibilityHint"),
+            value: try reader.optionalString("accessibilityValue"))
         let enabled = try reader.optionalBool("enabled") ?? true
         let isInput = RowContent.inputKinds.contains(kind)
         let editable = isInput ? try reader.optionalBool("editable") ?? false : false
@@ -86,7 +92,26 @@ extension Row {
         let content = try Self.content(kind: kind, reader: &reader)
         self.init(
             id: id, content: content, selectable: selectable, deletable: deletable, enabled: enabled,
-            editable: editable, error: error, accessory: accessory, height: height, estimatedHeight: estimatedHeight)
+            editable: editable, error: error, accessory: accessory, height: height, estimatedHeight: estimatedHeight, movable: movable,
+            leadingActions: leadingActions, trailingActions: trailingActions, accessibility: accessibility)
+    }
+
+    private static func swipeActions(_ reader: inout WireObjectReader, _ key: String) throws(WireFormatError) -> [SwipeAction] {
+        guard let value = reader.optional(key) else { return [] }
+        let path = reader.memberPath(key)
+        guard case .array(let elements) = value else {
+            throw WireFormatError(path: path, problem: .wrongType(expected: "an array", found: value.typeName))
+        }
+        var actions: [SwipeAction] = []
+        for (index, element) in elements.enumerated() {
+            var action = try WireObjectReader(element, path: "\(path)[\(index)]")
+            actions.append(
+                SwipeAction(
+                    id: try action.string("id"), title: try action.string("title"),
+                    style: try action.enumeration("style", as: SwipeAction.Style.self) ?? .normal))
+            try action.rejectUnread()
+        }
+        return actions
     }
 
     private static func dimension(_ reader: inout WireObjectReader, _ key: String) throws(WireFormatError) -> Double? {

@@ -48,10 +48,12 @@ extension JSONWriter {
     }
 
     public mutating func write(_ row: Row) {
-        // Keys in ascending byte order: accessory, deletable, enabled, estimatedHeight,
-        // height, id, [image, isChecked, isOn], kind, [leftTitle, rightTitle], selectable,
-        // [style, subtitle, title]. The display kinds are written field by field (no array
-        // per row); input and custom kinds merge their sorted fields with the common keys.
+        // Keys in ascending byte order: accessibilityHint, accessibilityLabel,
+        // accessibilityValue, accessory, deletable, enabled, estimatedHeight, height, id,
+        // [image, isChecked, isOn], kind, leadingActions, [leftTitle], movable,
+        // [rightTitle], selectable, [style, subtitle, title], trailingActions. The display
+        // kinds are written field by field (no array per row); input and custom kinds merge
+        // their sorted fields with the common keys.
         switch row.content {
         case .custom, .textField, .slider, .stepper, .picker, .segmented, .datePicker:
             writeSortedObject(common: commonFields(row), fields: row.content.fields)
@@ -60,6 +62,9 @@ extension JSONWriter {
             break
         }
         beginObject()
+        if let hint = row.accessibility.hint { key("accessibilityHint"); string(hint) }
+        if let label = row.accessibility.label { key("accessibilityLabel"); string(label) }
+        if let value = row.accessibility.value { key("accessibilityValue"); string(value) }
         if let accessory = row.accessory { key("accessory"); string(accessory.rawValue) }
         key("deletable"); bool(row.deletable)
         key("enabled"); bool(row.enabled)
@@ -73,10 +78,10 @@ extension JSONWriter {
         default: break
         }
         key("kind"); string(row.kind)
-        if case .leftRightTitles(let leftTitle, let rightTitle) = row.content {
-            key("leftTitle"); string(leftTitle)
-            key("rightTitle"); string(rightTitle)
-        }
+        if !row.leadingActions.isEmpty { key("leadingActions"); write(row.leadingActions) }
+        if case .leftRightTitles(let leftTitle, _) = row.content { key("leftTitle"); string(leftTitle) }
+        key("movable"); bool(row.movable)
+        if case .leftRightTitles(_, let rightTitle) = row.content { key("rightTitle"); string(rightTitle) }
         key("selectable"); bool(row.selectable)
         switch row.content {
         case .button(let title, let style):
@@ -90,13 +95,29 @@ extension JSONWriter {
         default:
             break
         }
+        if !row.trailingActions.isEmpty { key("trailingActions"); write(row.trailingActions) }
         endObject()
+    }
+
+    private mutating func write(_ actions: [SwipeAction]) {
+        beginArray()
+        for action in actions {
+            beginObject()
+            key("id"); string(action.id)
+            key("style"); string(action.style.rawValue)
+            key("title"); string(action.title)
+            endObject()
+        }
+        endArray()
     }
 
     /// The keys every row carries, sorted; `editable` and `error` only on input rows.
     private func commonFields(_ row: Row) -> [(name: String, value: JSONValue)] {
         var common: [(name: String, value: JSONValue)] = []
-        common.reserveCapacity(10)
+        common.reserveCapacity(12)
+        if let hint = row.accessibility.hint { common.append(("accessibilityHint", .string(hint))) }
+        if let label = row.accessibility.label { common.append(("accessibilityLabel", .string(label))) }
+        if let value = row.accessibility.value { common.append(("accessibilityValue", .string(value))) }
         if let accessory = row.accessory { common.append(("accessory", .string(accessory.rawValue))) }
         common.append(("deletable", .bool(row.deletable)))
         if row.content.isInput { common.append(("editable", .bool(row.editable))) }
@@ -106,8 +127,18 @@ extension JSONWriter {
         if let height = row.height { common.append(("height", .number(height))) }
         common.append(("id", .string(row.id)))
         common.append(("kind", .string(row.kind)))
+        if !row.leadingActions.isEmpty { common.append(("leadingActions", Self.json(row.leadingActions))) }
+        common.append(("movable", .bool(row.movable)))
         common.append(("selectable", .bool(row.selectable)))
+        if !row.trailingActions.isEmpty { common.append(("trailingActions", Self.json(row.trailingActions))) }
         return common
+    }
+
+    private static func json(_ actions: [SwipeAction]) -> JSONValue {
+        .array(
+            actions.map { action in
+                .object(JSONObject(["id": .string(action.id), "style": .string(action.style.rawValue), "title": .string(action.title)]))
+            })
     }
 
     /// Writes one object from two key-sorted lists, merging them so all keys stay sorted.

@@ -53,11 +53,12 @@ struct EventProcessor: SessionDecision {
     var called: (action: String, answer: CallAnswer)? = nil
 
     /// What to read of the session: the client's revision, the event id's answer, and the
-    /// session's id when the event may ask the backend (only selections and deletions run
-    /// action lists that may hold a `call`).
+    /// session's id when the event may add items (their ids derive from it) or ask the
+    /// backend (selections, deletions and swipe actions run action lists that may hold a
+    /// `call`).
     var read: SessionRead {
-        let mayCall = called == nil && (request.kind == .selection || request.kind == .deletion) && definition.asksBackend
-        return SessionRead(revision: request.revision, eventID: request.eventID, id: mayCall)
+        let mayCall = called == nil && [.selection, .deletion, .action].contains(request.kind) && definition.asksBackend
+        return SessionRead(revision: request.revision, eventID: request.eventID, id: mayCall || definition.appendsItems)
     }
 
     static func refused(_ problem: Problem) -> EventOutcome { .problem(problem) }
@@ -117,10 +118,14 @@ struct EventProcessor: SessionDecision {
         case .switch: event = .setSwitch(row: rowID, isOn: request.isOn ?? false)
         case .deletion: event = .delete(row: rowID)
         case .edit: event = .edit(row: rowID, value: request.value ?? .null)
+        case .move: event = .move(row: rowID, to: request.destination ?? RowPath(section: 0, row: 0))
+        case .action: event = .action(row: rowID, action: request.action ?? "")
         }
         let reduction: Reduction
         do throws(EventError) {
-            reduction = try TabulaCore.reduction(of: event, on: current, definition, values: request.values, callAnswer: called?.answer)
+            reduction = try TabulaCore.reduction(
+                of: event, on: current, definition, values: request.values, callAnswer: called?.answer, seen: oldScreen,
+                itemIDSeed: snapshot.id ?? "")
         } catch {
             return .failure(.eventNotApplicable(error))
         }
@@ -152,9 +157,11 @@ struct EventProcessor: SessionDecision {
             return .failure(.stateLimit(violation))
         }
         let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
-        // The answer starts from what the user sees: an edited control already shows its value.
+        // The answer starts from what the user sees: an edited control already shows its
+        // value, a dragged row already sits where it was dropped.
         var seen = oldScreen
         if case .edit(_, let json) = event, let value = InputValue(json: json) { seen = seen.showing(value, inRow: rowID) }
+        if case .move(_, let destination) = event { seen = seen.moving(row: rowID, to: destination) ?? seen }
         for (row, json) in request.values {
             if let value = InputValue(json: json) { seen = seen.showing(value, inRow: row) }
         }
@@ -219,11 +226,15 @@ struct EventProcessor: SessionDecision {
     }
 
     /// The event as applied (row by id, so the log replays without screens at old
-    /// revisions): `{"form": FORM?, "isOn": BOOL?, "row": ID, "screen": ID, "value": VALUE?,
-    /// "values": {ROW: VALUE}?}`, without the value of a secure field.
+    /// revisions): `{"action": ID?, "form": FORM?, "isOn": BOOL?, "row": ID, "screen": ID,
+    /// "to": PATH?, "value": VALUE?, "values": {ROW: VALUE}?}`, without the value of a secure
+    /// field.
     private func payload(_ event: Event, _ recorded: RecordedInput) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64)
         writer.beginObject()
+        if case .action(_, let action) = event {
+            writer.key("action"); writer.string(action)
+        }
         if let form = recorded.form {
             writer.key("form"); writer.string(form.name)
         }
@@ -232,6 +243,9 @@ struct EventProcessor: SessionDecision {
         }
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(definition.id)
+        if case .move(_, let destination) = event {
+            writer.key("to"); writer.write(destination)
+        }
         if let value = recorded.value {
             writer.key("value"); writer.write(value)
         }

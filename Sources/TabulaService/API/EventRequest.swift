@@ -1,15 +1,17 @@
 import TabulaCore
 
-/// The body of `POST /v1/screens/{id}/selection`, `/switch`, `/deletion` or `/edit`.
+/// The body of `POST /v1/screens/{id}/selection`, `/switch`, `/deletion`, `/edit`, `/move`
+/// or `/action`.
 struct EventRequest: Sendable, Equatable {
     static func == (lhs: EventRequest, rhs: EventRequest) -> Bool {
         lhs.kind == rhs.kind && lhs.target == rhs.target && lhs.isOn == rhs.isOn && lhs.value == rhs.value
+            && lhs.destination == rhs.destination && lhs.action == rhs.action
             && lhs.values.elementsEqual(rhs.values) { $0.row == $1.row && $0.value == $1.value } && lhs.revision == rhs.revision
             && lhs.definition == rhs.definition && lhs.eventID == rhs.eventID
     }
 
     enum Kind: String, Sendable {
-        case selection, `switch`, deletion, edit
+        case selection, `switch`, deletion, edit, move, action
     }
 
     enum Target: Sendable, Equatable {
@@ -22,6 +24,10 @@ struct EventRequest: Sendable, Equatable {
     var isOn: Bool?
     /// An edit's value, as sent (its fit to the row is checked when the row is known).
     var value: JSONValue?
+    /// A move's destination: the row's index path in the client's copy after the drop.
+    var destination: RowPath?
+    /// An action event's swipe action id.
+    var action: String?
     /// A selection's values for the rows of the form its submit names, in written order.
     var values: [(row: String, value: JSONValue)] = []
     var revision: Int?
@@ -32,7 +38,10 @@ struct EventRequest: Sendable, Equatable {
     private static let switchFields = ["row", "indexPath", "isOn", "revision", "definition", "eventId"]
     private static let editFields = ["row", "indexPath", "value", "revision", "definition", "eventId"]
     private static let selectionFields = ["row", "indexPath", "values", "revision", "definition", "eventId"]
+    private static let moveFields = ["row", "indexPath", "to", "revision", "definition", "eventId"]
+    private static let actionFields = ["row", "indexPath", "action", "revision", "definition", "eventId"]
     private static let otherFields = ["row", "indexPath", "revision", "definition", "eventId"]
+    static let maxActionIDLength = 200
 
     static let maxEventIDLength = 200
     static let maxDefinitionLength = 200
@@ -59,6 +68,8 @@ struct EventRequest: Sendable, Equatable {
             case .edit: Self.editFields
             case .selection: Self.selectionFields
             case .deletion: Self.otherFields
+            case .move: Self.moveFields
+            case .action: Self.actionFields
             }
         if let unknown = members.first(where: { !allowed.contains($0.key) })?.key {
             let hint =
@@ -66,6 +77,8 @@ struct EventRequest: Sendable, Equatable {
                 case "isOn": "; only switch events carry isOn"
                 case "value": "; only edit events carry value"
                 case "values": "; only selection events carry values (for the form their submit names)"
+                case "to": "; only move events carry to"
+                case "action": "; only action events carry action"
                 default: ""
                 }
             throw Problem.invalidBody("unknown field \"\(unknown.clippedForDetail)\"\(hint); a \(kind.rawValue) event has \(allowed.joined(separator: ", "))")
@@ -95,6 +108,21 @@ struct EventRequest: Sendable, Equatable {
                 throw Problem.invalidBody("an edit event needs \"value\": the row's new value (a string, a number, or null to clear a choice or a date)")
             }
             request.value = value
+        }
+        if kind == .move {
+            guard let value = member("to") else {
+                throw Problem.invalidBody("a move event needs \"to\": the row's index path {\"section\": S, \"row\": R} in the client's copy after the drop")
+            }
+            request.destination = try Self.indexPath(value, name: "to")
+        }
+        if kind == .action {
+            guard let value = member("action") else {
+                throw Problem.invalidBody("an action event needs \"action\": the id of one of the row's leadingActions or trailingActions")
+            }
+            guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxActionIDLength else {
+                throw Problem.invalidBody("\"action\" must be a swipe action's id: a non-empty string of at most \(maxActionIDLength) bytes")
+            }
+            request.action = id
         }
         if let values = member("values") {
             guard case .object(let object) = values else {
@@ -131,12 +159,12 @@ struct EventRequest: Sendable, Equatable {
         return request
     }
 
-    private static func indexPath(_ value: JSONValue) throws(Problem) -> RowPath {
+    private static func indexPath(_ value: JSONValue, name: String = "indexPath") throws(Problem) -> RowPath {
         guard case .object(let object) = value, Set(object.keys) == ["section", "row"],
             case .number(let section)? = object["section"], case .number(let row)? = object["row"],
             let sectionIndex = Int(exactly: section), let rowIndex = Int(exactly: row), sectionIndex >= 0, rowIndex >= 0
         else {
-            throw Problem.invalidBody("\"indexPath\" must be {\"section\": S, \"row\": R} with whole numbers of at least 0")
+            throw Problem.invalidBody("\"\(name)\" must be {\"section\": S, \"row\": R} with whole numbers of at least 0")
         }
         return RowPath(section: sectionIndex, row: rowIndex)
     }
@@ -153,6 +181,8 @@ struct EventRequest: Sendable, Equatable {
         case .indexPath(let path): object["indexPath"] = ["section": .number(Double(path.section)), "row": .number(Double(path.row))]
         }
         if let isOn { object["isOn"] = .bool(isOn) }
+        if let destination { object["to"] = ["section": .number(Double(destination.section)), "row": .number(Double(destination.row))] }
+        if let action { object["action"] = .string(action) }
         if let value, !valueMayBeSecret { object["value"] = value }
         if !values.isEmpty {
             var shown = JSONObject()

@@ -171,7 +171,13 @@ extension Problem {
             return Problem(slug: "row-disabled", title: "Row Disabled", status: .unprocessableContent, detail: error.description)
         case .invalidValue:
             return Problem(slug: "invalid-value", title: "Invalid Value", status: .unprocessableContent, detail: error.description)
-        case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable, .rowNotEditable:
+        case .invalidMove:
+            return Problem(slug: "invalid-move", title: "Invalid Move", status: .unprocessableContent, detail: error.description)
+        case .duplicateItem:
+            return Problem(slug: "duplicate-item", title: "Duplicate Item", status: .unprocessableContent, detail: error.description)
+        case .unknownAction:
+            return Problem(slug: "unknown-action", title: "Unknown Action", status: .unprocessableContent, detail: error.description)
+        case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable, .rowNotEditable, .rowNotMovable:
             return Problem(
                 slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
                 detail: error.description)

@@ -37,6 +37,9 @@ public struct FeedRecord: Sendable, Equatable {
     ) -> FeedRecord {
         var writer = JSONWriter(reservingCapacity: 96)
         writer.beginObject()
+        if case .action(_, let action) = event {
+            writer.key("action"); writer.string(action)
+        }
         if let eventID {
             writer.key("eventId"); writer.string(eventID)
         }
@@ -49,6 +52,10 @@ public struct FeedRecord: Sendable, Equatable {
         writer.key("kind"); writer.string(kind)
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(screen)
+        if case .move(_, let destination) = event {
+            writer.key("to")
+            writer.write(destination)
+        }
         if let value {
             writer.key("value"); writer.write(value)
         }

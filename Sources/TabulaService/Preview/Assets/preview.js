@@ -404,7 +404,10 @@
 
   const INPUT_KINDS = new Set(["textField", "slider", "stepper", "picker", "segmented", "datePicker"]);
   const BUILT_IN_KINDS = new Set(["basic", "subtitle", "leftRightTitles", "titleSwitch", "checkmark", "empty", "button", ...INPUT_KINDS]);
-  const COMMON_ROW_KEYS = new Set(["id", "kind", "selectable", "deletable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory"]);
+  const COMMON_ROW_KEYS = new Set([
+    "id", "kind", "selectable", "deletable", "movable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory",
+    "leadingActions", "trailingActions", "accessibilityLabel", "accessibilityHint", "accessibilityValue",
+  ]);
   /** The value field of each input kind: what an edit sends and the control shows. */
   const VALUE_FIELD = { textField: "text", slider: "value", stepper: "value", picker: "selected", segmented: "selected", datePicker: "value" };
   // Text inputs that keep a caret: an e-mail or number field is a text input with the
@@ -577,7 +580,19 @@
     else delete node.dataset.accessory;
     node.dataset.selectable = String(Boolean(row.selectable));
     node.dataset.deletable = String(Boolean(row.deletable));
+    node.dataset.movable = String(Boolean(row.movable));
     node.dataset.enabled = String(row.enabled !== false);
+    // Swipe actions: the leading edge's, then the trailing edge's, then Delete, in one tray.
+    const swipeActions = [...(row.leadingActions || []), ...(row.trailingActions || [])];
+    const trayButtons = swipeActions.length + (row.deletable ? 1 : 0);
+    node.dataset.swipeable = String(trayButtons > 0);
+    node.style.setProperty("--tray", `${80 * Math.max(trayButtons, 1)}px`);
+    // What assistive technologies read: the definition's texts when it gives them.
+    const spoken = [row.accessibilityLabel, row.accessibilityValue].filter((text) => text !== undefined && text !== "");
+    if (spoken.length) node.setAttribute("aria-label", spoken.join(", "));
+    else node.removeAttribute("aria-label");
+    if (row.accessibilityHint !== undefined) node.setAttribute("aria-description", row.accessibilityHint);
+    else node.removeAttribute("aria-description");
     if (row.kind === "checkmark") node.dataset.checked = String(Boolean(row.isChecked));
     else delete node.dataset.checked;
     if (row.kind === "button") node.dataset.buttonStyle = row.style || "default";
@@ -594,6 +609,13 @@
     }
 
     const inner = el("div", "row-inner");
+    if (row.movable) {
+      const grip = el("button", "row-grip");
+      grip.type = "button";
+      grip.title = "Drag to reorder (or use the arrow keys)";
+      grip.setAttribute("aria-label", `Reorder ${row.accessibilityLabel || row.title || row.leftTitle || row.id}`);
+      inner.append(grip);
+    }
     if (row.deletable) {
       const remove = el("button", "row-delete");
       remove.type = "button";
@@ -655,6 +677,14 @@
     }
     const accessory = accessoryView(row.accessory);
     if (accessory) trailing.append(accessory);
+    if (swipeActions.length) {
+      // What a swipe reveals, for a keyboard or a mouse without one.
+      const more = el("button", "row-actions", "⋯");
+      more.type = "button";
+      more.title = "Actions";
+      more.setAttribute("aria-label", `Actions for ${row.accessibilityLabel || row.title || row.leftTitle || row.id}`);
+      trailing.append(more);
+    }
     main.append(text, trailing);
     inner.append(main);
     if (INPUT_KINDS.has(row.kind)) {
@@ -664,11 +694,22 @@
       inner.append(error);
     }
     const children = [inner];
-    if (row.deletable) {
-      const action = el("button", "row-swipe-delete", "Delete");
-      action.type = "button";
-      action.tabIndex = -1;
-      children.push(action);
+    if (trayButtons) {
+      const tray = el("div", "row-swipe-tray");
+      for (const action of swipeActions) {
+        const button = el("button", "row-swipe-action", action.title);
+        button.type = "button";
+        button.dataset.action = action.id;
+        button.dataset.style = action.style || "normal";
+        tray.append(button);
+      }
+      if (row.deletable) {
+        const action = el("button", "row-swipe-delete", "Delete");
+        action.type = "button";
+        tray.append(action);
+      }
+      for (const button of tray.children) button.tabIndex = -1;
+      children.push(tray);
     }
     node.replaceChildren(...children);
     node._model = row;
@@ -1158,10 +1199,13 @@
       if (!copy) return;
       const sent = { definition: copy.definition, revision: copy.revision };
       const body = { row: rowID, revision: sent.revision, definition: sent.definition, eventId: `preview-${randomID()}`, ...extra };
-      // The answer starts from what the user sees: the copy shows the values sent.
+      // The answer starts from what the user sees: the copy shows the values sent, and a
+      // dragged row where it was dropped.
       const shown = kind === "edit" ? { [rowID]: extra.value } : extra.values || {};
       const previous = showValues(copy, shown);
-      log(`${kind} ${rowID}${"isOn" in extra ? ` → ${extra.isOn ? "on" : "off"}` : ""}`);
+      if (kind === "move") moveInCopy(copy, rowID, extra.to);
+      const detail = "isOn" in extra ? ` → ${extra.isOn ? "on" : "off"}` : kind === "move" ? ` → [${extra.to.section}, ${extra.to.row}]` : kind === "action" ? ` ${extra.action}` : "";
+      log(`${kind} ${rowID}${detail}`);
       let result;
       try {
         result = await request("POST", `/v1/screens/${encodeURIComponent(page.screenID)}/${kind}`, { body, session: page.session });
@@ -1174,6 +1218,10 @@
           toast(error.message, "error");
           log(`error: ${error.message}`, "error");
           showValues(copy, previous);
+          if (kind === "move") {
+            await refetch("the move was refused"); // Puts the row back where the server has it.
+            return;
+          }
           draw(page.copy); // Puts back a switch the user flipped.
         }
         return;
@@ -1198,6 +1246,17 @@
       }
       showEffects(result.effects);
     });
+  }
+
+  /** Moves a row within its section of a copy, as the user dropped it. */
+  function moveInCopy(copy, rowID, to) {
+    for (const section of copy.sections) {
+      const index = section.rows.findIndex((row) => row.id === rowID);
+      if (index < 0) continue;
+      const [row] = section.rows.splice(index, 1);
+      section.rows.splice(Math.min(to.row, section.rows.length), 0, row);
+      return;
+    }
   }
 
   /**
@@ -1237,6 +1296,15 @@
 
   function bindScreenEvents(main) {
     const rowOf = (target) => target.closest(".row");
+    const siblingsOf = (row) => Array.from(row.parentElement.children).filter((node) => node.classList.contains("row"));
+    /** Sends a move when the row left its place: its index among its section's rows now. */
+    const dropped = (row, from) => {
+      const to = siblingsOf(row).indexOf(row);
+      if (to === from) return;
+      const section = row.closest("section.section");
+      const sectionIndex = Array.from(main.querySelectorAll(":scope > section.section")).indexOf(section);
+      sendEvent("move", row.dataset.rowId, { to: { section: sectionIndex, row: to } });
+    };
     main.addEventListener("change", (event) => {
       const input = event.target.closest(".row-switch");
       if (input) {
@@ -1260,6 +1328,21 @@
         sendEvent("deletion", row.dataset.rowId);
         return;
       }
+      const swipeAction = target.closest(".row-swipe-action");
+      if (swipeAction) {
+        const row = rowOf(swipeAction);
+        row.classList.remove("swiped");
+        sendEvent("action", row.dataset.rowId, { action: swipeAction.dataset.action });
+        return;
+      }
+      const more = target.closest(".row-actions");
+      if (more) {
+        const row = rowOf(more);
+        for (const open of main.querySelectorAll(".row.swiped")) if (open !== row) open.classList.remove("swiped");
+        row.classList.toggle("swiped");
+        return;
+      }
+      if (target.closest(".row-grip")) return;
       if (target.closest(".row-switch")) return;
       const segment = target.closest(".row-segment");
       if (segment) {
@@ -1291,10 +1374,57 @@
         row.click();
       }
     });
-    // Swipe left on a deletable row to show its Delete action, as on iOS.
+    // Drag a movable row by its grip: the row follows the pointer among its section's rows,
+    // and the drop sends where it landed (the copy already shows it there).
+    let drag = null;
+    main.addEventListener("pointerdown", (event) => {
+      const grip = event.target.closest(".row-grip");
+      if (!grip) return;
+      event.preventDefault();
+      const row = rowOf(grip);
+      drag = { row, from: siblingsOf(row).indexOf(row) };
+      row.classList.add("dragging");
+    });
+    main.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const rows = siblingsOf(drag.row);
+      const over = rows.find((other) => {
+        const rect = other.getBoundingClientRect();
+        return other !== drag.row && event.clientY >= rect.top && event.clientY < rect.bottom;
+      });
+      if (!over) return;
+      const rect = over.getBoundingClientRect();
+      if (event.clientY > rect.top + rect.height / 2) over.after(drag.row);
+      else over.before(drag.row);
+    });
+    const endDrag = () => {
+      if (!drag) return;
+      const { row, from } = drag;
+      drag = null;
+      row.classList.remove("dragging");
+      dropped(row, from);
+    };
+    main.addEventListener("pointerup", endDrag);
+    main.addEventListener("pointercancel", endDrag);
+    // The arrow keys move a focused grip's row one place.
+    main.addEventListener("keydown", (event) => {
+      const grip = event.target.closest?.(".row-grip");
+      if (!grip || (event.key !== "ArrowUp" && event.key !== "ArrowDown")) return;
+      event.preventDefault();
+      const row = rowOf(grip);
+      const from = siblingsOf(row).indexOf(row);
+      const neighbour = event.key === "ArrowUp" ? row.previousElementSibling : row.nextElementSibling;
+      if (!neighbour || !neighbour.classList.contains("row")) return;
+      if (event.key === "ArrowUp") neighbour.before(row);
+      else neighbour.after(row);
+      dropped(row, from);
+      row.querySelector(".row-grip")?.focus();
+    });
+    // Swipe left on a row with swipe actions or Delete to reveal them, as on iOS.
     let swipe = null;
     main.addEventListener("pointerdown", (event) => {
-      const row = event.target.closest(".row[data-deletable='true']");
+      if (drag) return;
+      const row = event.target.closest(".row[data-swipeable='true']");
       for (const open of main.querySelectorAll(".row.swiped")) if (open !== row) open.classList.remove("swiped");
       if (!row || event.target.closest("button, input")) return;
       swipe = { row, x: event.clientX, y: event.clientY, dx: 0, active: false };
@@ -1308,8 +1438,9 @@
         swipe.row.classList.add("swiping");
       }
       if (swipe.active) {
-        swipe.dx = Math.min(0, dx + (swipe.row.classList.contains("swiped") ? -80 : 0));
-        swipe.row.style.setProperty("--swipe", `${Math.max(swipe.dx, -120)}px`);
+        const tray = parseFloat(swipe.row.style.getPropertyValue("--tray")) || 80;
+        swipe.dx = Math.min(0, dx + (swipe.row.classList.contains("swiped") ? -tray : 0));
+        swipe.row.style.setProperty("--swipe", `${Math.max(swipe.dx, -tray - 40)}px`);
       }
     });
     const endSwipe = () => {

@@ -60,6 +60,11 @@ public enum PipelineChecks {
         case .select: invariant(shownRow.selectable, "\(event) applied to a row that shows not selectable")
         case .delete: invariant(shownRow.deletable, "\(event) applied to a row that shows not deletable")
         case .edit: invariant(shownRow.editable, "\(event) applied to a row that shows not editable")
+        case .move: invariant(shownRow.movable, "\(event) applied to a row that shows not movable")
+        case .action(_, let action):
+            invariant(
+                (shownRow.leadingActions + shownRow.trailingActions).contains { $0.id == action },
+                "\(event) applied to a row that shows no such swipe action")
         case .setSwitch: break
         }
         let changed = next.values != state.values || next.marks != state.marks
@@ -92,7 +97,13 @@ public enum PipelineChecks {
             invariant(!shownRow.enabled, "\(event) refused as disabled, but the row shows enabled")
         case .rowNotEditable:
             invariant(!shownRow.editable, "\(event) refused as not editable, but the row shows editable")
-        case .rowHasNoSwitch, .invalidValue:
+        case .rowNotMovable:
+            invariant(!shownRow.movable, "\(event) refused as not movable, but the row shows movable")
+        case .unknownAction(_, let action):
+            invariant(
+                !(shownRow.leadingActions + shownRow.trailingActions).contains { $0.id == action },
+                "\(event) refused as an unknown action, but the row shows it")
+        case .rowHasNoSwitch, .invalidValue, .invalidMove, .duplicateItem:
             break
         }
     }

@@ -4,9 +4,9 @@ import TabulaCore
 @testable import TabulaService
 
 /// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,
-/// `/deletion`, `/edit`): the input is a body, decoded as each of the four kinds. A refusal must
-/// be a 400 problem document that is itself valid JSON; what the quick reader of flat
-/// objects reads must be what the full parser reads; an accepted body must keep every
+/// `/deletion`, `/edit`, `/move`, `/action`): the input is a body, decoded as each of the
+/// six kinds. A refusal must be a 400 problem document that is itself valid JSON; what the
+/// quick reader of flat objects reads must be what the full parser reads; an accepted body must keep every
 /// limit the decoder promises, encode back to itself, and go through the pure pipeline
 /// (reduce, render, diff) on each bundled screen as the service would run it.
 @main enum FuzzEventDecoder {
@@ -21,7 +21,7 @@ import TabulaCore
 public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let body = FuzzDriver.bytes(data, size)
     checkQuickReading(body)
-    for kind in [EventRequest.Kind.selection, .switch, .deletion, .edit] {
+    for kind in [EventRequest.Kind.selection, .switch, .deletion, .edit, .move, .action] {
         let request: EventRequest
         do throws(Problem) {
             request = try EventRequest.decode(body, kind: kind)
@@ -57,6 +57,11 @@ private func checkLimits(_ request: EventRequest, kind: EventRequest.Kind) {
     invariant((request.isOn != nil) == (kind == .switch), "isOn is \(String(describing: request.isOn)) on a \(kind) event")
     invariant((request.value != nil) == (kind == .edit), "value is \(String(describing: request.value)) on a \(kind) event")
     invariant(request.values.isEmpty || kind == .selection, "values on a \(kind) event")
+    invariant((request.destination != nil) == (kind == .move), "to is \(String(describing: request.destination)) on a \(kind) event")
+    invariant((request.action != nil) == (kind == .action), "action is \(String(describing: request.action)) on a \(kind) event")
+    if let action = request.action {
+        invariant(!action.isEmpty && action.utf8.count <= EventRequest.maxActionIDLength, "action id out of limits: \(action.utf8.count) bytes")
+    }
     invariant((request.revision ?? 0) >= 0, "negative revision \(String(describing: request.revision))")
     if let eventID = request.eventID {
         invariant(!eventID.isEmpty && eventID.utf8.count <= EventRequest.maxEventIDLength, "eventId out of limits: \(eventID.utf8.count) bytes")
@@ -83,6 +88,8 @@ private func checkRoundTrip(_ request: EventRequest) {
     }
     if let isOn = request.isOn { object["isOn"] = .bool(isOn) }
     if let value = request.value { object["value"] = value }
+    if let to = request.destination { object["to"] = ["section": .number(Double(to.section)), "row": .number(Double(to.row))] }
+    if let action = request.action { object["action"] = .string(action) }
     if !request.values.isEmpty {
         var values = JSONObject()
         for (row, value) in request.values { values[row] = value }
@@ -113,6 +120,8 @@ private func applyToCore(_ request: EventRequest, _ screen: BundledScreens.Initi
         case .switch: .setSwitch(row: rowID, isOn: request.isOn ?? false)
         case .deletion: .delete(row: rowID)
         case .edit: .edit(row: rowID, value: request.value ?? .null)
+        case .move: .move(row: rowID, to: request.destination ?? RowPath(section: 0, row: 0))
+        case .action: .action(row: rowID, action: request.action ?? "")
         }
     _ = PipelineChecks.checkEvent(event, on: screen.definition, state: screen.state, screen: screen.screen)
 }
