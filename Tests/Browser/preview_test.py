@@ -174,8 +174,9 @@ class API:
             raise Failure(f"GET {path} answered {status}: {body}")
         return body
 
-    def screen(self, screen_id, session):
-        return self.get(f"/v1/screens/{urllib.parse.quote(screen_id)}", session)
+    def screen(self, screen_id, session, item=None):
+        query = f"?item={urllib.parse.quote(item)}" if item else ""
+        return self.get(f"/v1/screens/{urllib.parse.quote(screen_id)}{query}", session)
 
 
 # ---------------------------------------------------------------------------- the browser
@@ -390,11 +391,11 @@ def first_difference(actual, expected, path="page"):
     return None
 
 
-def assert_page_matches(driver, api, screen_id, session, what, timeout=5):
+def assert_page_matches(driver, api, screen_id, session, what, timeout=5, item=None):
     """Waits until the page shows exactly what GET answers in the session, else fails with the first difference."""
     deadline = time.monotonic() + timeout
     while True:
-        expected = expected_page(api.screen(screen_id, session))
+        expected = expected_page(api.screen(screen_id, session, item))
         actual = normalize(driver.execute_script(READ_PAGE))
         difference = first_difference(actual, expected)
         if difference is None:
@@ -488,10 +489,12 @@ class PreviewTest:
             wait_ready(driver, f"the screen {kind} {row_id} navigated to")
             path = urllib.parse.urlsplit(driver.current_url)
             target = urllib.parse.unquote(path.path.rsplit("/", 1)[-1])
-            if not path.path.startswith("/preview/") or urllib.parse.parse_qs(path.query).get("session") != [session]:
+            query = urllib.parse.parse_qs(path.query)
+            if not path.path.startswith("/preview/") or query.get("session") != [session]:
                 raise Failure(f"{kind} {row_id} on {screen_id} navigated to {driver.current_url}, not /preview/SCREEN?session=(the same session)")
-            assert_page_matches(driver, self.api, target, session, f"after navigating from {screen_id} to {target}")
-            print(f"   {kind} {row_id}: navigated to {target}; back to {screen_id}", flush=True)
+            item = (query.get("item") or [None])[0]
+            assert_page_matches(driver, self.api, target, session, f"after navigating from {screen_id} to {target}", item=item)
+            print(f"   {kind} {row_id}: navigated to {target}{f' (item {item})' if item else ''}; back to {screen_id}", flush=True)
             self.open(screen_id, session)
         else:
             effects_after = driver.execute_script("return document.querySelectorAll('#effects li').length")
@@ -673,6 +676,45 @@ class PreviewTest:
         refetched = driver.execute_script("return Number(document.body.dataset.refetched || 0)")
         if refetched:
             raise Failure(f"inbox: the page fetched the whole screen again {refetched} times; answers should apply as change sets")
+
+    def check_item_screens(self):
+        step("master and detail: a person opens their screen, which edits and removes them, and goes back")
+        driver = self.driver
+        session = self.open("people")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="person-alex-great"]'))
+        wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == "/preview/people-details", 5,
+                 "a tap on Alex to open /preview/people-details")
+        wait_ready(driver, "Alex's screen")
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)
+        if query.get("item") != ["alex-great"] or query.get("session") != [session]:
+            raise Failure(f"the person's screen opened at {driver.current_url}, not ?item=alex-great in the same session")
+        assert_page_matches(driver, self.api, "people-details", session, "Alex's screen", item="alex-great")
+        if driver.find_element(By.ID, "large-title").text != "Alex Great":
+            raise Failure(f"Alex's screen is titled {driver.find_element(By.ID, 'large-title').text!r}")
+        age = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="age"] .row-control')
+        before = applied(driver)
+        driver.execute_script("arguments[0].value = '40'; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))", age)
+        self.wait_applied(before, "the age's edit to be applied")
+        assert_page_matches(driver, self.api, "people-details", session, "after editing Alex's age", item="alex-great")
+        # The back button returns to the list, which shows the new age.
+        click(driver, driver.find_element(By.ID, "back"))
+        wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == "/preview/people", 5, "the back button to return to people")
+        wait_ready(driver, "people after going back")
+        people = assert_page_matches(driver, self.api, "people", session, "people after editing Alex")
+        alex = next(row for section in people["sections"] for row in section["rows"] if row["id"] == "person-alex-great")
+        if "40" not in (alex["subtitle"] or ""):
+            raise Failure(f"the list shows Alex as {alex}, not aged 40")
+        # Remove him from his screen: the answer's back effect returns to the list without him.
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="person-alex-great"]'))
+        wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == "/preview/people-details", 5, "Alex's screen again")
+        wait_ready(driver, "Alex's screen again")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="remove"]'))
+        wait_for(driver, lambda d: urllib.parse.urlsplit(d.current_url).path == "/preview/people", 5,
+                 "removing Alex to go back to people (the back effect)")
+        wait_ready(driver, "people after removing Alex")
+        people = assert_page_matches(driver, self.api, "people", session, "people after removing Alex")
+        if any(row["id"] == "person-alex-great" for section in people["sections"] for row in section["rows"]):
+            raise Failure("people still lists Alex after he was removed")
 
     def check_two_windows(self):
         step("two windows on one session follow each other")
@@ -969,6 +1011,7 @@ def main():
         test.check_effects()
         test.check_form()
         test.check_lists()
+        test.check_item_screens()
         test.check_two_windows()
         test.check_burst()
         test.check_outside_events()

@@ -8,7 +8,9 @@ import Testing
 /// `{"switch": ROW, "isOn": BOOL}`, `{"edit": ROW, "value": VALUE}`; ANSWER is the backend's
 /// answer to the step's `call`, `{"state"?: {KEY: VALUE}, "errors"?: {ROW: MESSAGE},
 /// "effects"?: [{"type": "navigate", "screen": ID}]}`: without one, the step records what
-/// the backend would be asked and changes nothing).
+/// the backend would be asked and changes nothing; `{"move": ROW, "to": PATH}`;
+/// `{"action": ROW, "id": ACTION}`). An item screen is rendered showing its list's first
+/// item, or in a script the script's `"item"`.
 /// Run with `TABULA_UPDATE_GOLDEN=1` to rewrite the expected files after an intended change.
 @Suite struct FixtureGoldenTests {
     static var screenIDs: [String] {
@@ -26,7 +28,9 @@ import Testing
 
     @Test(arguments: screenIDs)
     func renderedAtDefaultStateMatchesGolden(id: String) throws {
-        let screen = render(try fixtureScreen(id), try fixtureCatalogue.initialState)
+        let definition = try fixtureScreen(id)
+        let state = try fixtureCatalogue.initialState
+        let screen = render(definition, state, item: definition.item.flatMap { state.records($0).first?.id })
         #expect(try goldenMatches(screen.jsonBytes, "Fixtures/expected/screens/\(id).json"))
     }
 
@@ -36,6 +40,7 @@ import Testing
         let steps = try #require(script.objectValue?["steps"]?.arrayValue)
         let definition = try fixtureScreen(id)
         var state = try fixtureCatalogue.initialState
+        let item = script.objectValue?["item"]?.stringValue
         var results: [JSONValue] = []
         for step in steps {
             let event = try #require(Self.event(step), "unreadable step \(step.canonicalText)")
@@ -43,7 +48,8 @@ import Testing
             result["event"] = step
             let values = (step.objectValue?["values"]?.objectValue?.pairs ?? []).map { (row: $0.key, value: $0.value) }
             let answer = try step.objectValue?["answer"].map(Self.callAnswer)
-            switch Result(catching: { () throws(EventError) in try reduction(of: event, on: state, definition, values: values, callAnswer: answer) }) {
+            switch Result(catching: { () throws(EventError) in try reduction(of: event, on: state, definition, values: values, callAnswer: answer, item: item) }
+            ) {
             case .success(let reduction) where reduction.pendingCall != nil:
                 let call = try #require(reduction.pendingCall)
                 var values = JSONObject()
@@ -53,10 +59,10 @@ import Testing
                 let (next, effects) = (reduction.state, reduction.effects)
                 if let submit = reduction.submit { result["submit"] = ["form": .string(submit.form), "valid": .bool(submit.valid)] }
                 // A move's answer starts from the copy with the row where the user dropped it.
-                var seen = render(definition, state)
+                var seen = render(definition, state, item: item)
                 if case .move(let row, let destination) = event { seen = seen.moving(row: row, to: destination) ?? seen }
-                let changes = diff(old: seen, new: render(definition, next))
-                #expect(changes.apply(to: seen).sections == render(definition, next).sections)
+                let changes = diff(old: seen, new: render(definition, next, item: item))
+                #expect(changes.apply(to: seen).sections == render(definition, next, item: item).sections)
                 result["fromRevision"] = .number(Double(state.revision))
                 result["toRevision"] = .number(Double(next.revision))
                 result["changes"] = try JSONParser().parse(changes.jsonBytes)
@@ -81,7 +87,9 @@ import Testing
         for key in given.objectValue?.keys ?? [] { answer.values[key] = decoded.values[key] }
         for (row, message) in json.objectValue?["errors"]?.objectValue?.pairs ?? [] { answer.errors[row] = message.stringValue }
         for effect in json.objectValue?["effects"]?.arrayValue ?? [] {
-            if let screen = effect.objectValue?["screen"]?.stringValue { answer.effects.append(.navigate(screen: screen)) }
+            if let screen = effect.objectValue?["screen"]?.stringValue {
+                answer.effects.append(.navigate(screen: screen, item: effect.objectValue?["item"]?.stringValue))
+            }
         }
         return answer
     }

@@ -154,6 +154,15 @@ final class APITestServer: @unchecked Sendable {
         return token
     }
 
+    /// A new session made with the backend key: its token, and its id for the backend's
+    /// reads (the server must have `BackendAPITests.key`).
+    func newBackendSession() throws -> (token: String, id: String) {
+        let created = try send("POST", "/v1/sessions", headers: [BackendAPITests.authorization], json: "{}")
+        guard created.status == 201, let body = created.json.objectValue, let token = body["session"]?.stringValue, let id = body["id"]?.stringValue
+        else { throw ServerProcessError("no session: \(created.status) \(created.bodyText)") }
+        return (token, id)
+    }
+
     func revision(_ session: String, screen: String = "settings") throws -> Int {
         let response = try send("GET", "/v1/screens/\(screen)", session: session)
         return try JSONParser().parse(response.body).objectValue?["revision"]?.intValue ?? -1

@@ -19,7 +19,8 @@ import Testing
         let response = try api.send("GET", "/v1/screens")
         #expect(response.status == 200)
         let screens = response.json.objectValue?["screens"]?.arrayValue ?? []
-        #expect(screens.count == 10)
+        #expect(screens.count == 9)
+        #expect(!screens.contains { $0.objectValue?["id"] == "people-details" }, "an item screen opens through navigation")
         #expect(screens.contains(["id": "settings", "title": "Settings"]))
     }
 

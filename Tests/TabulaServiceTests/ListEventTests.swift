@@ -53,13 +53,6 @@ func playlistCatalogue() throws -> Catalogue {
         try api.send("POST", "/v1/screens/playlist/\(kind)", session: session, json: body)
     }
 
-    /// A new session: its token, and its id for the backend's reads.
-    func newSession(_ api: APITestServer) throws -> (token: String, id: String) {
-        let created = try api.send("POST", "/v1/sessions", headers: [BackendAPITests.authorization], json: "{}")
-        let body = try #require(created.json.objectValue)
-        return (try #require(body["session"]?.stringValue), try #require(body["id"]?.stringValue))
-    }
-
     /// The songs' order in the session's state, as the backend reads it.
     func storedOrder(_ api: APITestServer, _ id: String) throws -> [String] {
         let record = try api.send("GET", "/v1/sessions/\(id)", headers: [BackendAPITests.authorization])
@@ -72,7 +65,7 @@ func playlistCatalogue() throws -> Catalogue {
         let factory = try StoreFactory(kind)
         let api = try server(factory)
         defer { api.store.close() }
-        let (session, id) = try newSession(api)
+        let (session, id) = try api.newBackendSession()
         var random = SplitMix64(seed: 5454)
         for step in 0..<40 {
             if step % 10 == 9 {
@@ -111,7 +104,7 @@ func playlistCatalogue() throws -> Catalogue {
         let factory = try StoreFactory(kind)
         let api = try server(factory)
         defer { api.store.close() }
-        let (session, id) = try newSession(api)
+        let (session, id) = try api.newBackendSession()
         let cases: [(String, Int, String)] = [
             (#"{"row": "song-s2", "to": {"section": 0, "row": 0}}"#, 422, "invalid-move"),
             (#"{"row": "song-s2", "to": {"section": 1, "row": 0}}"#, 422, "invalid-move"),
@@ -150,7 +143,7 @@ func playlistCatalogue() throws -> Catalogue {
         let factory = try StoreFactory(kind)
         let api = try server(factory)
         defer { api.store.close() }
-        let (session, id) = try newSession(api)
+        let (session, id) = try api.newBackendSession()
         let song = try #require(try screen(api, session).sections[1].rows.first { $0.id == "song-s3" })
         #expect(song.movable && song.leadingActions == [SwipeAction(id: "like", title: "Like")])
         #expect(song.trailingActions == [SwipeAction(id: "remove", title: "Remove Song 3", style: .destructive)])
@@ -190,7 +183,7 @@ func playlistCatalogue() throws -> Catalogue {
         let factory = try StoreFactory(kind)
         let api = try server(factory)
         defer { api.store.close() }
-        let (session, id) = try newSession(api)
+        let (session, id) = try api.newBackendSession()
         let first = try send(api, "selection", session, #"{"row": "add", "eventId": "add-1"}"#)
         #expect(first.status == 200, "\(first.bodyText)")
         let changes = try ChangeSet(json: try #require(first.json.objectValue?["changes"]))

@@ -37,7 +37,8 @@ public struct Catalogue: Sendable {
         var kindsByName: [String: (declaration: KindDeclaration, file: String)] = [:]
         var stateOwners: [String: String] = [:]
         var screenFiles: [String: String] = [:]
-        var navigations: [(target: String, path: String, file: String)] = []
+        var navigations: [(target: String, path: String, file: String, withItem: Bool)] = []
+        var itemScreens: Set<String> = []
 
         let parsed = files.sorted(by: { $0.name < $1.name }).map { file -> (file: DefinitionFile, json: Result<JSONValue, JSONParseError>) in
             (file, Result { () throws(JSONParseError) in try JSONParser().parse(file.bytes) })
@@ -93,17 +94,29 @@ public struct Catalogue: Sendable {
                 } else {
                     screenFiles[screen.id] = file.name
                     screens.append(screen)
+                    if screen.item != nil { itemScreens.insert(screen.id) }
                 }
             }
-            navigations += reader.navigations.map { ($0.target, $0.path, file.name) }
+            navigations += reader.navigations.map { ($0.target, $0.path, file.name, $0.withItem) }
             problems += tablesBroken ? log.problems.filter { $0.kind != .unknownMessage } : log.problems
         }
-        for navigation in navigations where screenFiles[navigation.target] == nil {
-            let known = screenFiles.keys.sorted().joined(separator: ", ")
+        for navigation in navigations {
+            guard screenFiles[navigation.target] != nil else {
+                let known = screenFiles.keys.sorted().joined(separator: ", ")
+                problems.append(
+                    DefinitionProblem(
+                        kind: .unknownScreen, file: navigation.file, path: navigation.path,
+                        message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
+                continue
+            }
+            let toItemScreen = itemScreens.contains(navigation.target)
+            guard toItemScreen != navigation.withItem else { continue }
             problems.append(
                 DefinitionProblem(
-                    kind: .unknownScreen, file: navigation.file, path: navigation.path,
-                    message: "no screen has id \"\(navigation.target)\"; known screens: \(known.isEmpty ? "none" : known)"))
+                    kind: .structure, file: navigation.file, path: navigation.path,
+                    message: toItemScreen
+                        ? "\"\(navigation.target)\" shows one item of a list: say which, as in {\"navigate\": \"\(navigation.target)\", \"item\": \"{{item.id}}\"}"
+                        : "\"\(navigation.target)\" is not an item screen (it has no \"item\"), so a navigation to it names no item; remove \"item\""))
         }
         guard problems.isEmpty else { throw DefinitionErrors(located(problems, in: files)) }
         let warnings = tableWarnings + (strings.map { missingTranslations(messageUses, in: $0) } ?? [])

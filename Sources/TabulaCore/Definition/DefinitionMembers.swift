@@ -22,7 +22,7 @@ enum ScreenMember: String, DefinitionMember, DefinitionKey {
     /// Names the JSON Schema editors check the file with; not part of the screen, nor of
     /// its document.
     case schema = "$schema"
-    case id, title, style, state, kinds, sections
+    case id, title, style, state, kinds, item, sections
 }
 
 /// The members of a section.

@@ -1,7 +1,7 @@
 /// The actions a row's `onSelect` and `onDelete` perform: each is an object with one
 /// member, named by one of these.
 enum ActionName: String, CaseIterable {
-    case toggle, set, navigate, open, remove, submit, reset, call, append
+    case toggle, set, navigate, open, remove, submit, reset, call, append, back
 }
 
 extension DefinitionReader {
@@ -28,6 +28,10 @@ extension DefinitionReader {
     }
 
     private mutating func action(_ value: JSONValue, path: String, scope: ExpressionScope) -> Action? {
+        // The one action with a second member: {"navigate": SCREEN, "item": TEMPLATE}.
+        if case .object(let object) = value, object.count == 2, let target = object[ActionName.navigate.rawValue], let item = object["item"] {
+            return navigateAction(target, item: item, path: path, scope: scope)
+        }
         guard case .object(let object) = value, object.count == 1, let key = object.keys.first,
             let argument = object[key], let name = ActionName(rawValue: key)
         else {
@@ -43,12 +47,13 @@ extension DefinitionReader {
         case .set:
             return setAction(argument, path: argumentPath, scope: scope)
         case .navigate:
-            guard case .string(let target) = argument, !target.isEmpty else {
-                log.wrongType(at: argumentPath, expected: "a screen id", found: argument)
+            return navigateAction(argument, item: nil, path: path, scope: scope)
+        case .back:
+            guard argument == .bool(true) else {
+                log.add(.structure, at: argumentPath, "\"back\" is {\"back\": true}: the client returns to the screen it came from")
                 return nil
             }
-            navigations.append((target, argumentPath))
-            return .navigate(target)
+            return .back
         case .open:
             guard let url = template(argument, path: argumentPath, scope: scope) else { return nil }
             let start = url.leadingText
@@ -77,6 +82,23 @@ extension DefinitionReader {
             }
             return .call(action)
         }
+    }
+
+    /// `{"navigate": SCREEN}`, or with `"item": TEMPLATE` to an item screen (checked once
+    /// every screen is read).
+    private mutating func navigateAction(_ target: JSONValue, item: JSONValue?, path: String, scope: ExpressionScope) -> Action? {
+        let targetPath = "\(path).\(ActionName.navigate.rawValue)"
+        guard case .string(let screen) = target, !screen.isEmpty else {
+            log.wrongType(at: targetPath, expected: "a screen id", found: target)
+            return nil
+        }
+        var itemID: Template?
+        if let item {
+            guard let template = template(item, path: "\(path).item", scope: scope) else { return nil }
+            itemID = template
+        }
+        navigations.append((screen, targetPath, item != nil))
+        return .navigate(screen, item: itemID)
     }
 
     /// `{"append": {"to": LIST, "item": {FIELD: VALUE, ...}, "at": "end" | "start"}}`: every

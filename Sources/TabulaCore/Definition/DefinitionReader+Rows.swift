@@ -27,12 +27,13 @@ extension DefinitionReader {
     mutating func readRow(_ json: JSONValue, path: String) -> RowDefinition? {
         guard var object = DefinitionObject(json, path: path, log: &log) else { return nil }
         let forEach = readForEach(&object)
+        // `item` is the row's item in a `forEach` row, else an item screen's item.
         let scope = ExpressionScope(
             state: stateTypes,
             item: forEach.flatMap { list in
                 if case .list(let schema)? = stateTypes[list] { return (list, schema) }
                 return nil
-            }, strings: strings)
+            } ?? screenItem, strings: strings)
         let id = object.require(RowMember.id, log: &log).flatMap { rowID($0, path: object.memberPath(RowMember.id), forEach: forEach, scope: scope) }
         let kind = object.requireString(RowMember.kind, log: &log)
         var fields: [String: FieldSource] = [:]

@@ -11,7 +11,10 @@ struct DefinitionReader {
     let sharedState: [String: StateDeclaration]
     var kinds: [String: KindDeclaration] = [:]
     /// `navigate` targets with their paths, checked once every screen is known.
-    var navigations: [(target: String, path: String)] = []
+    var navigations: [(target: String, path: String, withItem: Bool)] = []
+    /// On an item screen, its list and the list's record schema: what `item` reads in the
+    /// screen's expressions outside `forEach` rows.
+    var screenItem: (list: String, schema: RecordSchema)?
     /// The rows `equals` rules name, with their paths, checked once the screen is read.
     var equalsReferences: [(row: String, path: String)] = []
     /// The forms `submit`, `reset` and `valid('FORM')` name, with their paths, checked once
@@ -44,7 +47,9 @@ struct DefinitionReader {
         return reader.state
     }
 
-    var stateScope: ExpressionScope { ExpressionScope(state: stateTypes, strings: strings) }
+    /// The names an expression outside a `forEach` row may use: the state, the messages,
+    /// and on an item screen `item`.
+    var stateScope: ExpressionScope { ExpressionScope(state: stateTypes, item: screenItem, strings: strings) }
 
     /// Names usable as state keys and field names: they appear in expressions.
     static func isIdentifier(_ name: String) -> Bool {
@@ -88,6 +93,7 @@ struct DefinitionReader {
         }
         if let declarations = object.take(ScreenMember.state) { readState(declarations, path: object.memberPath(ScreenMember.state)) }
         if let kindDeclarations = object.take(ScreenMember.kinds) { readKinds(kindDeclarations, path: object.memberPath(ScreenMember.kinds)) }
+        if let item = object.take(ScreenMember.item) { readScreenItem(item, path: object.memberPath(ScreenMember.item)) }
         let title = object.require(ScreenMember.title, log: &log).flatMap { template($0, path: object.memberPath(ScreenMember.title), scope: stateScope) }
         let style = object.optionalEnumeration(ScreenMember.style, as: TableStyle.self, log: &log)
         let sections = readArray(object.require(ScreenMember.sections, log: &log), path: object.memberPath(ScreenMember.sections), of: "sections") {
@@ -102,12 +108,27 @@ struct DefinitionReader {
         checkEqualsReferences(sections)
         checkFormReferences(sections)
         guard let id, let title else { return nil }
-        let declarations = declarations(read: ScreenDefinition.stateKeys(title: title, sections: sections))
+        let declarations = declarations(
+            read: ScreenDefinition.stateKeys(title: title, sections: sections).union(screenItem.map { [$0.list] } ?? []))
         let messages = messageUses.isEmpty ? nil : strings?.restricted(to: Set(messageUses.keys))
         return ScreenDefinition(
             id: id, file: log.file, title: title, style: style, state: state, kinds: kinds, sections: sections,
-            declarations: declarations, strings: messages,
+            declarations: declarations, strings: messages, item: screenItem?.list,
             document: DefinitionDocument(object.object, declarations: declarations, strings: messages))
+    }
+
+    /// `"item": {"list": LIST}`: the screen shows one item of a list key.
+    private mutating func readScreenItem(_ value: JSONValue, path: String) {
+        guard case .object(let object) = value, object.keys == ["list"], case .string(let list)? = object["list"] else {
+            log.add(.structure, at: path, "\"item\" is {\"list\": LIST}: the screen shows one item of the list key LIST, named by ?item=ID")
+            return
+        }
+        switch stateTypes[list] {
+        case .list(let schema)?: screenItem = (list, schema)
+        case .scalar(let type)?:
+            log.add(.typeMismatch, at: "\(path).list", "\"\(list)\" is a \(type.rawValue), not a list; an item screen shows an item of a list")
+        case nil: log.add(.unknownStateKey, at: "\(path).list", "unknown state key \"\(list)\"; declare it under \"state\" as a list of records")
+        }
     }
 
     /// This screen's own declarations, and those of the keys it reads or writes that other

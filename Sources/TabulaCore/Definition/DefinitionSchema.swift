@@ -70,6 +70,15 @@ public enum DefinitionSchema {
                 ],
                 "additionalProperties": ["$ref": "#/$defs/kindDeclaration"],
             ]
+        case .item:
+            [
+                "type": "object",
+                "description":
+                    "Makes this an item screen: it shows one item of LIST, named by ?item=ID on every route of the screen; its expressions read it as item.FIELD (inside a forEach row, item is the row's). Item screens open through {\"navigate\": SCREEN, \"item\": TEMPLATE} and are not listed by GET /v1/screens.",
+                "required": ["list"],
+                "properties": ["list": ["type": "string", "description": "A list state key."]],
+                "additionalProperties": false,
+            ]
         case .sections:
             [
                 "type": "array",
@@ -549,11 +558,14 @@ public enum DefinitionSchema {
             "oneOf": .array(
                 ActionName.allCases.map { name in
                     let (argument, description) = schema(for: name)
+                    var properties = JSONObject([name.rawValue: argument])
+                    // A navigation to an item screen names the item.
+                    if name == .navigate { properties["item"] = reference("template", "The id of the item an item screen shows: a template.") }
                     return [
                         "type": "object",
                         "description": .string(description),
                         "required": [.string(name.rawValue)],
-                        "properties": [name.rawValue: argument],
+                        "properties": .object(properties),
                         "additionalProperties": false,
                     ]
                 }),
@@ -578,14 +590,16 @@ public enum DefinitionSchema {
         case .navigate:
             (
                 reference("safeID", "The id of a screen of the catalogue."),
-                "{\"navigate\": SCREEN} is an effect: the client shows another screen. It does not change state."
+                "{\"navigate\": SCREEN} is an effect: the client shows another screen; to an item screen, with \"item\": TEMPLATE, the id of the item to show. It does not change state."
             )
+        case .back:
+            (["const": true], "{\"back\": true} is an effect: the client returns to the screen it came from.")
         case .open:
             (reference("template", "The URL: a template."), "{\"open\": URL} is an effect: the client opens a URL. It does not change state.")
         case .remove:
             (
                 ["type": "string", "description": "The list the row repeats over."],
-                "{\"remove\": LIST} removes the row's own item from LIST; only in a \"forEach\" row over that list."
+                "{\"remove\": LIST} removes the row's own item from LIST; only in a \"forEach\" row over that list, or on an item screen of LIST (its item)."
             )
         case .submit:
             (

@@ -152,8 +152,11 @@ public enum Action: Sendable {
     /// Sets scalar keys; string values are templates, bool and number values expressions.
     /// A key `item.FIELD`, in a `forEach` row, sets that field of the row's item.
     case set([(key: String, value: FieldSource)])
-    /// Asks the client to show another screen (an effect, not a state change).
-    case navigate(String)
+    /// Asks the client to show another screen (an effect, not a state change); an item
+    /// screen with the item the template names.
+    case navigate(String, item: Template?)
+    /// Asks the client to return to the screen it came from (an effect).
+    case back
     /// Asks the client to open a URL (an effect, not a state change).
     case open(Template)
     /// Removes the current `forEach` item from its list.
@@ -199,7 +202,8 @@ public enum Action: Sendable {
         case .toggle(let key), .remove(let key): [key]
         case .set(let assignments):
             assignments.reduce(into: Set(assignments.map(\.key).filter { Self.itemField(of: $0) == nil })) { $0.formUnion($1.value.stateKeys) }
-        case .navigate, .submit, .reset, .call: []
+        case .navigate(_, let item): item?.stateKeys ?? []
+        case .back, .submit, .reset, .call: []
         case .open(let url): url.stateKeys
         case .append(let append): append.stateKeys
         }

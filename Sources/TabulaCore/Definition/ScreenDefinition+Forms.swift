@@ -11,13 +11,13 @@ extension ScreenDefinition {
     }
 
     /// The input rows of a form the client sees at a state: in sections that name it and
-    /// are shown, visible, and drawn as inputs.
-    func formInputs(_ form: String, _ state: SessionState) -> [FormInput] {
+    /// are shown, visible, and drawn as inputs. `screenItem` is an item screen's item.
+    func formInputs(_ form: String, _ state: SessionState, screenItem: Record? = nil) -> [FormInput] {
         var inputs: [FormInput] = []
-        let stateContext = EvaluationContext(state: state, strings: strings, screen: self)
+        let stateContext = context(state, screenItem: screenItem)
         for section in sections where section.form == form && (section.visibleWhen?.isTrue(stateContext) ?? true) {
             for row in section.rows where row.isInput && row.shown(drawing: state.client.kinds) === row {
-                forEachInstance(of: row, state) { item, context in
+                forEachInstance(of: row, state, screenItem: screenItem) { item, context in
                     guard row.visibleWhen?.isTrue(context) ?? true else { return }
                     let shown = row.render(context, in: self, error: false)
                     inputs.append(FormInput(definition: row, item: item, id: shown.id, content: shown.content))
@@ -29,20 +29,23 @@ extension ScreenDefinition {
 
     /// Whether every input row of the form the client sees passes its rules, touched or
     /// not; a secure row passes only once a value that passed was seen.
-    public func isFormValid(_ form: String, _ state: SessionState) -> Bool {
-        formInputs(form, state).allSatisfy { input in
-            let context = EvaluationContext(state: state, item: input.item, strings: strings, screen: self)
+    public func isFormValid(_ form: String, _ state: SessionState, screenItem: Record? = nil) -> Bool {
+        formInputs(form, state, screenItem: screenItem).allSatisfy { input in
+            var context = context(state, screenItem: screenItem)
+            context.item = input.item
             if input.content.isSecureText {
                 return state.marks.secureResults[FormMarks.key(screen: id, row: input.id)] == ""
             }
-            return input.definition.firstFailure(of: input.content.inputValue, context: context) { inputValue(ofRow: $0, state) } == nil
+            return input.definition.firstFailure(of: input.content.inputValue, context: context) {
+                inputValue(ofRow: $0, state, screenItem: screenItem)
+            } == nil
         }
     }
 
-    /// Whether the screen shows an input row with this id at a state (hidden or not): a row
-    /// a backend may put an error on.
-    public func hasInputRow(_ id: String, _ state: SessionState) -> Bool {
-        rowInstance(id, state)?.definition.isInput ?? false
+    /// Whether the screen (on an item screen, showing the item `item`) shows an input row
+    /// with this id at a state (hidden or not): a row a backend may put an error on.
+    public func hasInputRow(_ id: String, _ state: SessionState, item: String? = nil) -> Bool {
+        rowInstance(id, state, screenItem: self.item(item, in: state))?.definition.isInput ?? false
     }
 
     /// The state keys a form's rows store their values in.
@@ -54,8 +57,8 @@ extension ScreenDefinition {
 extension ScreenDefinition {
     /// A form's values as the client sees them, secure rows left out: what a submit's feed
     /// entry carries.
-    public func formValues(_ form: String, _ state: SessionState) -> [(row: String, value: InputValue)] {
-        formInputs(form, state).compactMap { input in
+    public func formValues(_ form: String, _ state: SessionState, item: String? = nil) -> [(row: String, value: InputValue)] {
+        formInputs(form, state, screenItem: self.item(item, in: state)).compactMap { input in
             guard !input.content.isSecureText, let value = input.content.inputValue else { return nil }
             return (input.id, value)
         }

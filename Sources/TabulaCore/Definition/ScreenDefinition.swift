@@ -17,6 +17,8 @@ public final class ScreenDefinition: Sendable {
     public let declarations: [(key: String, declaration: StateDeclaration)]
     /// The messages the definition names, in every locale; `nil` when it names none.
     public let strings: StringTables?
+    /// On an item screen, the list key whose item it shows; `nil` on other screens.
+    public let item: String?
     /// The definition as one self-contained document, and its id.
     public let document: DefinitionDocument
     /// Where each row id can come from, to find an event's row without rendering.
@@ -34,9 +36,10 @@ public final class ScreenDefinition: Sendable {
         id: String, file: String, title: Template, style: TableStyle?,
         state: [(key: String, declaration: StateDeclaration)], kinds: [String: KindDeclaration],
         sections: [SectionDefinition], declarations: [(key: String, declaration: StateDeclaration)],
-        strings: StringTables? = nil, document: DefinitionDocument
+        strings: StringTables? = nil, item: String? = nil, document: DefinitionDocument
     ) {
         self.strings = strings
+        self.item = item
         self.id = id
         self.file = file
         self.title = title
@@ -47,11 +50,18 @@ public final class ScreenDefinition: Sendable {
         self.declarations = declarations
         self.document = document
         rowLocator = RowLocator(sections)
-        dependencyMasks = DependencyMasks(title: title, sections: sections)
+        dependencyMasks = DependencyMasks(title: title, sections: sections, item: item)
         asksBackend = sections.contains { section in
             section.rows.contains { row in row.actionLists.contains { $0.contains(where: \.isCall) } }
         }
         appendsItems = sections.contains { section in section.rows.contains(where: \.appendsItems) }
+    }
+
+    /// The item an item screen shows at a state: the record of its list with this id; `nil`
+    /// when the list holds none, or the screen is not an item screen.
+    public func item(_ id: String?, in state: SessionState) -> Record? {
+        guard let list = item, let id else { return nil }
+        return state.records(list).first { $0.id == id }
     }
 
     /// The definition's id: what screens rendered by it carry in `"definition"`.

@@ -101,11 +101,16 @@ public struct EvaluationContext: Sendable {
     public var screen: ScreenDefinition?
     /// While an edit's `onEdit` actions run: the value the user entered (`value`).
     public var editedValue: FieldValue?
+    /// On an item screen, the item it shows (which `item` reads outside `forEach` rows):
+    /// what `valid('FORM')` judges the form's rows with.
+    public var screenItem: Record?
 
     public init(
-        state: SessionState, item: Record? = nil, strings: StringTables? = nil, screen: ScreenDefinition? = nil, editedValue: FieldValue? = nil
+        state: SessionState, item: Record? = nil, strings: StringTables? = nil, screen: ScreenDefinition? = nil, editedValue: FieldValue? = nil,
+        screenItem: Record? = nil
     ) {
         self.editedValue = editedValue
+        self.screenItem = screenItem
         self.state = state
         self.item = item
         self.strings = strings
@@ -288,7 +293,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
             for argument in arguments { values[argument.name] = argument.value.evaluate(context) }
             return .string(strings.text(key, locale: context.state.client.locale, arguments: values))
         case .formValid(let form):
-            return .bool(context.screen?.isFormValid(form, context.state) ?? false)
+            return .bool(context.screen?.isFormValid(form, context.state, screenItem: context.screenItem) ?? false)
         }
     }
 

@@ -13,13 +13,17 @@ public struct Screen: Hashable, Sendable {
     /// client holds: events and catch-up send both, so that the service rebuilds exactly
     /// that copy even after the definition changed.
     public var definition: String?
+    /// On an item screen, the id of the item it shows (the `item` query parameter of its
+    /// routes); `nil` on other screens.
+    public var item: String?
     public var style: TableStyle?
     public var sections: [Section]
 
     public init(
-        id: String, title: String, revision: Int = 0, definition: String? = nil, style: TableStyle? = nil,
+        id: String, title: String, revision: Int = 0, definition: String? = nil, item: String? = nil, style: TableStyle? = nil,
         sections: [Section] = []
     ) {
+        self.item = item
         self.id = id
         self.title = title
         self.revision = revision

@@ -27,7 +27,9 @@ struct DependencyMasks: Sendable {
     /// What stands for the session's form marks among the keys: rows with rules read them.
     private static let marksKey = "$form"
 
-    init(title: Template, sections: [SectionDefinition]) {
+    /// On an item screen (`item` is its list), every part may read the item: a change of the
+    /// list renders all of it again.
+    init(title: Template, sections: [SectionDefinition], item: String? = nil) {
         var bitByKey: [String: UInt64] = [:]
         func mask(_ keys: Set<String>) -> UInt64 {
             var bits: UInt64 = 0
@@ -68,20 +70,22 @@ struct DependencyMasks: Sendable {
             }
             return result
         }
+        let itemKeys: Set<String> = item.map { [$0] } ?? []
         func rowMask(_ row: RowDefinition) -> UInt64 {
-            var keys = expanded(row.dependencies)
+            var keys = expanded(row.dependencies).union(itemKeys)
             // Any input row may show an error the backend named.
             if row.isInput { keys.insert(Self.marksKey) }
             for target in row.equalsTargets { keys.formUnion(expanded(fixedRows[target]?.dependencies ?? [])) }
             return mask(keys)
         }
-        self.title = mask(expanded(title.stateKeys))
+        self.title = mask(expanded(title.stateKeys).union(itemKeys))
         self.sections = sections.map { section in
             let rows = section.rows.map(rowMask)
             return SectionMasks(
-                section: mask(expanded(section.dependencies)) | rows.reduce(0, |), header: mask(expanded(section.headerDependencies)),
-                footer: mask(expanded(section.footerDependencies)), rows: rows,
-                rowStructure: section.rows.reduce(0) { $0 | mask(expanded($1.structureDependencies)) })
+                section: mask(expanded(section.dependencies).union(itemKeys)) | rows.reduce(0, |),
+                header: mask(expanded(section.headerDependencies).union(itemKeys)),
+                footer: mask(expanded(section.footerDependencies).union(itemKeys)), rows: rows,
+                rowStructure: section.rows.reduce(0) { $0 | mask(expanded($1.structureDependencies).union(itemKeys)) })
         }
         self.bitByKey = bitByKey
     }

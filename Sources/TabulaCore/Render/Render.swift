@@ -8,16 +8,18 @@
 /// ``ScreenDefinition/conformed(_:)``: a key it declares that the state lacks or holds as
 /// another type reads as the declared default. A client that lists the kinds it draws gets
 /// each row as ``RowDefinition/shown(drawing:)`` says: as its kind, as a fallback, or not
-/// at all.
-public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Screen {
+/// at all. An item screen shows the item of its list with the id `item` (and carries the
+/// id); its expressions read an item its list does not hold as empty fields.
+public func render(_ definition: ScreenDefinition, _ state: SessionState, item: String? = nil) -> Screen {
     let state = definition.conformed(state)
-    let stateContext = EvaluationContext(state: state, strings: definition.strings, screen: definition)
+    let screenItem = definition.item(item, in: state)
+    let stateContext = definition.context(state, screenItem: screenItem)
     var screen = Screen(
         id: definition.id, title: definition.title.evaluate(stateContext), revision: state.revision,
-        definition: definition.definitionID, style: definition.style)
+        definition: definition.definitionID, item: definition.item == nil ? nil : item, style: definition.style)
     screen.sections.reserveCapacity(definition.sections.count)
     for sectionDefinition in definition.sections {
-        if let section = render(sectionDefinition, definition, state) { screen.sections.append(section) }
+        if let section = render(sectionDefinition, definition, state, screenItem: screenItem) { screen.sections.append(section) }
     }
     return screen
 }
@@ -28,16 +30,18 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState) -> Scr
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
+    let item = previous.item
     // Another client context can change any row's kind, and every text.
-    guard state.client == previousState.client else { return render(definition, state) }
+    guard state.client == previousState.client else { return render(definition, state, item: item) }
     let state = definition.conformed(state)
     let previousState = definition.conformed(previousState)
+    let screenItem = definition.item(item, in: state)
     let masks = definition.dependencyMasks
     let changed = masks.changed(state, since: previousState)
     var screen = previous
     screen.revision = state.revision
     if masks.title & changed != 0 {
-        screen.title = definition.title.evaluate(EvaluationContext(state: state, strings: definition.strings, screen: definition))
+        screen.title = definition.title.evaluate(definition.context(state, screenItem: screenItem))
     }
     guard changed != 0 else { return screen }
     screen.sections = []
@@ -48,7 +52,9 @@ public func render(
         if earlier != nil { cursor += 1 }
         if sectionMasks.section & changed == 0 {
             if let earlier { screen.sections.append(earlier) }
-        } else if let section = render(sectionDefinition, definition, state, reusing: earlier, masks: sectionMasks, changed: changed) {
+        } else if let section = render(
+            sectionDefinition, definition, state, screenItem: screenItem, reusing: earlier, masks: sectionMasks, changed: changed)
+        {
             screen.sections.append(section)
         }
     }
@@ -61,10 +67,10 @@ public func render(
 /// `earlier` (rows by id; a row `earlier` lacks was hidden and still is). Only the others
 /// are rendered.
 private func render(
-    _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState,
+    _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState, screenItem: Record?,
     reusing earlier: Section? = nil, masks: DependencyMasks.SectionMasks? = nil, changed: UInt64 = 0
 ) -> Section? {
-    let stateContext = EvaluationContext(state: state, strings: definition.strings, screen: definition)
+    let stateContext = definition.context(state, screenItem: screenItem)
     guard sectionDefinition.visibleWhen?.isTrue(stateContext) ?? true else { return nil }
     if let earlier, let masks, masks.rowStructure & changed == 0 {
         return patch(earlier, sectionDefinition, definition, state, stateContext, masks: masks, changed: changed)
@@ -81,7 +87,7 @@ private func render(
     var earlierRows: EarlierRows?  // built when the first row is reused
     for (index, rowDefinition) in sectionDefinition.rows.enumerated() {
         let unchangedIn = reusable(masks?.rows[index])
-        definition.forEachInstance(of: rowDefinition, state) { _, context in
+        definition.forEachInstance(of: rowDefinition, state, screenItem: screenItem) { _, context in
             if let unchangedIn {
                 if earlierRows == nil { earlierRows = EarlierRows(unchangedIn.rows) }
                 if let row = earlierRows?.row(id: rowDefinition.id.evaluate(context)) { section.rows.append(row) }
@@ -106,7 +112,7 @@ private func patch(
     if masks.footer & changed != 0 { section.footer = sectionDefinition.footer.map { $0.render(stateContext) } }
     var earlierRows: EarlierRows?  // built when the first row is rendered again
     for (rowDefinition, rowMask) in zip(sectionDefinition.rows, masks.rows) where rowMask & changed != 0 {
-        definition.forEachInstance(of: rowDefinition, state) { _, context in
+        definition.forEachInstance(of: rowDefinition, state, screenItem: stateContext.screenItem) { _, context in
             if earlierRows == nil { earlierRows = EarlierRows(earlier.rows) }
             if let position = earlierRows?.position(id: rowDefinition.id.evaluate(context)), let shown = rowDefinition.shown(drawing: state.client.kinds) {
                 section.rows[position] = shown.render(context, in: definition)
@@ -206,7 +212,7 @@ extension RowDefinition {
             if let result = marks.secureResults[key] { return result.isEmpty ? nil : result }
             return firstFailure(of: .string(""), context: context) { _ in nil }
         }
-        return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state) }
+        return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state, screenItem: context.screenItem) }
     }
 
     private func displayContent(_ values: FieldReader) -> RowContent {

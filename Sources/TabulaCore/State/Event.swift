@@ -36,8 +36,10 @@ public enum Event: Hashable, Sendable {
 
 /// Something the client should do that is not a state change.
 public enum Effect: Hashable, Sendable {
-    /// Show another screen of the catalogue.
-    case navigate(screen: String)
+    /// Show another screen of the catalogue; for an item screen, the item it shows.
+    case navigate(screen: String, item: String? = nil)
+    /// Return to the screen the client came from.
+    case back
     /// Open a URL.
     case openURL(String)
 }

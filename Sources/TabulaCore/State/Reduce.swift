@@ -12,9 +12,9 @@
 /// given one with the keys the actions set, so keys this definition does not declare, or
 /// declares with another type, keep what another version of the definitions stored.
 public func reduce(
-    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition
+    _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, item: String? = nil
 ) throws(EventError) -> (state: SessionState, effects: [Effect]) {
-    let reduction = try reduction(of: event, on: state, definition)
+    let reduction = try reduction(of: event, on: state, definition, item: item)
     return (reduction.state, reduction.effects)
 }
 
@@ -80,18 +80,19 @@ public struct SubmitResult: Hashable, Sendable {
 /// A move's destination is an index path in the copy of the screen the client sent it
 /// from, `seen` (the screen at `state` when `nil`). An `append` without an id gives its item
 /// one derived from `itemIDSeed` (the service's session id), the revision and the action's
-/// place in the event.
+/// place in the event. On an item screen, `item` is the id of the item it shows: its rows
+/// outside `forEach` act on that item (`remove`, `set` of `item.FIELD`).
 ///
 /// An action list may hold one `call`. Without `callAnswer`, the actions stop there and the
 /// reduction carries a ``PendingCall``; with the backend's answer, the same event reduced
 /// again (on the state it finds then) applies it at the call's place and goes on.
 public func reduction(
     of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = [],
-    callAnswer: CallAnswer? = nil, seen: Screen? = nil, itemIDSeed: String = ""
+    callAnswer: CallAnswer? = nil, seen: Screen? = nil, itemIDSeed: String = "", item: String? = nil
 ) throws(EventError) -> Reduction {
     let (conformed, replaced) = definition.conforming(state)
     var reduction = try reduceConforming(
-        conformed, event, definition, values: values, callAnswer: callAnswer, seen: seen, itemIDSeed: itemIDSeed)
+        conformed, event, definition, values: values, callAnswer: callAnswer, seen: seen, itemIDSeed: itemIDSeed, item: item)
     if reduction.pendingCall != nil { return reduction }
     guard replaced else {
         reduction.state.markConforming(to: definition)
@@ -114,32 +115,32 @@ public func reduction(
 /// ``reduction(of:on:_:values:)`` on a state that conforms to the definition.
 private func reduceConforming(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)],
-    callAnswer: CallAnswer?, seen: Screen?, itemIDSeed: String
+    callAnswer: CallAnswer?, seen: Screen?, itemIDSeed: String, item: String?
 ) throws(EventError) -> Reduction {
-    let instance = try eventRow(event.rowID, state, definition)
-    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer, itemIDSeed: itemIDSeed)
+    let instance = try eventRow(event.rowID, state, definition, screenItem: definition.item(item, in: state))
+    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer, itemIDSeed: itemIDSeed, itemID: item)
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
         let form = actions.lazy.compactMap(\.submittedForm).first
         for (row, value) in values {
-            guard let form, definition.formInputs(form, run.state).contains(where: { $0.id == row }) else {
+            guard let form, definition.formInputs(form, run.state, screenItem: run.screenItem).contains(where: { $0.id == row }) else {
                 throw .invalidValue(row: row, accepts: "no value in this event: it is not an input row of the form its submit names")
             }
             try run.edit(row, value)
         }
-        run.perform(actions, item: instance.item, list: instance.definition.forEach)
+        run.perform(actions, item: instance.item, list: instance.list)
     case .setSwitch(_, let isOn):
         guard let action = instance.definition.onSwitch else { throw .rowHasNoSwitch(event.rowID) }
         if let field = Action.itemField(of: action.key) {
-            run.setItemField(field, .bool(isOn), item: instance.item, list: instance.definition.forEach)
+            run.setItemField(field, .bool(isOn), item: instance.item, list: instance.list)
         } else {
             run.state.values[action.key] = .scalar(.bool(isOn))
             run.setKeys.append(action.key)
         }
     case .delete:
         guard let actions = instance.definition.onDelete else { throw .rowNotDeletable(event.rowID) }
-        run.perform(actions, item: instance.item, list: instance.definition.forEach)
+        run.perform(actions, item: instance.item, list: instance.list)
     case .edit(_, let value):
         try run.edit(event.rowID, value)
     case .move(_, let destination):
@@ -149,11 +150,12 @@ private func reduceConforming(
         run.state.values[list] = .list(try move.reorder(state.records(list), seen: copy, to: destination))
         run.setKeys.append(list)
     case .action(_, let actionID):
-        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)
+        var context = definition.context(state, screenItem: run.screenItem)
+        context.item = instance.item
         guard let action = instance.definition.swipeActions.first(where: { $0.id == actionID }), action.visibleWhen?.isTrue(context) ?? true else {
             throw .unknownAction(row: event.rowID, action: actionID)
         }
-        run.perform(action.onAction, item: instance.item, list: instance.definition.forEach)
+        run.perform(action.onAction, item: instance.item, list: instance.list)
     }
     if let failure = run.failure { throw failure }
     if let pendingCall = run.pendingCall {
@@ -167,8 +169,8 @@ private func reduceConforming(
 }
 
 /// The row an event names, refused unless it is on screen and enabled.
-private func eventRow(_ id: String, _ state: SessionState, _ definition: ScreenDefinition) throws(EventError) -> RowInstance {
-    guard let instance = definition.rowInstance(id, state) else { throw .unknownRow(id) }
+private func eventRow(_ id: String, _ state: SessionState, _ definition: ScreenDefinition, screenItem: Record?) throws(EventError) -> RowInstance {
+    guard let instance = definition.rowInstance(id, state, screenItem: screenItem) else { throw .unknownRow(id) }
     guard instance.isVisible else { throw .rowHidden(id) }
     guard instance.isEnabled else { throw .rowDisabled(id) }
     return instance
@@ -197,24 +199,32 @@ private struct ActionRun {
     /// Why the event cannot be applied, found by an action (which stops the others).
     var failure: EventError?
 
-    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?, itemIDSeed: String) {
+    /// On an item screen, the id of the item it shows.
+    let itemID: String?
+
+    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?, itemIDSeed: String, itemID: String?) {
         self.state = state
         self.definition = definition
         self.callAnswer = callAnswer
         self.itemIDSeed = itemIDSeed
+        self.itemID = itemID
     }
+
+    /// An item screen's item as the actions so far left it; `nil` once removed.
+    var screenItem: Record? { definition.item(itemID, in: state) }
 
     /// An input row's new value: it must fit the row's control; `onEdit` stores it. A row
     /// with rules becomes touched; a secure field's value is checked, what it came to kept,
     /// and the value forgotten (kept only for this event's submit).
     mutating func edit(_ rowID: String, _ json: JSONValue) throws(EventError) {
-        let instance = try eventRow(rowID, state, definition)
+        let instance = try eventRow(rowID, state, definition, screenItem: screenItem)
         let row = instance.definition
         // The row as this client draws it: an input only when it lists the kind.
         guard row.isInput, row.shown(drawing: state.client.kinds) === row else {
             throw .rowNotEditable(rowID)
         }
-        let context = EvaluationContext(state: state, item: instance.item, strings: definition.strings, screen: definition)
+        var context = definition.context(state, screenItem: screenItem)
+        context.item = instance.item
         let shown = row.render(context, in: definition, error: false)
         guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(rowID) }
         guard let value = InputValue(json: json), shown.content.accepts(value) else {
@@ -234,7 +244,7 @@ private struct ActionRun {
             state.values[key] = .scalar(value.stateValue)
             setKeys.append(key)
         case .actions(let actions)?:
-            perform(actions, item: instance.item, list: row.forEach, editedValue: value.stateValue)
+            perform(actions, item: instance.item, list: instance.list, editedValue: value.stateValue)
         case nil:
             break
         }
@@ -253,7 +263,11 @@ private struct ActionRun {
     mutating func perform(_ actions: [Action], item: Record?, list: String? = nil, editedValue: FieldValue? = nil) {
         for action in actions where !stopped {
             actionPlace += 1
-            let context = EvaluationContext(state: state, item: item, strings: definition.strings, screen: definition, editedValue: editedValue)
+            // The item as the actions before this one left it.
+            let current = item.flatMap { item in list.flatMap { state.records($0).first { $0.id == item.id } } } ?? item
+            var context = definition.context(state, screenItem: screenItem)
+            context.item = current
+            context.editedValue = editedValue
             switch action {
             case .toggle(let key):
                 let current = state.scalar(key) == .bool(true)
@@ -270,8 +284,10 @@ private struct ActionRun {
                     state.values[key] = .scalar(value)
                     setKeys.append(key)
                 }
-            case .navigate(let screen):
-                effects.append(.navigate(screen: screen))
+            case .navigate(let screen, let itemID):
+                effects.append(.navigate(screen: screen, item: itemID.map { $0.evaluate(context) }))
+            case .back:
+                effects.append(.back)
             case .open(let url):
                 effects.append(.openURL(url.evaluate(context)))
             case .remove(let list):
@@ -320,12 +336,16 @@ private struct ActionRun {
     private mutating func submit(_ form: String) -> Bool {
         var valid = true
         let snapshot = state
-        let other: (String) -> InputValue? = { [secureValues, definition] row in secureValues[row] ?? definition.inputValue(ofRow: row, snapshot) }
-        for input in definition.formInputs(form, state) {
+        let screenItem = screenItem
+        let other: (String) -> InputValue? = { [secureValues, definition] row in
+            secureValues[row] ?? definition.inputValue(ofRow: row, snapshot, screenItem: screenItem)
+        }
+        for input in definition.formInputs(form, state, screenItem: screenItem) {
             let mark = FormMarks.key(screen: definition.id, row: input.id)
             state.marks.touched.insert(mark)
             state.marks.clearBackendError(mark)
-            let context = EvaluationContext(state: snapshot, item: input.item, strings: definition.strings, screen: definition)
+            var context = definition.context(snapshot, screenItem: screenItem)
+            context.item = input.item
             if input.content.isSecureText {
                 let failure = input.definition.firstFailure(of: secureValues[input.id] ?? .string(""), context: context, other: other)
                 state.marks.secureResults[mark] = failure ?? ""
@@ -344,7 +364,7 @@ private struct ActionRun {
             state.values[key] = definition.declarations.first { $0.key == key }?.declaration.defaultValue
             setKeys.append(key)
         }
-        for input in definition.formInputs(form, state) {
+        for input in definition.formInputs(form, state, screenItem: screenItem) {
             let mark = FormMarks.key(screen: definition.id, row: input.id)
             state.marks.touched.remove(mark)
             state.marks.secureResults[mark] = nil
@@ -359,7 +379,7 @@ private struct ActionRun {
         guard let answer = callAnswer else {
             var values: [(row: String, value: InputValue?)] = []
             if let form = submit?.form {
-                for input in definition.formInputs(form, state) {
+                for input in definition.formInputs(form, state, screenItem: screenItem) {
                     values.append((input.id, input.content.isSecureText ? secureValues[input.id] ?? .string("") : input.content.inputValue))
                 }
             }

@@ -14,13 +14,14 @@ extension Screen {
                 try WireObjectReader.nonNegativeInt(value, path: "$.revision")
             } ?? 0
         let definition = try reader.optionalString("definition")
+        let item = try reader.optionalString("item")
         let style = try reader.enumeration("style", as: TableStyle.self)
         var sections: [Section] = []
         for (index, element) in try reader.array("sections").enumerated() {
             sections.append(try Section(json: element, path: "$.sections[\(index)]"))
         }
         try reader.rejectUnread()
-        self.init(id: id, title: title, revision: revision, definition: definition, style: style, sections: sections)
+        self.init(id: id, title: title, revision: revision, definition: definition, item: item, style: style, sections: sections)
         try validate()
     }
 }

@@ -15,6 +15,9 @@ extension JSONWriter {
             key("definition"); string(definition)
         }
         key("id"); string(screen.id)
+        if let item = screen.item {
+            key("item"); string(item)
+        }
         key("revision"); int(screen.revision)
         key("sections")
         beginArray()

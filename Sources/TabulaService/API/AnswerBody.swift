@@ -2,11 +2,12 @@ import TabulaCore
 
 /// The body of an answer that brings a client's copy of a screen forward: an event result
 /// (with `effects`, and `submit` when a submit ran) or a `changes` answer (without).
-/// `{"changes", "definition", "effects"?, "fromRevision", "screen", "submit"?, "toRevision"}`,
-/// keys in ascending order as in every answer.
+/// `{"changes", "definition", "effects"?, "fromRevision", "item"?, "screen", "submit"?,
+/// "toRevision"}`, keys in ascending order as in every answer; `item` on an item screen.
 enum AnswerBody {
     static func encode(
-        _ definition: ScreenDefinition, from: Int, to: Int, changes: ChangeSet, effects: [Effect]? = nil, submit: SubmitResult? = nil
+        _ definition: ScreenDefinition, item: String? = nil, from: Int, to: Int, changes: ChangeSet, effects: [Effect]? = nil,
+        submit: SubmitResult? = nil
     ) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 512)
         writer.beginObject()
@@ -14,6 +15,9 @@ enum AnswerBody {
         writer.key("definition"); writer.string(definition.definitionID)
         if let effects { writer.list(#""effects":[]"#, effects) { $0.write($1) } }
         writer.key("fromRevision"); writer.int(from)
+        if let item {
+            writer.key("item"); writer.string(item)
+        }
         writer.key("screen"); writer.string(definition.id)
         if let submit {
             writer.key("submit")

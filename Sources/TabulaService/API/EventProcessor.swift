@@ -78,12 +78,18 @@ struct EventProcessor: SessionDecision {
             request.eventID == nil
             ? []
             : request.fingerprint(screen: definition.id, valueMayBeSecret: valueMayBeSecret(snapshot.current)) {
-                definition.isSecureTextField(row: $0, snapshot.current)
+                definition.isSecureTextField(row: $0, snapshot.current, item: request.item)
             }
         if let id = request.eventID, let stored = snapshot.answer {
             return stored.fingerprint == fingerprint ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
         }
         let current = snapshot.current
+        let item = request.item
+        do throws(Problem) {
+            try APIContext.requireItem(item, definition, in: current)
+        } catch {
+            return .failure(error)
+        }
         let fromRevision = request.revision ?? current.revision
         let oldState: SessionState
         switch snapshot.past {
@@ -99,7 +105,7 @@ struct EventProcessor: SessionDecision {
         }
         let oldScreen =
             copyDefinition === definition
-            ? screenForDiff(fromRevision) ?? render(definition, oldState) : render(copyDefinition, oldState)
+            ? screenForDiff(fromRevision) ?? render(definition, oldState, item: item) : render(copyDefinition, oldState, item: item)
         let rowID: String
         switch request.target {
         case .row(let id):
@@ -125,7 +131,7 @@ struct EventProcessor: SessionDecision {
         do throws(EventError) {
             reduction = try TabulaCore.reduction(
                 of: event, on: current, definition, values: request.values, callAnswer: called?.answer, seen: oldScreen,
-                itemIDSeed: snapshot.id ?? "")
+                itemIDSeed: snapshot.id ?? "", item: item)
         } catch {
             return .failure(.eventNotApplicable(error))
         }
@@ -142,7 +148,7 @@ struct EventProcessor: SessionDecision {
                         "the session changed while the backend answered, and the event no longer reaches its call (a rule now fails, or an action before it changed); Tabula kept none of the answer"
                     ))
             }
-            for row in answer.errors.keys where !definition.hasInputRow(row, current) {
+            for row in answer.errors.keys where !definition.hasInputRow(row, current, item: item) {
                 return .failure(
                     .actionFailed(action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
             }
@@ -165,8 +171,11 @@ struct EventProcessor: SessionDecision {
         for (row, json) in request.values {
             if let value = InputValue(json: json) { seen = seen.showing(value, inRow: row) }
         }
-        let changes = diff(old: seen, new: newScreen)
-        let body = AnswerBody.encode(definition, from: fromRevision, to: next.revision, changes: changes, effects: effects, submit: reduction.submit)
+        // An event that removed its own screen's item leaves nothing to show: the client goes
+        // by the effects (typically back).
+        let changes = definition.item != nil && definition.item(item, in: next) == nil ? ChangeSet() : diff(old: seen, new: newScreen)
+        let body = AnswerBody.encode(
+            definition, item: item, from: fromRevision, to: next.revision, changes: changes, effects: effects, submit: reduction.submit)
         let changed = next.revision != current.revision
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
@@ -183,10 +192,10 @@ struct EventProcessor: SessionDecision {
     /// screen at the current revision when one is at hand (`oldScreen` is, when the client's
     /// copy is current).
     private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
-        guard oldScreen.definition == definition.definitionID else { return render(definition, next) }
+        guard oldScreen.definition == definition.definitionID else { return render(definition, next, item: request.item) }
         if next == oldState { return oldScreen }
         let currentScreen = oldState.revision == current.revision ? oldScreen : screenForDiff(current.revision)
-        guard let currentScreen else { return render(definition, next) }
+        guard let currentScreen else { return render(definition, next, item: request.item) }
         return render(definition, next, reusing: currentScreen, renderedAt: current)
     }
 
@@ -195,7 +204,7 @@ struct EventProcessor: SessionDecision {
     private func valueMayBeSecret(_ current: SessionState) -> Bool {
         guard request.kind == .edit else { return false }
         switch request.target {
-        case .row(let id): return definition.isSecureTextField(row: id, current)
+        case .row(let id): return definition.isSecureTextField(row: id, current, item: request.item)
         case .indexPath: return request.value?.stringValue != nil
         }
     }
@@ -205,10 +214,12 @@ struct EventProcessor: SessionDecision {
     /// Worked out once, and only for edits and submits.
     private func recordedInput(_ event: Event, _ submit: SubmitResult?, current: SessionState, next: SessionState) -> RecordedInput {
         var recorded = RecordedInput()
-        if case .edit(let row, let value) = event, !definition.isSecureTextField(row: row, current) { recorded.value = value }
+        if case .edit(let row, let value) = event, !definition.isSecureTextField(row: row, current, item: request.item) {
+            recorded.value = value
+        }
         if let submit {
             var values = JSONObject()
-            for (row, value) in definition.formValues(submit.form, next) { values[row] = value.json }
+            for (row, value) in definition.formValues(submit.form, next, item: request.item) { values[row] = value.json }
             recorded.form = (submit.form, .object(values))
         }
         return recorded
@@ -221,14 +232,14 @@ struct EventProcessor: SessionDecision {
         var changedKeys: [String] = []
         next.forEachChangedKey(since: current) { changedKeys.append($0) }
         return .event(
-            kind: request.kind.rawValue, event, screen: definition.id, eventID: request.eventID, changedKeys: changedKeys,
+            kind: request.kind.rawValue, event, screen: definition.id, item: request.item, eventID: request.eventID, changedKeys: changedKeys,
             value: recorded.value, form: recorded.form)
     }
 
     /// The event as applied (row by id, so the log replays without screens at old
-    /// revisions): `{"action": ID?, "form": FORM?, "isOn": BOOL?, "row": ID, "screen": ID,
-    /// "to": PATH?, "value": VALUE?, "values": {ROW: VALUE}?}`, without the value of a secure
-    /// field.
+    /// revisions): `{"action": ID?, "form": FORM?, "isOn": BOOL?, "item": ID?, "row": ID,
+    /// "screen": ID, "to": PATH?, "value": VALUE?, "values": {ROW: VALUE}?}`, without the
+    /// value of a secure field.
     private func payload(_ event: Event, _ recorded: RecordedInput) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 64)
         writer.beginObject()
@@ -240,6 +251,9 @@ struct EventProcessor: SessionDecision {
         }
         if case .setSwitch(_, let isOn) = event {
             writer.key("isOn"); writer.bool(isOn)
+        }
+        if let item = request.item {
+            writer.key("item"); writer.string(item)
         }
         writer.key("row"); writer.string(event.rowID)
         writer.key("screen"); writer.string(definition.id)

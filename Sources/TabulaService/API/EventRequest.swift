@@ -5,7 +5,7 @@ import TabulaCore
 struct EventRequest: Sendable, Equatable {
     static func == (lhs: EventRequest, rhs: EventRequest) -> Bool {
         lhs.kind == rhs.kind && lhs.target == rhs.target && lhs.isOn == rhs.isOn && lhs.value == rhs.value
-            && lhs.destination == rhs.destination && lhs.action == rhs.action
+            && lhs.destination == rhs.destination && lhs.action == rhs.action && lhs.item == rhs.item
             && lhs.values.elementsEqual(rhs.values) { $0.row == $1.row && $0.value == $1.value } && lhs.revision == rhs.revision
             && lhs.definition == rhs.definition && lhs.eventID == rhs.eventID
     }
@@ -28,6 +28,8 @@ struct EventRequest: Sendable, Equatable {
     var destination: RowPath?
     /// An action event's swipe action id.
     var action: String?
+    /// On an item screen, the item it shows: the route's `?item=`, not part of the body.
+    var item: String?
     /// A selection's values for the rows of the form its submit names, in written order.
     var values: [(row: String, value: JSONValue)] = []
     var revision: Int?
@@ -175,6 +177,7 @@ struct EventRequest: Sendable, Equatable {
     func fingerprint(screen: String, valueMayBeSecret: Bool = false, isSecret: (String) -> Bool = { _ in false }) -> [UInt8] {
         var object = JSONObject()
         object["screen"] = .string(screen)
+        if let item { object["item"] = .string(item) }
         object["kind"] = .string(kind.rawValue)
         switch target {
         case .row(let id): object["row"] = .string(id)

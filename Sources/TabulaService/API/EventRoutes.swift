@@ -3,7 +3,8 @@ import TabulaCore
 import TabulaHTTP
 import TabulaPlatform
 
-/// `POST /v1/screens/{id}/selection`, `/switch`, `/deletion` and `/edit`.
+/// `POST /v1/screens/{id}/selection`, `/switch`, `/deletion`, `/edit`, `/move` and `/action`,
+/// with `?item=ID` on an item screen.
 extension APIContext {
     func answerEvent(_ kind: EventRequest.Kind, _ context: RouteContext) throws(Problem) -> RouteAnswer {
         let definition: ScreenDefinition
@@ -11,13 +12,17 @@ extension APIContext {
         let request: EventRequest
         do throws(Problem) {
             definition = try self.definition(context.parameters["id"] ?? "")
-            guard context.request.rawQuery.isEmpty else {
-                throw Problem.invalidQuery("event routes take no query string; send everything in the JSON body")
+            guard context.request.rawQuery.allSatisfy({ $0.name == "item" }) else {
+                throw Problem.invalidQuery(
+                    "event routes take no query string but an item screen's ?item=ID; send everything else in the JSON body")
             }
+            let item = try Self.itemQuery(context.request, for: definition)
             try Self.requireJSON(context.request)
             guard let sessionToken = try sessionToken(context.request) else { throw Problem.missingSession }
             token = sessionToken
-            request = try EventRequest.decode(context.request.body, kind: kind)
+            var decoded = try EventRequest.decode(context.request.body, kind: kind)
+            decoded.item = item
+            request = decoded
         } catch {
             metrics.recordEvent(kind: kind.rawValue, outcome: "rejected")
             throw error
@@ -46,7 +51,7 @@ extension APIContext {
         let session = SessionKey(token)
         let processor = EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
-            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision) },
+            screenForDiff: { [cache] revision in cache.screenForDiff(session: session, definition, revision: revision, item: request.item) },
             urlSchemes: urlSchemes)
         runTransaction(processor, session: .token(token)) { [self] outcome in
             guard case .call(let needed) = outcome else { return answer(outcome, kind, session: session, reply) }
@@ -96,10 +101,10 @@ extension APIContext {
             let call = BackendCall(
                 pending: needed.pending, eventID: processor.request.eventID ?? "tabula-\(SessionID.make().dropFirst(2))",
                 sessionID: needed.sessionID, subject: subject, revision: needed.revision, client: needed.client,
-                screen: processor.definition.id, row: needed.row)
+                screen: processor.definition.id, item: processor.request.item, row: needed.row)
             let served = self.served
             let reader = CallAnswerReader(
-                schema: served.catalogue.schema, urlSchemes: urlSchemes, knowsScreen: { served.catalogue.screen(id: $0) != nil })
+                schema: served.catalogue.schema, urlSchemes: urlSchemes, screen: { served.catalogue.screen(id: $0) })
             actions.call(call, reader: reader) { [self] result in
                 switch result {
                 case .failure(let problem):

@@ -49,7 +49,8 @@ final class RenderedScreen: Sendable {
 
 /// Each session's screens at the session's latest revision the service saw: the screen an
 /// event left behind for the next event's diff, and its prepared answer (encoded bytes,
-/// ETag) once a `GET` or a stream asked for it. One entry per session and screen, replaced
+/// ETag) once a `GET` or a stream asked for it. One entry per session and screen (and
+/// item, on an item screen), replaced
 /// by a newer revision's (a commit's, or a read's), never by an older one. What a session
 /// shows at a revision by a definition never changes, so an entry is only ever out of date,
 /// never wrong: each use checks its revision and definition (a reload can change it).
@@ -109,21 +110,28 @@ final class ScreenCache: Sendable {
         self.maxEntries = maxEntries
     }
 
-    /// The screen of a session at a state with its prepared answer, prepared on the first ask
-    /// at each revision (from the screen an event left, when there is one).
-    func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        let key = Key(session: session, screen: definition.id)
+    /// Where an item screen's entry is kept: the screen's id and the item's (apart, since
+    /// no screen id holds a control character).
+    private static func name(_ screen: String, item: String?) -> String {
+        item.map { "\(screen)\u{1}\($0)" } ?? screen
+    }
+
+    /// The screen of a session at a state (on an item screen, showing `item`) with its
+    /// prepared answer, prepared on the first ask at each revision (from the screen an
+    /// event left, when there is one).
+    func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState, item: String? = nil) -> RenderedScreen {
+        let key = Key(session: session, screen: Self.name(definition.id, item: item))
         let known = entries[key].flatMap { $0.isOf(definition, at: state.revision) ? $0 : nil }
         if let rendered = known?.rendered { return rendered }
-        let rendered = Self.prepare(known?.screen ?? TabulaCore.render(definition, state))
+        let rendered = Self.prepare(known?.screen ?? TabulaCore.render(definition, state, item: item))
         keep(Entry(rendered), at: key)
         return rendered
     }
 
     /// The screen a session showed at a revision by a definition, if it is cached: the old
     /// screen of an event's diff, which then need not render it again.
-    func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int) -> Screen? {
-        guard let entry = entries[Key(session: session, screen: definition.id)], entry.isOf(definition, at: revision) else {
+    func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int, item: String? = nil) -> Screen? {
+        guard let entry = entries[Key(session: session, screen: Self.name(definition.id, item: item))], entry.isOf(definition, at: revision) else {
             return nil
         }
         return entry.screen
@@ -131,7 +139,7 @@ final class ScreenCache: Sendable {
 
     /// Keeps a screen an event rendered, for the next event's diff.
     func keepForDiff(session: SessionKey, screen: Screen) {
-        keep(Entry(screen), at: Key(session: session, screen: screen.id))
+        keep(Entry(screen), at: Key(session: session, screen: Self.name(screen.id, item: screen.item)))
     }
 
     /// Stores `entry` unless the one there is of a later revision, or of the same one by the
@@ -155,8 +163,8 @@ final class ScreenCache: Sendable {
         }
     }
 
-    static func render(_ definition: ScreenDefinition, _ state: SessionState) -> RenderedScreen {
-        prepare(TabulaCore.render(definition, state))
+    static func render(_ definition: ScreenDefinition, _ state: SessionState, item: String? = nil) -> RenderedScreen {
+        prepare(TabulaCore.render(definition, state, item: item))
     }
 
     static func prepare(_ screen: Screen) -> RenderedScreen {

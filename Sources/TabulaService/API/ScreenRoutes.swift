@@ -14,34 +14,38 @@ extension APIContext {
     func getChanges(_ context: RouteContext) throws(Problem) -> RouteAnswer {
         let served = self.served
         let definition = try served.definition(context.parameters["id"] ?? "")
+        let item = try Self.itemQuery(context.request, for: definition)
         let since = try Self.since(context.request)
         let copyDefinition = try Self.definitionQuery(context.request)
         let token = try sessionToken(context.request)
         return .later(session: token) { [self] reply in
             if let copy = definitions.copy(copyDefinition, of: definition) {
-                return answerChanges(definition, of: served, since: since, from: copy, token: token, reply)
+                return answerChanges(definition, item: item, of: served, since: since, from: copy, token: token, reply)
             }
             definitions.lookUp(copyDefinition ?? "", of: definition) { [self] copy in
                 switch copy {
                 case .failure(let error): reply.fail(.store(error))
-                case .success(let copy): answerChanges(definition, of: served, since: since, from: copy, token: token, reply)
+                case .success(let copy): answerChanges(definition, item: item, of: served, since: since, from: copy, token: token, reply)
                 }
             }
         }
     }
 
-    /// The changes from the client's copy (`copy` at revision `since`) to the current screen.
+    /// The changes from the client's copy (`copy` at revision `since`, showing `item` on an
+    /// item screen) to the current screen.
     private func answerChanges(
-        _ definition: ScreenDefinition, of served: ServedCatalogue, since: Int, from copy: DefinitionArchive.Copy, token: String?,
-        _ reply: Reply
+        _ definition: ScreenDefinition, item: String?, of served: ServedCatalogue, since: Int, from copy: DefinitionArchive.Copy,
+        token: String?, _ reply: Reply
     ) {
         guard let token else {
             let initial = served.catalogue.initialState
             guard since == 0 else { return reply.fail(.futureRevision(since, current: 0)) }
             return reply(
                 Result { () throws(Problem) in
-                    let changes = diff(old: render(try copy.definition(current: definition), initial), new: served.defaultScreen(definition).screen)
-                    return JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: 0, changes: changes))
+                    try Self.requireItem(item, definition, in: initial)
+                    let old = render(try copy.definition(current: definition), initial, item: item)
+                    let changes = diff(old: old, new: served.defaultScreen(definition, item: item).screen)
+                    return JSONResponse.make(.ok, AnswerBody.encode(definition, item: item, from: since, to: 0, changes: changes))
                 })
         }
         readSession(.token(token), SessionRead(revision: since), onProblem: reply.fail) { [self] snapshot in
@@ -54,9 +58,11 @@ extension APIContext {
             case .found(let old):
                 reply(
                     Result { () throws(Problem) in
-                        let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current).screen
-                        let changes = diff(old: render(try copy.definition(current: definition), old), new: newScreen)
-                        return JSONResponse.make(.ok, AnswerBody.encode(definition, from: since, to: current.revision, changes: changes))
+                        try Self.requireItem(item, definition, in: current)
+                        let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current, item: item).screen
+                        let changes = diff(old: render(try copy.definition(current: definition), old, item: item), new: newScreen)
+                        return JSONResponse.make(
+                            .ok, AnswerBody.encode(definition, item: item, from: since, to: current.revision, changes: changes))
                     })
             }
         }

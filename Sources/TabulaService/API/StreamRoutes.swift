@@ -21,6 +21,7 @@ extension APIContext {
 
     func openScreenStream(_ context: RouteContext) throws(Problem) -> RouteAnswer {
         let definition = try self.definition(context.parameters["id"] ?? "")
+        let item = try Self.itemQuery(context.request, for: definition)
         let token = try streamToken(context.request)
         let resume = try Self.streamResume(context.request)
         try streams.requireRoom()
@@ -28,13 +29,18 @@ extension APIContext {
         return .later(session: token) { [self] reply in
             readSession(.token(token), read, onProblem: reply.fail) { [self] snapshot in
                 let copyDefinition = resume.map { $0.definitionID ?? definition.definitionID }
+                do throws(Problem) {
+                    try Self.requireItem(item, definition, in: snapshot.current)
+                } catch {
+                    return reply.fail(error)
+                }
                 if let copy = definitions.copy(copyDefinition, of: definition) {
-                    return startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, reply)
+                    return startStream(definition, item: item, token: token, snapshot, resume: resume, clientCopy: copy, reply)
                 }
                 definitions.lookUp(copyDefinition ?? "", of: definition) { [self] result in
                     // A definition the store cannot read now is one the client gets the whole screen for.
                     let copy = (try? result.get()) ?? .unknown(copyDefinition ?? "")
-                    startStream(definition, token: token, snapshot, resume: resume, clientCopy: copy, reply)
+                    startStream(definition, item: item, token: token, snapshot, resume: resume, clientCopy: copy, reply)
                 }
             }
         }
@@ -43,14 +49,14 @@ extension APIContext {
     /// Registers the stream and answers with it. `clientCopy` is the definition of the
     /// copy `resume` names.
     private func startStream(
-        _ definition: ScreenDefinition, token: String, _ snapshot: SessionSnapshot, resume: StreamResume?,
+        _ definition: ScreenDefinition, item: String?, token: String, _ snapshot: SessionSnapshot, resume: StreamResume?,
         clientCopy: DefinitionArchive.Copy, _ reply: Reply
     ) {
         guard let id = snapshot.id else { return reply.fail(.store(StoreError("the store did not read the session's id"))) }
         let key = SessionKey(token)
-        let current = cache.renderedScreen(session: key, definition, snapshot.current)
+        let current = cache.renderedScreen(session: key, definition, snapshot.current, item: item)
         let target = ScreenCopy(definitionID: definition.definitionID, revision: snapshot.current.revision, screen: current.screen)
-        let stream = ScreenStream(definition: definition, session: key, tick: streams.currentTick)
+        let stream = ScreenStream(definition: definition, item: item, session: key, tick: streams.currentTick)
         do throws(Problem) {
             try streams.register(stream, sessionID: id)
         } catch {
@@ -59,13 +65,13 @@ extension APIContext {
         var opening = EventStreamFrames.opening
         var copy = target
         if resume != nil, case .found(let past) = snapshot.past, let old = try? clientCopy.definition(current: definition) {
-            let changes = diff(old: render(old, past), new: current.screen)
+            let changes = diff(old: render(old, past, item: item), new: current.screen)
             if changes.isEmpty {
                 copy = ScreenCopy(definitionID: old.definitionID, revision: past.revision, screen: current.screen)
             } else {
                 opening += EventStreamFrames.event(
                     "changes", id: target.eventID,
-                    data: AnswerBody.encode(definition, from: past.revision, to: target.revision, changes: changes))
+                    data: AnswerBody.encode(definition, item: item, from: past.revision, to: target.revision, changes: changes))
             }
         } else {
             opening += EventStreamFrames.event("screen", id: target.eventID, data: current.bytes)

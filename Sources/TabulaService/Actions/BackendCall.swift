@@ -2,7 +2,8 @@ import TabulaCore
 
 /// One call of the app's backend, as an event that reached a `call` action asks it:
 /// `POST URL/ACTION` with the body
-/// `{"action", "eventId", "session": {"id", "subject", "revision", "client"}, "screen", "row", "values", "state"}`.
+/// `{"action", "eventId", "item"?, "session": {"id", "subject", "revision", "client"}, "screen", "row", "values", "state"}`
+/// (`item` on an item screen: the id of the item it shows).
 ///
 /// `values` is every input row of the form a submit checked before the call, secure rows
 /// included (the only place their values go; the body is never logged or stored), `{}`
@@ -17,6 +18,8 @@ struct BackendCall: Sendable {
     let revision: Int
     let client: ClientContext
     let screen: String
+    /// On an item screen, the item it shows.
+    var item: String? = nil
     let row: String
 
     var action: String { pending.action }
@@ -26,6 +29,9 @@ struct BackendCall: Sendable {
         writer.beginObject()
         writer.key("action"); writer.string(pending.action)
         writer.key("eventId"); writer.string(eventID)
+        if let item {
+            writer.key("item"); writer.string(item)
+        }
         writer.key("row"); writer.string(row)
         writer.key("screen"); writer.string(screen)
         writer.key("session")

@@ -12,7 +12,8 @@ import TabulaCore
 struct CallAnswerReader: Sendable {
     let schema: StateSchema
     let urlSchemes: URLSchemes
-    let knowsScreen: @Sendable (String) -> Bool
+    /// The catalogue's screen with an id, if there is one.
+    let screen: @Sendable (String) -> ScreenDefinition?
 
     struct Failure: Error {
         let reason: String
@@ -83,16 +84,28 @@ struct CallAnswerReader: Sendable {
             guard case .object(let members) = element, case .string(let type)? = members["type"] else {
                 throw Failure(reason: "\(place) is not an object with a \"type\"")
             }
-            switch (type, members.count, members["screen"], members["url"]) {
-            case ("navigate", 2, .string(let screen)?, nil):
-                guard knowsScreen(screen) else { throw Failure(reason: "\(place) navigates to \"\(screen)\", which is not a screen of the catalogue") }
-                effects.append(.navigate(screen: screen))
-            case ("openURL", 2, nil, .string(let url)?):
+            let item = members["item"]
+            switch (type, members.count - (item == nil ? 0 : 1), members["screen"], members["url"]) {
+            case ("navigate", 2, .string(let target)?, nil):
+                guard let definition = screen(target) else {
+                    throw Failure(reason: "\(place) navigates to \"\(target)\", which is not a screen of the catalogue")
+                }
+                switch (definition.item, item) {
+                case (nil, nil): effects.append(.navigate(screen: target))
+                case (_?, .string(let id)?) where !id.isEmpty: effects.append(.navigate(screen: target, item: id))
+                case (nil, _?): throw Failure(reason: "\(place) names an item, but \"\(target)\" is not an item screen")
+                case (_?, _): throw Failure(reason: "\(place) navigates to the item screen \"\(target)\" without an \"item\" (an item id)")
+                }
+            case ("back", 1, nil, nil) where item == nil:
+                effects.append(.back)
+            case ("openURL", 2, nil, .string(let url)?) where item == nil:
                 guard urlSchemes.allows(url) else { throw Failure(reason: "\(place) opens \"\(url)\", whose scheme is not allowed (\(urlSchemes))") }
                 effects.append(.openURL(url))
             default:
                 throw Failure(
-                    reason: "\(place) is not {\"type\": \"navigate\", \"screen\": ID} or {\"type\": \"openURL\", \"url\": URL}")
+                    reason:
+                        "\(place) is not {\"type\": \"navigate\", \"screen\": ID, \"item\"?: ID}, {\"type\": \"back\"} or {\"type\": \"openURL\", \"url\": URL}"
+                )
             }
         }
         return effects

@@ -21,7 +21,7 @@ final class ServedCatalogue: Sendable {
         self.catalogue = catalogue
         self.version = version
         var defaults: [String: RenderedScreen] = [:]
-        for definition in catalogue.screens {
+        for definition in catalogue.screens where definition.item == nil {
             defaults[definition.id] = ScreenCache.render(definition, catalogue.initialState)
         }
         self.defaults = defaults
@@ -36,15 +36,18 @@ final class ServedCatalogue: Sendable {
 
     /// The screens as `GET /v1/screens` lists them, `[{"id", "title"}]` (titles at the
     /// default state, in the default locale), with each one's `file` too for the preview page.
+    /// Item screens are left out of `GET /v1/screens`: they open through navigation, with an
+    /// item; the preview page gets them with their list (`itemList`), to know them.
     func writeScreens(to writer: inout JSONWriter, withFiles: Bool) {
         Self.writeScreens(catalogue, to: &writer, withFiles: withFiles)
     }
 
     private static func writeScreens(_ catalogue: Catalogue, to writer: inout JSONWriter, withFiles: Bool) {
-        writer.array(catalogue.screens) { writer, screen in
+        writer.array(catalogue.screens.filter { withFiles || $0.item == nil }) { writer, screen in
             writer.beginObject()
             if withFiles { writer.key("file"); writer.string(screen.file) }
             writer.key("id"); writer.string(screen.id)
+            if withFiles, let list = screen.item { writer.key("itemList"); writer.string(list) }
             writer.key("title"); writer.string(screen.title.evaluate(EvaluationContext(state: catalogue.initialState, strings: screen.strings)))
             writer.endObject()
         }
@@ -58,8 +61,10 @@ final class ServedCatalogue: Sendable {
         return definition
     }
 
-    /// The screen at the catalogue's default state (revision 0).
-    func defaultScreen(_ definition: ScreenDefinition) -> RenderedScreen {
-        defaults[definition.id] ?? ScreenCache.render(definition, catalogue.initialState)
+    /// The screen at the catalogue's default state (revision 0); on an item screen, showing
+    /// `item` (rendered on each ask: they are few, and item screens open from a session).
+    func defaultScreen(_ definition: ScreenDefinition, item: String? = nil) -> RenderedScreen {
+        if item == nil, let known = defaults[definition.id] { return known }
+        return ScreenCache.render(definition, catalogue.initialState, item: item)
     }
 }

@@ -32,7 +32,7 @@ public struct FeedRecord: Sendable, Equatable {
     /// A client's event that changed the state; `value` is an edit's stored value (never a
     /// secure field's), `form` a submit's form and its values (never a secure field's).
     public static func event(
-        kind: String, _ event: Event, screen: String, eventID: String?, changedKeys: [String], value: JSONValue? = nil,
+        kind: String, _ event: Event, screen: String, item: String? = nil, eventID: String?, changedKeys: [String], value: JSONValue? = nil,
         form: (name: String, values: JSONValue)? = nil
     ) -> FeedRecord {
         var writer = JSONWriter(reservingCapacity: 96)
@@ -48,6 +48,9 @@ public struct FeedRecord: Sendable, Equatable {
         }
         if case .setSwitch(_, let isOn) = event {
             writer.key("isOn"); writer.bool(isOn)
+        }
+        if let item {
+            writer.key("item"); writer.string(item)
         }
         writer.key("kind"); writer.string(kind)
         writer.key("row"); writer.string(event.rowID)

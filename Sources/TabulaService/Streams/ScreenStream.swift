@@ -11,6 +11,8 @@ import TabulaPlatform
 final class ScreenStream: StreamSource, Sendable {
     /// The screen's id; its definition can change with a reload of the catalogue.
     let screenID: String
+    /// On an item screen, the item it shows: the stream ends when the item leaves its list.
+    let item: String?
     let session: SessionKey
     /// The heartbeat tick at which the stream was opened, to find streams whose response
     /// was never sent (a shutdown answered the request first).
@@ -52,10 +54,13 @@ final class ScreenStream: StreamSource, Sendable {
         case sessionEnded
         /// A reload of the catalogue removed the screen.
         case screenRemoved
+        /// The item an item screen shows left its list.
+        case itemRemoved
     }
 
-    init(definition: ScreenDefinition, session: SessionKey, tick: Int) {
+    init(definition: ScreenDefinition, item: String? = nil, session: SessionKey, tick: Int) {
         screenID = definition.id
+        self.item = item
         self.session = session
         openedAtTick = tick
         state = Locked(State(definition: definition))
@@ -156,7 +161,7 @@ final class ScreenStream: StreamSource, Sendable {
                 state.goneSent = true
                 state.pending = nil
                 let id = state.copy?.eventID ?? ""
-                bytes.append(contentsOf: EventStreamFrames.event("gone", id: id, data: Self.goneData(reason, screen: screenID)))
+                bytes.append(contentsOf: EventStreamFrames.event("gone", id: id, data: Self.goneData(reason, screen: screenID, item: item)))
                 return .bytes(bytes)
             }
             if let pending = state.pending {
@@ -182,7 +187,7 @@ final class ScreenStream: StreamSource, Sendable {
         onClose?(self)
     }
 
-    private static func goneData(_ reason: EndReason, screen: String) -> [UInt8] {
+    private static func goneData(_ reason: EndReason, screen: String, item: String?) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         switch reason {
@@ -193,6 +198,10 @@ final class ScreenStream: StreamSource, Sendable {
             writer.key("detail")
             writer.string("the screen \"\(screen)\" is no longer served (the definitions were reloaded without it); GET /v1/screens lists the screens")
             writer.key("reason"); writer.string("screen-removed")
+        case .itemRemoved:
+            writer.key("detail")
+            writer.string("the item \"\(item ?? "")\" that the screen \"\(screen)\" shows was removed from its list; go back to the screen that listed it")
+            writer.key("reason"); writer.string("item-removed")
         }
         writer.endObject()
         return writer.bytes

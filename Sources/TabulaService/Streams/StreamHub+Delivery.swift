@@ -88,14 +88,21 @@ extension StreamHub {
                 continue
             }
             if definition !== stream.definition { stream.adopt(definition) }
+            if definition.item != nil, definition.item(stream.item, in: definition.conformed(state)) == nil {
+                unregister(stream)
+                stream.end(.itemRemoved)
+                continue
+            }
             let target: ScreenCopy
-            if let known = targets[definition.id] {
+            let name = stream.item.map { "\(definition.id)\u{1}\($0)" } ?? definition.id
+            if let known = targets[name] {
                 target = known
             } else {
                 let screen =
-                    cache.screenForDiff(session: channel.key, definition, revision: state.revision) ?? render(definition, state)
+                    cache.screenForDiff(session: channel.key, definition, revision: state.revision, item: stream.item)
+                    ?? render(definition, state, item: stream.item)
                 target = ScreenCopy(definitionID: definition.definitionID, revision: state.revision, screen: screen)
-                targets[definition.id] = target
+                targets[name] = target
             }
             // A copy changes only when the server takes the waiting event; a few attempts
             // always suffice, since each finds no waiting event left to take.
@@ -111,6 +118,7 @@ extension StreamHub {
     struct EventCache {
         struct Key: Hashable {
             let screen: String
+            let item: String?
             let definitionID: String
             let revision: Int
         }
@@ -119,7 +127,7 @@ extension StreamHub {
 
         /// `event: changes` from `base` to `target`; empty when the screen did not change.
         mutating func event(_ definition: ScreenDefinition, from base: ScreenCopy, to target: ScreenCopy) -> [UInt8] {
-            let key = Key(screen: definition.id, definitionID: base.definitionID, revision: base.revision)
+            let key = Key(screen: definition.id, item: target.screen.item, definitionID: base.definitionID, revision: base.revision)
             if let known = events[key] { return known }
             let changes = diff(old: base.screen, new: target.screen)
             let event =
@@ -127,7 +135,7 @@ extension StreamHub {
                 ? []
                 : EventStreamFrames.event(
                     "changes", id: target.eventID,
-                    data: AnswerBody.encode(definition, from: base.revision, to: target.revision, changes: changes))
+                    data: AnswerBody.encode(definition, item: target.screen.item, from: base.revision, to: target.revision, changes: changes))
             events[key] = event
             return event
         }

@@ -48,9 +48,10 @@
     }
   }
 
-  /** The preview URL of a screen, keeping the session, its language and the API key. */
-  function previewURL(screenID, session) {
+  /** The preview URL of a screen (an item screen's with its item), keeping the session, its language and the API key. */
+  function previewURL(screenID, session, item = screenID === page.screenID ? page.item : null) {
     const query = new URLSearchParams();
+    if (item) query.set("item", item);
     if (session) query.set("session", session);
     if (session && page.locale) query.set("locale", page.locale);
     if (apiKey) query.set("key", apiKey);
@@ -61,6 +62,19 @@
   /** The list page's URL, keeping the API key. */
   function listURL() {
     return apiKey ? `/preview?key=${encodeURIComponent(apiKey)}` : "/preview";
+  }
+
+  /** The API path of the page's screen (`suffix`: `/stream`, `/edit`, …), with `?item=` on an item screen. */
+  function screenPath(suffix = "") {
+    const path = `/v1/screens/${encodeURIComponent(page.screenID)}${suffix}`;
+    return page.item ? `${path}?item=${encodeURIComponent(page.item)}` : path;
+  }
+
+  /** Where the navigation bar's back button goes: the preview page this one was opened from, else the list. */
+  function backURL() {
+    const from = document.referrer;
+    if (from && from.startsWith(`${location.origin}/preview/`) && from !== location.href) return from;
+    return listURL();
   }
 
   function randomID() {
@@ -262,11 +276,12 @@
       document.body.dataset.ready = "true";
     }
 
-    catalogueListeners.push((catalogue) => draw(catalogue.screens || []));
+    // Item screens open through navigation, with an item: the list leaves them out.
+    catalogueListeners.push((catalogue) => draw((catalogue.screens || []).filter((screen) => !screen.itemList)));
     // The catalogue route comes with --preview; /v1/screens is the fallback when it is missing.
     request("GET", "/preview/api/catalogue", { timeout: 5000 })
       .catch(() => request("GET", "/v1/screens"))
-      .then((answer) => draw(answer.screens || []))
+      .then((answer) => draw((answer.screens || []).filter((screen) => !screen.itemList)))
       .catch((error) => banner(`Could not read the screens: ${error.message}`));
     pollCatalogue();
   }
@@ -1040,7 +1055,7 @@
   async function refetch(reason) {
     log(`refetching the screen: ${reason}`);
     try {
-      const screen = await request("GET", `/v1/screens/${encodeURIComponent(page.screenID)}`, { session: page.session });
+      const screen = await request("GET", screenPath(), { session: page.session });
       acceptScreen(screen, "refetch");
     } catch (error) {
       screenProblem(error);
@@ -1053,6 +1068,8 @@
       banner("This session is unknown (ended, expired, or from another server).", { label: "Start a new session", href: previewURL(page.screenID) });
     } else if (slug === "unknown-screen") {
       banner(`There is no screen "${page.screenID}".`, { label: "All screens", href: listURL() });
+    } else if (slug === "unknown-item") {
+      banner(`The item "${page.item || ""}" is not in its list (it was removed, or never added).`, { label: "Back", href: backURL() }, "unknown-item");
     } else {
       banner(`Could not load the screen: ${error.message}`);
     }
@@ -1084,6 +1101,7 @@
     const copy = page.copy;
     const query = new URLSearchParams({ session: page.session, since: String(copy.revision), definition: copy.definition });
     if (apiKey) query.set("key", apiKey);
+    if (page.item) query.set("item", page.item);
     const stream = new EventSource(`/v1/screens/${encodeURIComponent(page.screenID)}/stream?${query}`);
     page.stream = stream;
     page.streamCopy = { definition: copy.definition, revision: copy.revision };
@@ -1114,7 +1132,7 @@
         setTimeout(() => enqueue(async () => {
           if (page.stream !== stream || paused) return;
           try {
-            const screen = await request("GET", `/v1/screens/${encodeURIComponent(page.screenID)}`, { session: page.session });
+            const screen = await request("GET", screenPath(), { session: page.session });
             acceptScreen(screen, "refetch");
             openStream();
           } catch (error) {
@@ -1141,7 +1159,11 @@
       page.stream = null;
       let reason = "";
       try { reason = (JSON.parse(event.data || "{}") || {}).reason || ""; } catch (_) { reason = ""; }
-      if (reason === "screen-removed") {
+      if (reason === "item-removed") {
+        setStatus("closed", "item removed");
+        banner(`The item "${page.item}" was removed from its list; the page shows its last copy.`, { label: "Back", href: backURL() }, "item-removed");
+        log("stream: the item was removed", "error");
+      } else if (reason === "screen-removed") {
         setStatus("closed", "screen removed");
         banner(`The screen "${page.screenID}" was removed from the catalogue; the page shows its last copy.`,
           { label: "All screens", href: listURL() }, "screen-removed");
@@ -1184,8 +1206,11 @@
         toast(`Open URL: ${effect.url}`);
         log(`effect: openURL ${effect.url}`);
       } else if (effect.type === "navigate") {
-        log(`effect: navigate to ${effect.screen}`);
-        location.assign(previewURL(effect.screen, page.session));
+        log(`effect: navigate to ${effect.screen}${effect.item ? ` (item ${effect.item})` : ""}`);
+        location.assign(previewURL(effect.screen, page.session, effect.item || null));
+      } else if (effect.type === "back") {
+        log("effect: back");
+        location.assign(backURL());
       } else {
         log(`effect: ${JSON.stringify(effect)}`);
       }
@@ -1208,7 +1233,7 @@
       log(`${kind} ${rowID}${detail}`);
       let result;
       try {
-        result = await request("POST", `/v1/screens/${encodeURIComponent(page.screenID)}/${kind}`, { body, session: page.session });
+        result = await request("POST", screenPath(`/${kind}`), { body, session: page.session });
       } catch (error) {
         if (error instanceof Problem && error.status === 409) {
           log(`${error.slug}: ${error.message}`, "error");
@@ -1228,8 +1253,8 @@
       }
       // Say where the page goes before the answer counts as applied, so whoever waits on
       // body[data-applied] knows a navigation follows.
-      const navigation = (result.effects || []).find((effect) => effect.type === "navigate");
-      if (navigation) document.body.dataset.navigating = navigation.screen;
+      const navigation = (result.effects || []).find((effect) => effect.type === "navigate" || effect.type === "back");
+      if (navigation) document.body.dataset.navigating = navigation.screen || "back";
       const now = page.copy;
       if (now.definition === sent.definition && now.revision === sent.revision) {
         try {
@@ -1473,12 +1498,13 @@
     document.body.dataset.page = "screen";
     $("#screen-list").remove();
     page.screenID = screenID;
+    page.item = params.get("item");
     const main = $("#screen");
     main.dataset.screenId = screenID;
-    setText('[data-field="screen"]', screenID);
+    setText('[data-field="screen"]', page.item ? `${screenID} (item ${page.item})` : screenID);
     const back = $("#back");
     back.hidden = false;
-    back.href = listURL();
+    back.href = page.item ? backURL() : listURL();
     back.prepend(svg(ICONS.back, "navbar-back-icon"));
     bindScreenEvents(main);
     const scroller = $("#scroller");
@@ -1527,7 +1553,7 @@
 
     await enqueue(async () => {
       try {
-        const screen = await request("GET", `/v1/screens/${encodeURIComponent(screenID)}`, { session });
+        const screen = await request("GET", screenPath(), { session });
         acceptScreen(screen, "GET");
       } catch (error) {
         screenProblem(error);
