@@ -201,4 +201,55 @@ func playlistCatalogue() throws -> Catalogue {
         let total = try screen(api, session).sections[1].rows.first { $0.id == "total" }
         #expect(total?.content == .basic(title: "10 songs, 2 liked"))
     }
+
+    /// The inbox's search and "show more" under random edits of the query, the limit and
+    /// the list (the backend's patches), on each store: every answer's change set, applied
+    /// to the copy before it, gives what `GET` answers.
+    @Test(arguments: StoreKind.allCases)
+    func randomSearchesAndPagesKeepTheCopyExact(_ kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        let catalogue = try APITestServer.fixtures(withInbox: true)
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { configuration in
+            configuration.backendKey = APIKey(BackendAPITests.key)
+        }
+        defer { api.store.close() }
+        let (session, id) = try api.newBackendSession()
+        func screen() throws -> Screen { try Screen(jsonBytes: try api.send("GET", "/v1/screens/inbox", session: session).body) }
+        var copy = try screen()
+        var random = SplitMix64(seed: 545)
+        let queries = ["", "l", "lu", "lun", "lunch", "re", "ann", "ANN LEE", "é", "x"]
+        for step in 0..<30 {
+            let answer: RawHTTPResponse
+            switch random.next() % 4 {
+            case 0, 1:
+                let query = queries[Int(random.next() % UInt64(queries.count))]
+                answer = try api.send("POST", "/v1/screens/inbox/edit", session: session, json: #"{"row": "inbox-search", "value": "\#(query)"}"#)
+                // The field already shows what was typed: the answer starts from that copy.
+                copy = copy.showing(.string(query), inRow: "inbox-search")
+            case 2 where copy.path(ofRow: "inbox-more") != nil:
+                answer = try api.send("POST", "/v1/screens/inbox/selection", session: session, json: #"{"row": "inbox-more"}"#)
+            default:
+                // The backend marks a random message read, or removes one.
+                let record = try api.send("GET", "/v1/sessions/\(id)", headers: [BackendAPITests.authorization])
+                let revision = try #require(record.json.objectValue?["revision"]?.intValue)
+                let index = Int(random.next() % 200)
+                let operation =
+                    random.next() % 2 == 0
+                    ? #"[{"op": "replace", "path": "/messages/\#(index)/read", "value": true}]"#
+                    : #"[{"op": "remove", "path": "/messages/\#(index)"}]"#
+                let patch = try api.send(
+                    "PATCH", "/v1/sessions/\(id)/state", headers: [BackendAPITests.authorization, "If-Match: \"\(revision)\""], json: operation,
+                    contentType: "application/json-patch+json")
+                #expect(patch.status == 200 || patch.status == 422, "\(patch.bodyText)")
+                answer = try api.send("GET", "/v1/screens/inbox/changes?since=\(copy.revision)&definition=\(copy.definition ?? "")", session: session)
+            }
+            #expect(answer.status == 200, "step \(step): \(answer.bodyText)")
+            let result = try #require(answer.json.objectValue)
+            var next = try ChangeSet(json: try #require(result["changes"])).applyChecked(to: copy)
+            next.revision = try #require(result["toRevision"]?.intValue)
+            let current = try screen()
+            #expect(next == current, "step \(step)")
+            copy = current
+        }
+    }
 }

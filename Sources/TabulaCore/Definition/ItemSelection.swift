@@ -30,6 +30,7 @@ public struct ItemSelection: Sendable {
     /// that a search showing the first 50 matches reads no further than the 50th.
     public func items(_ records: [Record], _ context: EvaluationContext) -> [Record] {
         var itemContext = context
+        let filter = filter?.boundToState(context)
         func passes(_ item: Record) -> Bool {
             guard let filter else { return true }
             itemContext.item = item

@@ -51,6 +51,10 @@ public final class RowDefinition: Sendable {
     /// The keys that decide whether the row is there and which instances it has: its id's,
     /// its list's, its selection's and its `visibleWhen`'s. When none changed, its rows are the same ones.
     public let structureDependencies: Set<String>
+    /// Every key the row's rendering reads but those only its selection reads: when none
+    /// changed, each of its rows still shown is what it was (a search or a "show more"
+    /// changes which items are shown, not how one is drawn).
+    public let contentDependencies: Set<String>
 
     public init(
         id: Template, forEach: String?, kind: String, fields: [String: FieldSource],
@@ -87,10 +91,10 @@ public final class RowDefinition: Sendable {
         isInput = RowContent.inputKinds.contains(kind)
         var structure = id.stateKeys
         if let forEach { structure.insert(forEach) }
-        if let selection { structure.formUnion(selection.stateKeys) }
         if let visibleWhen { structure.formUnion(visibleWhen.stateKeys) }
-        structureDependencies = structure
         var keys = structure
+        if let selection { structure.formUnion(selection.stateKeys) }
+        structureDependencies = structure
         for source in fields.values { keys.formUnion(source.stateKeys) }
         if let enabledWhen { keys.formUnion(enabledWhen.stateKeys) }
         if let options { keys.formUnion(options.stateKeys) }
@@ -98,7 +102,8 @@ public final class RowDefinition: Sendable {
         for action in leadingActions + trailingActions { keys.formUnion(action.stateKeys) }
         keys.formUnion(accessibility.stateKeys)
         for expression in [height, estimatedHeight].compactMap({ $0 }) { keys.formUnion(expression.stateKeys) }
-        dependencies = keys
+        contentDependencies = keys
+        dependencies = keys.union(structure)
     }
 }
 

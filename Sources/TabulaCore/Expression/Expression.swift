@@ -47,6 +47,12 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The expression with every part that does not read the item evaluated once in
+    /// `context` (see ``ExpressionNode/boundToState(_:)``): for testing many items.
+    func boundToState(_ context: EvaluationContext) -> Expression {
+        Expression(source: source, type: type, node: node.boundToState(context))
+    }
+
     /// The state keys the expression reads.
     public var stateKeys: Set<String> {
         var keys: Set<String> = []
@@ -193,12 +199,11 @@ public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
         }
     }
 
-    func apply(_ arguments: [String]) -> FieldValue {
-        let first = arguments.first ?? ""
-        let second = arguments.count > 1 ? arguments[1] : ""
+    /// The function's value for its arguments (`second` is `""` for a one-argument function).
+    func apply(_ first: String, _ second: String) -> FieldValue {
         switch self {
-        case .contains: return .bool(second.isEmpty || first.lowercased().contains(second.lowercased()))
-        case .startsWith: return .bool(first.lowercased().hasPrefix(second.lowercased()))
+        case .contains: return .bool(FoldedText.contains(first, second))
+        case .startsWith: return .bool(FoldedText.starts(first, with: second))
         case .lowercase: return .string(first.lowercased())
         case .uppercase: return .string(first.uppercased())
         case .trim:
@@ -267,6 +272,11 @@ indirect enum ExpressionNode: Hashable, Sendable {
             return .bool(left.bool(context) || right.bool(context))
         case .equal(let left, let right, let negated):
             return .bool((left.evaluate(context) == right.evaluate(context)) != negated)
+        case .compare(let comparison, .countWhere(let list, let condition), let right):
+            // `count(LIST, CONDITION) > N` needs no more than N + 1 matches to be decided.
+            guard case .number(let bound) = right.evaluate(context) else { return .bool(false) }
+            let cap = bound.isFinite ? (bound < 0 ? 0 : bound >= 0x1p52 ? Int.max : Int(bound.rounded(.down)) + 1) : Int.max
+            return .bool(comparison.holds(Double(Self.count(list, condition, context, stoppingAt: cap)), bound))
         case .compare(let comparison, let left, let right):
             switch (left.evaluate(context), right.evaluate(context)) {
             case (.number(let a), .number(let b)): return .bool(comparison.holds(a, b))
@@ -278,15 +288,11 @@ indirect enum ExpressionNode: Hashable, Sendable {
         case .arithmetic(let operation, let left, let right):
             return .number(operation.apply(left.number(context), right.number(context)))
         case .function(let function, let arguments):
-            return function.apply(arguments.map { $0.string(context) })
+            // One or two arguments, read without an array: a search calls this per item.
+            let first = arguments.first.map { $0.string(context) } ?? ""
+            return function.apply(first, arguments.count > 1 ? arguments[1].string(context) : "")
         case .countWhere(let list, let condition):
-            var itemContext = context
-            var count = 0
-            for item in context.state.records(list) {
-                itemContext.item = item
-                if condition.bool(itemContext) { count += 1 }
-            }
-            return .number(Double(count))
+            return .number(Double(Self.count(list, condition, context, stoppingAt: Int.max)))
         case .message(let key, let arguments):
             guard let strings = context.strings else { return .string(key) }
             var values: [String: FieldValue] = [:]
@@ -294,6 +300,51 @@ indirect enum ExpressionNode: Hashable, Sendable {
             return .string(strings.text(key, locale: context.state.client.locale, arguments: values))
         case .formValid(let form):
             return .bool(context.screen?.isFormValid(form, context.state, screenItem: context.screenItem) ?? false)
+        }
+    }
+
+    /// How many items of `list` `condition` holds for, counting no further than `cap`.
+    private static func count(_ list: String, _ condition: ExpressionNode, _ context: EvaluationContext, stoppingAt cap: Int) -> Int {
+        let condition = condition.boundToState(context)
+        var itemContext = context
+        var count = 0
+        for item in context.state.records(list) where count < cap {
+            itemContext.item = item
+            if condition.bool(itemContext) { count += 1 }
+        }
+        return count
+    }
+
+    /// The node with every part that does not read the item evaluated once, in `context`:
+    /// a condition tested against each item of a long list then looks up only the item's
+    /// fields (`Scripts/bench-core lists` prints what a search costs).
+    func boundToState(_ context: EvaluationContext) -> ExpressionNode {
+        guard readsItem else { return .literal(evaluate(context)) }
+        switch self {
+        case .not(let operand): return .not(operand.boundToState(context))
+        case .negate(let operand): return .negate(operand.boundToState(context))
+        case .and(let left, let right): return .and(left.boundToState(context), right.boundToState(context))
+        case .or(let left, let right): return .or(left.boundToState(context), right.boundToState(context))
+        case .equal(let left, let right, let negated): return .equal(left.boundToState(context), right.boundToState(context), negated: negated)
+        case .compare(let comparison, let left, let right): return .compare(comparison, left.boundToState(context), right.boundToState(context))
+        case .arithmetic(let operation, let left, let right): return .arithmetic(operation, left.boundToState(context), right.boundToState(context))
+        case .conditional(let condition, let then, let otherwise):
+            return .conditional(condition.boundToState(context), then.boundToState(context), otherwise.boundToState(context))
+        case .function(let function, let arguments): return .function(function, arguments.map { $0.boundToState(context) })
+        default: return self
+        }
+    }
+
+    /// Whether the node or a node inside it reads the item (`item.FIELD`, or `value`, which
+    /// stands for the edited value); a `count`'s condition reads its own items, not this one.
+    private var readsItem: Bool {
+        switch self {
+        case .itemField, .editedValue: return true
+        case .countWhere: return false
+        default:
+            var reads = false
+            forEachOperand { reads = reads || $0.readsItem }
+            return reads
         }
     }
 

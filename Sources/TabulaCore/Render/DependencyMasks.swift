@@ -12,6 +12,9 @@ struct DependencyMasks: Sendable {
         let footer: UInt64
         /// One per row definition, in declared order.
         let rows: [UInt64]
+        /// One per row definition: what its rows' content reads (all but what only its
+        /// `forEach` selection reads).
+        let rowContent: [UInt64]
         /// What decides which rows the section has and in which order: the rows'
         /// `visibleWhen`, `forEach` lists and ids.
         let rowStructure: UInt64
@@ -71,8 +74,8 @@ struct DependencyMasks: Sendable {
             return result
         }
         let itemKeys: Set<String> = item.map { [$0] } ?? []
-        func rowMask(_ row: RowDefinition) -> UInt64 {
-            var keys = expanded(row.dependencies).union(itemKeys)
+        func rowMask(_ row: RowDefinition, content: Bool = false) -> UInt64 {
+            var keys = expanded(content ? row.contentDependencies : row.dependencies).union(itemKeys)
             // Any input row may show an error the backend named.
             if row.isInput { keys.insert(Self.marksKey) }
             for target in row.equalsTargets { keys.formUnion(expanded(fixedRows[target]?.dependencies ?? [])) }
@@ -80,11 +83,12 @@ struct DependencyMasks: Sendable {
         }
         self.title = mask(expanded(title.stateKeys).union(itemKeys))
         self.sections = sections.map { section in
-            let rows = section.rows.map(rowMask)
+            let rows = section.rows.map { rowMask($0) }
             return SectionMasks(
                 section: mask(expanded(section.dependencies).union(itemKeys)) | rows.reduce(0, |),
                 header: mask(expanded(section.headerDependencies).union(itemKeys)),
                 footer: mask(expanded(section.footerDependencies).union(itemKeys)), rows: rows,
+                rowContent: section.rows.map { rowMask($0, content: true) },
                 rowStructure: section.rows.reduce(0) { $0 | mask(expanded($1.structureDependencies).union(itemKeys)) })
         }
         self.bitByKey = bitByKey

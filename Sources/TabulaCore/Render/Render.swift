@@ -64,8 +64,9 @@ public func render(
 /// One section, or `nil` when it is hidden or empty (and not kept). Given `earlier`, the
 /// section as it was on screen at a state differing only in the `changed` keys, a header,
 /// footer, row or `forEach` instance that reads none of them is what it was: taken from
-/// `earlier` (rows by id; a row `earlier` lacks was hidden and still is). Only the others
-/// are rendered.
+/// `earlier` (rows by id; a row `earlier` lacks was hidden and still is). A `forEach` row
+/// whose selection alone read a changed key shows other items, each drawn as before: the
+/// ones `earlier` has are taken from it, the others rendered. Only the others are rendered.
 private func render(
     _ sectionDefinition: SectionDefinition, _ definition: ScreenDefinition, _ state: SessionState, screenItem: Record?,
     reusing earlier: Section? = nil, masks: DependencyMasks.SectionMasks? = nil, changed: UInt64 = 0
@@ -87,11 +88,19 @@ private func render(
     var earlierRows: EarlierRows?  // built when the first row is reused
     for (index, rowDefinition) in sectionDefinition.rows.enumerated() {
         let unchangedIn = reusable(masks?.rows[index])
+        let drawnAlikeIn = unchangedIn == nil && rowDefinition.forEach != nil ? reusable(masks?.rowContent[index]) : nil
         definition.forEachInstance(of: rowDefinition, state, screenItem: screenItem) { _, context in
             if let unchangedIn {
                 if earlierRows == nil { earlierRows = EarlierRows(unchangedIn.rows) }
                 if let row = earlierRows?.row(id: rowDefinition.id.evaluate(context)) { section.rows.append(row) }
                 return
+            }
+            if let drawnAlikeIn {
+                if earlierRows == nil { earlierRows = EarlierRows(drawnAlikeIn.rows) }
+                if let row = earlierRows?.row(id: rowDefinition.id.evaluate(context)) {
+                    section.rows.append(row)
+                    return
+                }
             }
             guard rowDefinition.visibleWhen?.isTrue(context) ?? true, let shown = rowDefinition.shown(drawing: state.client.kinds) else { return }
             section.rows.append(shown.render(context, in: definition))
