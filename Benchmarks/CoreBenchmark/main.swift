@@ -3,7 +3,11 @@ import TabulaCore
 //  - diff, render and encode at 1k / 10k / 100k rows, flat and in 20 sections, with 1%
 //    content edits and 1% moves for diff, and time per row to show linear growth;
 //  - one event's whole trip through the core on the settings fixture
-//    (reduce, render old and new, diff, encode the answer).
+//    (reduce, render old and new, diff, encode the answer);
+//  - lists: the inbox fixture with 100 and 10,000 messages, a keystroke in its search and a
+//    "show more" (50 more messages, then 50 fewer), each through the core, and a filtered
+//    list's render and diff.
+//  `tabula-core-bench inbox N DIRECTORY` writes the inbox with N messages for Scripts/bench-lists.
 // Run it with Scripts/bench-core.
 import TabulaPlatform
 import TabulaSamples
@@ -145,4 +149,69 @@ if only == nil || only == "event" {
     for (name, micros) in stepTimes { print("  " + padRight(name, 30) + pad(format(micros, decimals: 2), 9) + " µs") }
     print("  " + padRight("reduce + render + diff + encode", 30) + pad(format(whole, decimals: 2), 9) + " µs")
 }
+if only == "inbox" {
+    // tabula-core-bench inbox N DIRECTORY: the inbox with N messages, for Scripts/bench-lists.
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    guard arguments.count == 2, let count = Int(arguments[0]), let fixture = FixtureFiles.read("Fixtures/screens/inbox.json"),
+        let bytes = try? InboxSample.definition(fixture: fixture, messageCount: count),
+        (try? Files.write(bytes, to: "\(arguments[1])/inbox.json")) != nil
+    else {
+        print("usage: tabula-core-bench inbox MESSAGES DIRECTORY (from the repository's root; DIRECTORY must exist)")
+        exit(2)
+    }
+    exit(0)
+}
+
+if only == nil || only == "lists" {
+    guard let fixture = FixtureFiles.read("Fixtures/screens/inbox.json") else {
+        print("error: no inbox fixture")
+        exit(1)
+    }
+    print("lists: the inbox fixture, one event through the core (reduce, render from the old screen, diff, encode)")
+    print("messages   keystroke (µs)   show more (µs)   render (µs)   diff (µs)")
+    var keystrokes: [Double] = []
+    var pages: [Double] = []
+    for messages in [100, 10_000] {
+        guard let bytes = try? InboxSample.definition(fixture: fixture, messageCount: messages),
+            let catalogue = try? Catalogue.load([DefinitionFile(name: "inbox.json", bytes: bytes)]),
+            let inbox = catalogue.screen(id: "inbox")
+        else {
+            print("error: the inbox with \(messages) messages does not load")
+            exit(1)
+        }
+        /// Median time of an event through the core, alternating between two events.
+        func eventTime(_ events: [Event], from initial: SessionState) -> Double {
+            var state = initial
+            var screen = render(inbox, state)
+            var turn = 0
+            return medianMicroseconds(repetitions: 401) {
+                turn += 1
+                guard let (next, _) = try? reduce(state, events[turn % 2], inbox) else { return }
+                let newScreen = render(inbox, next, reusing: screen, renderedAt: state)
+                sink &+= diff(old: screen, new: newScreen).jsonBytes.count
+                (state, screen) = (next, newScreen)
+            }
+        }
+        var searching = catalogue.initialState
+        searching.values["inboxQuery"] = .scalar(.string("lunc"))
+        let keystroke = eventTime(
+            [.edit(row: "inbox-search", value: .string("lunch")), .edit(row: "inbox-search", value: .string("lunc"))], from: searching)
+        let page = eventTime([.select(row: "inbox-page"), .select(row: "inbox-page")], from: catalogue.initialState)
+        var lunch = searching
+        lunch.values["inboxQuery"] = .scalar(.string("lunch"))
+        let renderTime = medianMicroseconds(repetitions: 201) { sink &+= render(inbox, lunch).rowCount }
+        let (before, after) = (render(inbox, searching), render(inbox, lunch))
+        let diffTime = medianMicroseconds(repetitions: 201) { sink &+= diff(old: before, new: after).rows.deleted.count }
+        keystrokes.append(keystroke)
+        pages.append(page)
+        print(
+            pad("\(messages)", 8) + pad(format(keystroke, decimals: 1), 17) + pad(format(page, decimals: 1), 17)
+                + pad(format(renderTime, decimals: 1), 14) + pad(format(diffTime, decimals: 1), 12))
+    }
+    print(
+        "  10,000 against 100 messages: keystroke \(format(keystrokes[1] / keystrokes[0], decimals: 2))x, show more \(format(pages[1] / pages[0], decimals: 2))x (target: at most 2x)"
+    )
+    print("")
+}
+
 if sink == -1 { print(sink) }

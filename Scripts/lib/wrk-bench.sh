@@ -41,6 +41,17 @@ start_server() {
     exit 1
 }
 
+# bench_screens: a copy of the bundled screens (and their string tables) without the inbox,
+# whose messages would make every session's state tens of kilobytes that each SQLite
+# commit writes: these benchmarks measure the settings screen's events as they always did,
+# and Scripts/bench-lists measures lists. Prints the copy's screens directory.
+bench_screens() {
+    mkdir -p "$work/fixtures"
+    cp -r Fixtures/screens Fixtures/strings "$work/fixtures/"
+    rm -f "$work/fixtures/screens/inbox.json"
+    echo "$work/fixtures/screens"
+}
+
 # create_sessions <port> <file>: one POST per session on one keep-alive connection.
 create_sessions() {
     local urls=()

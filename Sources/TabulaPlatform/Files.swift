@@ -35,6 +35,22 @@ public enum Files {
         }
     }
 
+    /// Writes a whole file, replacing what it held.
+    public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .current(path, "write") }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { writeDescriptor(descriptor, $0.baseAddress.map { $0 + written }, bytes.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .current(path, "write")
+            }
+            written += count
+        }
+    }
+
     /// The names of the files directly inside `directory` that end in `suffix` and do not
     /// start with a dot (editors' hidden and swap files), sorted.
     public static func names(in directory: String, endingIn suffix: String) throws(FileError) -> [String] {

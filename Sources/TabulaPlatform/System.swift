@@ -19,6 +19,11 @@ public func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointe
     read(descriptor, buffer, count)
 }
 
+/// `write(2)`, under a name that types with a `write` of their own can call.
+public func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
+
 /// A file's modification time in nanoseconds since the epoch.
 public func modificationNanoseconds(_ status: stat) -> Int {
     #if canImport(Darwin)
