@@ -86,14 +86,13 @@ enum InPlaceEquality {
             a.pointee.accessory == b.pointee.accessory, a.pointee.height == b.pointee.height,
             a.pointee.estimatedHeight == b.pointee.estimatedHeight, a.pointee.movable == b.pointee.movable
         else { return false }
-        // Swipe actions and accessibility texts are rare: compared whole.
-        guard a.pointee.leadingActions == b.pointee.leadingActions, a.pointee.trailingActions == b.pointee.trailingActions,
-            a.pointee.accessibility == b.pointee.accessibility
-        else { return false }
         guard let layout = RowLayout.offsets else { return a.pointee == b.pointee }
         return values(field(a, layout.id, String.self), field(b, layout.id, String.self))
             && values(field(a, layout.content, RowContent.self), field(b, layout.content, RowContent.self))
             && values(field(a, layout.error, String?.self), field(b, layout.error, String?.self))
+            && values(field(a, layout.leadingActions, [SwipeAction].self), field(b, layout.leadingActions, [SwipeAction].self))
+            && values(field(a, layout.trailingActions, [SwipeAction].self), field(b, layout.trailingActions, [SwipeAction].self))
+            && values(field(a, layout.accessibility, RowAccessibility.self), field(b, layout.accessibility, RowAccessibility.self))
     }
 
     /// Whether two rows in memory have the same id.
@@ -154,11 +153,13 @@ enum InPlaceEquality {
 
     /// Where `Row`'s fields that hold references lie (computed once).
     private enum RowLayout {
-        static let offsets: (id: Int, content: Int, error: Int)? = {
+        static let offsets: (id: Int, content: Int, error: Int, leadingActions: Int, trailingActions: Int, accessibility: Int)? = {
             guard let id = MemoryLayout<Row>.offset(of: \Row.id), let content = MemoryLayout<Row>.offset(of: \Row.content),
-                let error = MemoryLayout<Row>.offset(of: \Row.error)
+                let error = MemoryLayout<Row>.offset(of: \Row.error), let leading = MemoryLayout<Row>.offset(of: \Row.leadingActions),
+                let trailing = MemoryLayout<Row>.offset(of: \Row.trailingActions),
+                let accessibility = MemoryLayout<Row>.offset(of: \Row.accessibility)
             else { return nil }
-            return (id, content, error)
+            return (id, content, error, leading, trailing, accessibility)
         }()
     }
 }
