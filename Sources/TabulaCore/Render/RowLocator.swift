@@ -8,8 +8,7 @@ struct RowLocator: Sendable {
     }
 
     private struct Pattern: Sendable {
-        let prefix: String
-        let suffix: String
+        let ids: ItemIDPattern
         let list: String
         let position: Position
     }
@@ -23,8 +22,8 @@ struct RowLocator: Sendable {
         for (sectionIndex, section) in sections.enumerated() {
             for (rowIndex, row) in section.rows.enumerated() {
                 let position = Position(section: sectionIndex, row: rowIndex)
-                if let list = row.forEach, let affixes = row.id.singleExpressionAffixes {
-                    patterns.append(Pattern(prefix: affixes.prefix, suffix: affixes.suffix, list: list, position: position))
+                if let list = row.forEach, let ids = row.itemIDPattern {
+                    patterns.append(Pattern(ids: ids, list: list, position: position))
                 } else if fixed[row.id.source] == nil {
                     fixed[row.id.source] = position
                 }
@@ -37,13 +36,30 @@ struct RowLocator: Sendable {
     /// The row's position in the definition and, for a repeated row, its item.
     func locate(_ id: String, in state: SessionState) -> (position: Position, item: Record?)? {
         if let position = fixed[id] { return (position, nil) }
-        for pattern in patterns
-        where id.utf8.count > pattern.prefix.utf8.count + pattern.suffix.utf8.count
-            && id.hasPrefix(pattern.prefix) && id.hasSuffix(pattern.suffix)
-        {
-            let itemID = String(id.dropFirst(pattern.prefix.count).dropLast(pattern.suffix.count))
+        for pattern in patterns {
+            guard let itemID = pattern.ids.itemID(in: id) else { continue }
             if let item = state.records(pattern.list).first(where: { $0.id == itemID }) { return (pattern.position, item) }
         }
         return nil
+    }
+}
+
+/// The ids a `forEach` row gives, `prefix{{item.id}}suffix`: the one place an item's id is
+/// read back out of a row's id.
+struct ItemIDPattern: Sendable {
+    let prefix: String
+    let suffix: String
+
+    /// The item id in `id`, or `nil` when this row cannot have given `id`.
+    func itemID(in id: String) -> String? {
+        guard id.utf8.count > prefix.utf8.count + suffix.utf8.count, id.hasPrefix(prefix), id.hasSuffix(suffix) else { return nil }
+        return String(id.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+}
+
+extension RowDefinition {
+    /// How the row's ids hold its items' ids; `nil` for a row without one expression in its id.
+    var itemIDPattern: ItemIDPattern? {
+        id.singleExpressionAffixes.map { ItemIDPattern(prefix: $0.prefix, suffix: $0.suffix) }
     }
 }

@@ -41,9 +41,6 @@ struct ItemMove {
 
     /// The item id in a row id the same `forEach` row gives, or `nil` for another row's.
     private func itemID(ofRow id: String) -> String? {
-        guard let affixes = row.id.singleExpressionAffixes, id.utf8.count > affixes.prefix.utf8.count + affixes.suffix.utf8.count,
-            id.hasPrefix(affixes.prefix), id.hasSuffix(affixes.suffix)
-        else { return nil }
-        return String(id.dropFirst(affixes.prefix.count).dropLast(affixes.suffix.count))
+        row.itemIDPattern?.itemID(in: id)
     }
 }

@@ -112,7 +112,7 @@ final class ScreenCache: Sendable {
 
     /// Where an item screen's entry is kept: the screen's id and the item's (apart, since
     /// no screen id holds a control character).
-    private static func name(_ screen: String, item: String?) -> String {
+    static func name(_ screen: String, item: String?) -> String {
         item.map { "\(screen)\u{1}\($0)" } ?? screen
     }
 

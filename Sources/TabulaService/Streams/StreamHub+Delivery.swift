@@ -94,7 +94,7 @@ extension StreamHub {
                 continue
             }
             let target: ScreenCopy
-            let name = stream.item.map { "\(definition.id)\u{1}\($0)" } ?? definition.id
+            let name = ScreenCache.name(definition.id, item: stream.item)
             if let known = targets[name] {
                 target = known
             } else {
