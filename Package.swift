@@ -5,7 +5,9 @@ let package = Package(
     name: "Tabula",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
+        .library(name: "TabulaModel", targets: ["TabulaModel"]),
         .library(name: "TabulaCore", targets: ["TabulaCore"]),
+        .library(name: "TabulaClient", targets: ["TabulaClient", "TabulaClientURLSession"]),
         .library(name: "TabulaService", targets: ["TabulaService"]),
         // Seeded generators and fixture reading, for tests, benchmarks and Tests/Fuzz.
         .library(name: "TabulaSamples", targets: ["TabulaSamples"]),
@@ -21,12 +23,27 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        // Pure row-model core: no Foundation, no I/O, no HTTP. Clients may link it.
+        // What an app links: the wire model, its JSON, and change sets that apply to it. No
+        // definitions, no expressions, no diff engine, no Foundation.
         .target(
-            name: "TabulaCore",
+            name: "TabulaModel",
             // Without Foundation nothing pulls in libm, which Double rounding needs on Linux.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        // The engine around the model: definitions, expressions, state, render and diff. No
+        // Foundation, no I/O, no HTTP.
+        .target(
+            name: "TabulaCore",
+            dependencies: ["TabulaModel"],
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
+        ),
+        // A session and screen handles an app keeps current: events sent once, streams
+        // followed, copies fetched again when they must be. No Foundation: it talks through
+        // a transport, so that `tabula watch` can use libcurl and load it only when it runs.
+        .target(name: "TabulaClient", dependencies: ["TabulaModel"]),
+        // TabulaClient's transport for apps: URLSession's delegate API, which streams on Apple
+        // platforms and in Linux's FoundationNetworking.
+        .target(name: "TabulaClientURLSession", dependencies: ["TabulaClient"]),
         // What every layer above the core uses: locks, sharded storage, thread slots, worker
         // threads and queues, the system clock, and the platform's C library (System.swift).
         .systemLibrary(name: "CTabulaPlatform"),
@@ -84,8 +101,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The preview page's files, embedded by the plugin.
-            exclude: ["Preview/Assets"],
+            // The preview page's and the web client's files, embedded by the plugin.
+            exclude: ["Preview/Assets", "Client/Assets"],
             plugins: ["EmbedFile"]
         ),
         // The example backend of the bundled sign-in screen (`tabula example-backend`).
@@ -98,7 +115,9 @@ let package = Package(
         .executableTarget(
             name: "tabula",
             dependencies: [
+                "TabulaClient",
                 "TabulaCore",
+                "TabulaCurl",
                 "TabulaExampleBackend",
                 "TabulaICU",
                 "TabulaPlatform",
@@ -133,6 +152,11 @@ let package = Package(
             ],
             path: "Benchmarks/HTTPBaselineServer"
         ),
+        // One program that decodes a screen and applies a change set, built linking TabulaModel
+        // and linking TabulaCore, beside a baseline without either: Scripts/bench-link-size.
+        .executableTarget(name: "tabula-link-size-baseline", path: "Benchmarks/LinkSize/Baseline"),
+        .executableTarget(name: "tabula-link-size-model", dependencies: ["TabulaModel"], path: "Benchmarks/LinkSize/Model"),
+        .executableTarget(name: "tabula-link-size-core", dependencies: ["TabulaCore"], path: "Benchmarks/LinkSize/Core"),
         .testTarget(
             name: "TabulaCoreTests",
             dependencies: [
@@ -178,6 +202,10 @@ let package = Package(
                 "tabula", "TabulaService", "TabulaExampleBackend", "TabulaHTTP", "TabulaICU", "TabulaPlatform", "TabulaPostgres", "TabulaSQLite",
                 "TabulaSamples", "TabulaTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "TabulaClientTests",
+            dependencies: ["tabula", "TabulaClient", "TabulaClientURLSession", "TabulaModel", "TabulaTestSupport"]
         ),
         .testTarget(
             name: "TabulaCommandTests",

@@ -2,9 +2,10 @@ import Foundation
 import PackagePlugin
 
 /// Embeds files in TabulaService at build time, each as the text of an enum: the
-/// repository's `openapi.json` (`EmbeddedOpenAPI.text`) and the preview page's assets
-/// (`EmbeddedPreview.html`, `.css`, `.js`). The files stay files that tools can format, lint
-/// and diff, and the binary still serves them without reading a file.
+/// repository's `openapi.json` (`EmbeddedOpenAPI.text`), the preview page's assets
+/// (`EmbeddedPreview.html`, `.css`, `.js`) and the web client's (`EmbeddedClient.js`,
+/// `.css`). The files stay files that tools can format, lint and diff, and the binary still
+/// serves them without reading a file.
 ///
 /// The Swift files are written by the shell, not by a tool of this package: the fuzzing
 /// build compiles every module of the package with the fuzzer's sanitizers, which no
@@ -16,6 +17,7 @@ struct EmbedFile: BuildToolPlugin {
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         let assets = context.package.directoryURL.appending(path: "Sources/TabulaService/Preview/Assets")
+        let client = context.package.directoryURL.appending(path: "Sources/TabulaService/Client/Assets")
         return [
             embed(
                 [("text", context.package.directoryURL.appending(path: "openapi.json"))], as: "EmbeddedOpenAPI", context: context),
@@ -25,6 +27,11 @@ struct EmbedFile: BuildToolPlugin {
                     ("css", assets.appending(path: "preview.css")),
                     ("js", assets.appending(path: "preview.js")),
                 ], as: "EmbeddedPreview", context: context),
+            embed(
+                [
+                    ("js", client.appending(path: "tabula.js")),
+                    ("css", client.appending(path: "tabula.css")),
+                ], as: "EmbeddedClient", context: context),
         ]
     }
 

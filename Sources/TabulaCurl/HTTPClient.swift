@@ -1,7 +1,7 @@
 import TabulaPlatform
 
-/// Outbound `POST`s over libcurl, on one thread of their own, with connections kept alive
-/// and reused between requests.
+/// Outbound requests over libcurl (`POST`s, and `GET`s whose answers may stream), on one
+/// thread of their own, with connections kept alive and reused between requests.
 ///
 /// One thread moves every transfer: it waits on all their sockets at once
 /// (`curl_multi_poll`), so a slow server costs a socket, not a thread. At most
@@ -32,7 +32,7 @@ public final class HTTPClient: Sendable {
         if case .join = loop.stop(lastReference: true) { thread.join() }
     }
 
-    /// Sends `request` as a `POST`; `completion` runs once, on the client's thread, with the
+    /// Sends `request` (a `POST` unless its method says otherwise); `completion` runs once, on the client's thread, with the
     /// answer whatever its status, or why there is none. After ``shutdown()`` it runs at once
     /// on the calling thread with ``HTTPClientError/transport(_:)``.
     public func post(_ request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void) {

@@ -1,5 +1,5 @@
-/// A `POST` for ``HTTPClient``: where, with which header fields and body, and how long the
-/// whole exchange may take.
+/// A request for ``HTTPClient``: where, with which method, header fields and body, and how
+/// long the whole exchange may take.
 public struct HTTPClientRequest: Sendable {
     /// An `http` or `https` URL; other schemes fail with ``HTTPClientError/transport(_:)``.
     public var url: String
@@ -10,6 +10,15 @@ public struct HTTPClientRequest: Sendable {
     /// From the start of the transfer (waiting for a free connection included) to the
     /// answer's last byte; past it the request fails with ``HTTPClientError/timedOut``.
     public var timeout: Duration
+
+    /// The method: `POST` (the default) sends ``body``; `GET` sends none; another method
+    /// (`PUT`) sends ``body`` with that method.
+    public var method = "POST"
+    /// Streams the answer: each part of its body, with its status, as it arrives, instead of
+    /// the body whole in the response (which is then empty). Returning `false` ends the
+    /// transfer. A streamed transfer has no overall timeout: ``timeout`` is the longest it may
+    /// stay silent.
+    public var receive: (@Sendable (_ status: Int, _ bytes: [UInt8]) -> Bool)?
 
     public init(url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration = .seconds(10)) {
         self.url = url

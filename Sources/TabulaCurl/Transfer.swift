@@ -15,6 +15,9 @@ final class Transfer {
 
     let completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     private(set) var body: [UInt8] = []
+    /// Where a streamed answer's parts go (``HTTPClientRequest/receive``), and what the
+    /// status is read from as they arrive.
+    private var stream: (receive: @Sendable (Int, [UInt8]) -> Bool, handle: LibCurl.Easy, curl: LibCurl)?
     /// Whether the answer outgrew ``bodyLimit`` (curl then reports a write error).
     private(set) var overflowed = false
     /// Where curl writes its detailed error text (`CURLOPT_ERRORBUFFER`).
@@ -51,24 +54,36 @@ final class Transfer {
             guard append(line, curl) else { return .unavailable("curl_slist_append failed") }
         }
         let box = Unmanaged.passUnretained(self).toOpaque()
-        // An empty body still needs a pointer: with none, curl would read the body from stdin.
-        let body = request.body.isEmpty ? [0] : request.body
-        let results = [
+        if let receive = request.receive { stream = (receive, handle, curl) }
+        var results = [
             curl.set(handle, CURLOPT_URL, request.url),
             curl.set(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
             curl.set(handle, CURLOPT_FOLLOWLOCATION, 0),
             curl.set(handle, CURLOPT_NOSIGNAL, 1),
             curl.set(handle, CURLOPT_TCP_NODELAY, 1),
             curl.set(handle, CURLOPT_TCP_KEEPALIVE, 1),
-            curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
             curl.set(handle, CURLOPT_HTTPHEADER, pointer: headerList),
             curl.set(handle, CURLOPT_ERRORBUFFER, pointer: errorBuffer),
             curl.set(handle, CURLOPT_WRITEDATA, pointer: box),
             curl.set(handle, CURLOPT_WRITEFUNCTION, callback: Self.receive),
-            // The size first, so that curl copies that many bytes rather than up to a NUL.
-            curl.set(handle, CURLOPT_POSTFIELDSIZE_LARGE, offset: request.body.count),
-            body.withUnsafeBytes { curl.set(handle, CURLOPT_COPYPOSTFIELDS, pointer: $0.baseAddress) },
         ]
+        if stream == nil {
+            results.append(curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
+        } else {
+            // A stream lasts as long as it has something to say: it ends when it falls silent.
+            let (seconds, _) = request.timeout.components
+            results += [curl.set(handle, CURLOPT_LOW_SPEED_LIMIT, 1), curl.set(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds)))]
+        }
+        if request.method == "GET" {
+            results.append(curl.set(handle, CURLOPT_HTTPGET, 1))
+        } else {
+            if request.method != "POST" { results.append(curl.set(handle, CURLOPT_CUSTOMREQUEST, request.method)) }
+            // An empty body still needs a pointer: with none, curl would read the body from stdin.
+            let body = request.body.isEmpty ? [0] : request.body
+            // The size first, so that curl copies that many bytes rather than up to a NUL.
+            results.append(curl.set(handle, CURLOPT_POSTFIELDSIZE_LARGE, offset: request.body.count))
+            results.append(body.withUnsafeBytes { curl.set(handle, CURLOPT_COPYPOSTFIELDS, pointer: $0.baseAddress) })
+        }
         if let refused = results.first(where: { $0 != CURLE_OK }) {
             return .unavailable("libcurl refused an option: \(curl.text(refused))")
         }
@@ -132,6 +147,11 @@ final class Transfer {
 
     private func receive(_ data: UnsafeMutablePointer<CChar>?, size: Int, count: Int) -> Int {
         let (length, overflow) = size.multipliedReportingOverflow(by: count)
+        if let stream, !overflow {
+            guard let data, length > 0 else { return length }
+            let bytes = Array(UnsafeRawBufferPointer(start: data, count: length))
+            return stream.receive(stream.curl.info(stream.handle, CURLINFO_RESPONSE_CODE) ?? 0, bytes) ? length : 0
+        }
         guard !overflow, length <= Self.bodyLimit - body.count else {
             overflowed = true
             return 0

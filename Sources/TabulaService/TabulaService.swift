@@ -46,6 +46,7 @@ public final class TabulaService: HTTPHandler {
         let problems = Locked<[CatalogueProblem]>([])
         reloadProblems = problems
         var routes = RouteTable()
+        ClientRoutes.add(to: &routes)
         if configuration.preview {
             PreviewRoutes.add(to: &routes) { (api.served, problems.withLock { $0 }) }
         }

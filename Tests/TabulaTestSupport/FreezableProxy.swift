@@ -7,13 +7,14 @@ import Foundation
 /// A TCP proxy on loopback to a local port that can stop passing bytes on while keeping
 /// its connections open: a server that stops answering while its host still acknowledges
 /// the traffic (a frozen process, a stalled disk), which keepalives cannot tell from a
-/// slow one.
+/// slow one. It can also cut every connection it holds: a network that dropped them.
 public final class FreezableProxy: @unchecked Sendable {
     public let port: UInt16
     private let listener: Int32
     private let target: UInt16
     private let frozen = NSLock()
     private var isFrozen = false
+    private var connections: Set<Int32> = []
 
     public init(to target: UInt16) throws {
         self.target = target
@@ -48,6 +49,14 @@ public final class FreezableProxy: @unchecked Sendable {
         self.frozen.withLock { isFrozen = frozen }
     }
 
+    /// Cuts every open connection, both ways, as a dropped network does; new connections
+    /// pass as before.
+    public func cutConnections() {
+        frozen.withLock {
+            for descriptor in connections { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
     private var passes: Bool { frozen.withLock { !isFrozen } }
 
     private func acceptConnections() {
@@ -64,6 +73,9 @@ public final class FreezableProxy: @unchecked Sendable {
                 if upstream >= 0 { Glibc.close(upstream) }
                 continue
             }
+            frozen.withLock {
+                _ = connections.insert(client); _ = connections.insert(upstream)
+            }
             Thread.detachNewThread { [self] in
                 let replies = DispatchGroup()
                 replies.enter()
@@ -73,6 +85,9 @@ public final class FreezableProxy: @unchecked Sendable {
                 }
                 pump(from: client, to: upstream)
                 replies.wait()
+                frozen.withLock {
+                    _ = connections.remove(client); _ = connections.remove(upstream)
+                }
                 Glibc.close(client)
                 Glibc.close(upstream)
             }

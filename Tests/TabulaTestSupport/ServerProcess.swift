@@ -30,8 +30,9 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts `tabula serve --port 0 ARGUMENTS` and waits until it listens. When ARGUMENTS
     /// set a log level that hides the startup line, a free port is chosen here instead and
-    /// the server is awaited by connecting.
-    public init(arguments: [String] = [], environment: [String: String] = [:], startTimeout: Double = 20) throws {
+    /// the server is awaited by connecting; `port` gives the port instead (a restart on the
+    /// port of a server killed before).
+    public init(arguments: [String] = [], environment: [String: String] = [:], startTimeout: Double = 20, port fixedPort: UInt16? = nil) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-serve-\(UUID().uuidString).log")
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-data-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -40,7 +41,7 @@ public final class ServerProcess: @unchecked Sendable {
         let quiet =
             arguments.contains("--log-level")
             && !["trace", "debug", "info", "notice"].contains(arguments[(arguments.firstIndex(of: "--log-level") ?? 0) + 1])
-        let chosenPort: UInt16 = quiet ? try Self.freePort() : 0
+        let chosenPort: UInt16 = try fixedPort ?? (quiet ? Self.freePort() : 0)
         let level = arguments.contains("--log-level") ? [] : ["--log-level", "info"]
         let data = arguments.contains("--data-dir") ? [] : ["--data-dir", dataDirectory.path]
         process.arguments = ["serve", "--port", String(chosenPort)] + level + data + arguments

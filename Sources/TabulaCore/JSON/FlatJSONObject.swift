@@ -6,14 +6,14 @@
 /// keys, more than ``maxMembers`` members, or a document that is not one object. The caller
 /// then parses with ``JSONParser``, which accepts or refuses it with an exact error. What it
 /// reads, it reads as ``JSONParser`` would: the same members, in the order written.
-public enum FlatJSONObject {
+package enum FlatJSONObject {
     /// Objects with more members are left to ``JSONParser``.
-    public static let maxMembers = 8
+    package static let maxMembers = 8
     /// Longer numbers are left to ``JSONParser`` (up to 15 digits, a `Double` is exact).
     static let maxDigits = 15
 
     /// The object's members in written order, or `nil` when the body is not of this shape.
-    public static func members(of bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
+    package static func members(of bytes: [UInt8]) -> [(key: String, value: JSONValue)]? {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
             return reader.readObject()

@@ -5,11 +5,15 @@ import TabulaHTTP
 /// `tabula serve --preview`: the page authors see their screens on (`/preview`, the list,
 /// and `/preview/{screen}`, one screen in a session the page makes), its two assets, and
 /// `/preview/api/catalogue`, the served catalogue's version, screens and problems, which the
-/// page polls. The page itself talks to the ordinary API, as any client does.
+/// page polls. The page itself talks to the ordinary API, as any client does, and draws the
+/// screen with the web client of ``ClientRoutes`` (one renderer, not two).
 enum PreviewRoutes {
     static func add(to routes: inout RouteTable, catalogue: @escaping @Sendable () -> (ServedCatalogue, problems: [CatalogueProblem])) {
         // no-store: a page kept in the browser's back-forward cache would keep its stream open.
-        let page = asset(EmbeddedPreview.html, type: "text/html; charset=utf-8", cacheControl: "no-store")
+        // The page names the client's files with their version (`?v=`): they are cached for
+        // a day, and a page of a new binary must not run an older client.
+        let html = EmbeddedPreview.html.replacing("CLIENT_VERSION", with: ClientRoutes.version)
+        let page = asset(html, type: "text/html; charset=utf-8", cacheControl: "no-store")
         routes.add(.get, "/preview") { _ in .now(page) }
         routes.add(.get, "/preview/{screen}") { _ in .now(page) }
         let files = [
@@ -55,7 +59,8 @@ enum PreviewRoutes {
         fields[.contentType] = type
         fields[.cacheControl] = cacheControl
         if let name = HTTPField.Name("X-Content-Type-Options") { fields[name] = "nosniff" }
-        // The page loads nothing from elsewhere and runs no inline script.
+        // The page loads nothing from elsewhere (the web client is this origin's
+        // `/client/tabula.js`) and runs no inline script.
         if let name = HTTPField.Name("Content-Security-Policy") {
             fields[name] = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'"
         }

@@ -1,6 +1,6 @@
 import FuzzSupport
-import TabulaCore
 
+@testable import TabulaCore
 @testable import TabulaService
 
 /// Fuzzes the decoder of event request bodies (`POST /v1/screens/{id}/selection`, `/switch`,

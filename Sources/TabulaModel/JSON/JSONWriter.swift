@@ -9,7 +9,7 @@
 /// storage is unique on every append (a call into the runtime), a cost paid per byte of
 /// every change set. Being noncopyable, the writer needs no such check; ``bytes`` copies
 /// the result out once.
-public struct JSONWriter: ~Copyable, @unchecked Sendable {
+package struct JSONWriter: ~Copyable, @unchecked Sendable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
@@ -18,7 +18,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     /// value follows the colon, and everything else follows a complete value.
     private var needsComma = false
 
-    public init(reservingCapacity capacity: Int = 256) {
+    package init(reservingCapacity capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         start = .allocate(capacity: self.capacity)
     }
@@ -28,33 +28,33 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// What has been written so far.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         Array(UnsafeBufferPointer(start: start, count: count))
     }
 
-    public mutating func beginObject() {
+    package mutating func beginObject() {
         separate()
         appendByte(UInt8(ascii: "{"))
     }
 
-    public mutating func endObject() {
+    package mutating func endObject() {
         appendByte(UInt8(ascii: "}"))
         needsComma = true
     }
 
-    public mutating func beginArray() {
+    package mutating func beginArray() {
         separate()
         appendByte(UInt8(ascii: "["))
     }
 
-    public mutating func endArray() {
+    package mutating func endArray() {
         appendByte(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Writes an object key; the next value written belongs to it.
     @_disfavoredOverload
-    public mutating func key(_ key: String) {
+    package mutating func key(_ key: String) {
         separate()
         appendQuoted(key)
         appendByte(UInt8(ascii: ":"))
@@ -62,7 +62,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
 
     /// Writes an object key spelled in source, which must need no escaping (no quote,
     /// backslash or control character): copied as it is, without a scan.
-    public mutating func key(_ key: StaticString) {
+    package mutating func key(_ key: StaticString) {
         separate()
         // A one-character literal may be stored as a scalar rather than as bytes.
         guard key.hasPointerRepresentation else {
@@ -81,13 +81,13 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
         count += 2
     }
 
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
         needsComma = true
     }
 
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         separate()
         if value {
             append("true")
@@ -97,20 +97,20 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
         needsComma = true
     }
 
-    public mutating func null() {
+    package mutating func null() {
         separate()
         append("null")
         needsComma = true
     }
 
-    public mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         separate()
         appendInteger(value)
         needsComma = true
     }
 
     /// Writes a finite number. Non-finite values, which JSON cannot express, are written as `null`.
-    public mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         separate()
         if !value.isFinite {
             append("null")
@@ -124,7 +124,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Writes an array with one element per item, each written by `element`.
-    public mutating func array<Items: Sequence>(_ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void) {
+    package mutating func array<Items: Sequence>(_ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void) {
         beginArray()
         for item in items { element(&self, item) }
         endArray()
@@ -134,7 +134,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     /// `#""name":[]"#` (a key that needs no escaping): an empty list is that literal, a full
     /// one its key part and then one element per item. One copy for the key either way,
     /// instead of quotes, name and colon one by one; most lists of a change set are empty.
-    public mutating func list<Items: Collection>(
+    package mutating func list<Items: Collection>(
         _ emptyMember: StaticString, _ items: Items, _ element: (inout JSONWriter, Items.Element) -> Void
     ) {
         separate()
@@ -151,7 +151,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Writes bytes that already are one complete JSON value (for example a cached encoding).
-    public mutating func rawValue(_ json: [UInt8]) {
+    package mutating func rawValue(_ json: [UInt8]) {
         separate()
         json.withUnsafeBufferPointer { appendBytes($0) }
         needsComma = true
@@ -312,7 +312,7 @@ extension JSONValue {
 
 extension JSONWriter {
     /// Writes a JSON value with its object keys in ascending byte order.
-    public mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: null()
         case .bool(let flag): bool(flag)

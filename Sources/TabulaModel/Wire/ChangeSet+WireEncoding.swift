@@ -8,7 +8,7 @@ extension ChangeSet {
 }
 
 extension JSONWriter {
-    public mutating func write(_ changes: ChangeSet) {
+    package mutating func write(_ changes: ChangeSet) {
         beginObject()
         key("rows")
         beginObject()
@@ -71,11 +71,11 @@ extension JSONWriter {
     }
 
     /// Writes a header or footer model, or `null` for none.
-    public mutating func write(optional model: HeaderFooter?) {
+    package mutating func write(optional model: HeaderFooter?) {
         if let model { write(model) } else { null() }
     }
 
-    public mutating func write(_ path: RowPath) {
+    package mutating func write(_ path: RowPath) {
         beginObject()
         key("row"); int(path.row)
         key("section"); int(path.section)

@@ -4,7 +4,7 @@ extension String {
     /// normalization, which differs for text that is not in NFC.) Compares the bytes where
     /// they lie; `utf8.lexicographicallyPrecedes` walked the views index by index, ten times
     /// the instructions for short keys.
-    public func utf8Precedes(_ other: String) -> Bool {
+    package func utf8Precedes(_ other: String) -> Bool {
         let answer = utf8.withContiguousStorageIfAvailable { left in
             other.utf8.withContiguousStorageIfAvailable { right in Self.precedes(left, right) }
         }

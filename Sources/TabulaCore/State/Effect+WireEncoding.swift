@@ -1,7 +1,7 @@
 extension JSONWriter {
     /// `{"type": "navigate", "screen": ID, "item": ID?}`, `{"type": "back"}` or
     /// `{"type": "openURL", "url": URL}`.
-    public mutating func write(_ effect: Effect) {
+    package mutating func write(_ effect: Effect) {
         beginObject()
         switch effect {
         case .navigate(let screen, let item):

@@ -9,7 +9,7 @@ extension Screen {
 }
 
 extension JSONWriter {
-    public mutating func write(_ screen: Screen) {
+    package mutating func write(_ screen: Screen) {
         beginObject()
         if let definition = screen.definition {
             key("definition"); string(definition)
@@ -30,7 +30,7 @@ extension JSONWriter {
         endObject()
     }
 
-    public mutating func write(_ section: Section) {
+    package mutating func write(_ section: Section) {
         beginObject()
         if let footer = section.footer {
             key("footer"); write(footer)
@@ -46,11 +46,11 @@ extension JSONWriter {
         endObject()
     }
 
-    public mutating func write(_ model: HeaderFooter) {
+    package mutating func write(_ model: HeaderFooter) {
         writeSortedObject(common: [("kind", .string(model.kind))], fields: model.fields.map { ($0.name, $0.value.json) })
     }
 
-    public mutating func write(_ row: Row) {
+    package mutating func write(_ row: Row) {
         // Keys in ascending byte order: accessibilityHint, accessibilityLabel,
         // accessibilityValue, accessory, deletable, enabled, estimatedHeight, height, id,
         // [image, isChecked, isOn], kind, leadingActions, [leftTitle], movable,

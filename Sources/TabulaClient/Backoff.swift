@@ -1,0 +1,25 @@
+/// Exponential backoff with jitter: each wait doubles from `initial` up to `maximum`, and is
+/// drawn between three quarters of that and all of it, so that clients cut off together do not
+/// come back together.
+struct Backoff: Sendable {
+    var initial: Duration
+    var maximum: Duration
+    private var attempt = 0
+
+    init(initial: Duration, maximum: Duration) {
+        self.initial = initial
+        self.maximum = maximum
+    }
+
+    /// The next wait.
+    mutating func next() -> Duration {
+        let ceiling = min(maximum, initial * (1 << min(attempt, 20)))
+        attempt += 1
+        return ceiling * Double.random(in: 0.75...1)
+    }
+
+    /// Starts again from `initial`: after a connection that worked.
+    mutating func reset() {
+        attempt = 0
+    }
+}

@@ -1,0 +1,392 @@
+import TabulaModel
+
+/// One screen of a session, kept current: it loads the screen, follows its stream, sends the
+/// user's events, and publishes every change as a change set to animate (or a whole screen
+/// when it had to fetch again) on ``updates``.
+///
+/// The guarantees, each a rule of `docs/clients.md`:
+/// - Every event carries an `eventId`, and is sent again with the same id (and the same
+///   body) after a transport failure, so it applies once. Events are sent one at a time, in
+///   the order the app made them.
+/// - Updates, from the stream and from answers alike, are applied in revision order, each
+///   once, never backwards. One that does not fit the copy is caught up with `changes?since=`,
+///   and failing that the screen is fetched again and published whole, as it is after `409`.
+/// - The stream is resumed with `Last-Event-ID` naming the copy held, after a wait that
+///   doubles from its `retry:` (with jitter, up to the configuration's maximum); a stream
+///   silent for twice the heartbeat is taken as dead.
+/// - **An answer starts from what the user sees**: the edits of a row while the user types
+///   are coalesced (only the newest value waits to be sent), and a published update of a row
+///   carries the value its control shows, never an older one the service answered for.
+/// - `gone`, and `401`, end the handle with a reason.
+public actor ScreenHandle {
+    public nonisolated let screenID: String
+    public nonisolated let item: String?
+    /// Everything the handle publishes, in order; it finishes after ``ScreenUpdate/ended(_:)``.
+    public nonisolated let updates: AsyncStream<ScreenUpdate>
+    private nonisolated let publisher: AsyncStream<ScreenUpdate>.Continuation
+    private let session: TabulaSession
+
+    /// The service's screen as of the copy's revision and definition: what events name.
+    private var copy: Screen?
+    /// The screen last published, with the user's own changes since (typing, a drop).
+    private var shown: Screen?
+    /// What the user's controls show, by row, until the service answered for it.
+    private var shownByUser: [String: UserValue] = [:]
+    private var queue: [PendingEvent] = []
+    private var sender: Task<Void, Never>?
+    private var follower: Task<Void, Never>?
+    private var endReason: EndReason?
+    /// When the stream last sent anything (an event or a heartbeat).
+    private var lastHeard = ContinuousClock.now
+
+    private var screenPath: String { "/v1/screens/\(screenID.percentEncoded)" }
+    private var itemQuery: [(name: String, value: String)] { item.map { [("item", $0)] } ?? [] }
+
+    init(session: TabulaSession, screenID: String, item: String?) {
+        self.session = session
+        self.screenID = screenID
+        self.item = item
+        (updates, publisher) = AsyncStream<ScreenUpdate>.makeStream()
+    }
+
+    /// The screen as the user sees it: the last published, with their typing.
+    public var screen: Screen? { shown }
+
+    /// Whether events wait to be sent or answered (an app may show that it is saving).
+    public var hasPendingEvents: Bool { !queue.isEmpty || sender != nil }
+
+    /// Loads the screen and follows its stream until ``close()``, `gone` or `401`.
+    public func start() {
+        guard follower == nil, endReason == nil else { return }
+        follower = Task { await self.follow() }
+    }
+
+    /// Stops the handle: ``updates`` ends with ``EndReason/closed``.
+    public func close() {
+        end(.closed)
+    }
+
+    // MARK: Events
+
+    /// Sends an event. Edits also show at once in ``screen``, as the user's control does.
+    public func send(_ event: ClientEvent) {
+        guard endReason == nil else { return }
+        switch event {
+        case .edit(let row, let value):
+            shownByUser[row] = .value(value)
+            shown = shown?.showing([row: .value(value)])
+            // Only the newest value of a row waits: an edit not yet sent takes the new value.
+            if let waiting = queue.lastIndex(where: { $0.body == nil && $0.event.isEdit(of: row) }) {
+                queue[waiting].event = event
+                return
+            }
+        case .toggle(let row, let isOn):
+            shownByUser[row] = .isOn(isOn)
+            shown = shown?.showing([row: .isOn(isOn)])
+        case .move(let row, let destination):
+            shown = shown?.moving(row: row, to: destination) ?? shown
+        default:
+            break
+        }
+        queue.append(PendingEvent(event: event))
+        if sender == nil { sender = Task { await self.sendQueued() } }
+    }
+
+    private func sendQueued() async {
+        defer { sender = nil }
+        while endReason == nil, !queue.isEmpty {
+            if copy == nil { await fetchWhole() }
+            guard endReason == nil, let copy else { return }
+            if queue[0].body == nil { queue[0].prepare(copy: copy, item: item) }
+            let pending = queue[0]
+            guard let outcome = await deliver(pending) else { return }
+            queue.removeFirst()
+            await handle(outcome, of: pending)
+        }
+    }
+
+    private enum EventOutcome {
+        case answered(EventAnswer)
+        case refused(ServiceProblem)
+    }
+
+    /// Sends one event until it gets an answer; `nil` when the handle ended meanwhile.
+    private func deliver(_ pending: PendingEvent) async -> EventOutcome? {
+        var backoff = Backoff(initial: .milliseconds(200), maximum: session.configuration.maximumReconnectDelay)
+        let request = session.request(
+            "POST", "\(screenPath)/\(pending.event.route)", query: itemQuery, headers: [("Content-Type", "application/json")],
+            body: pending.body)
+        while endReason == nil, !Task.isCancelled {
+            let answer: HTTPAnswer
+            do {
+                answer = try await session.transport.send(request)
+            } catch {
+                // It may have reached the service: the same body and id again apply it once.
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            if answer.status == 200 {
+                do {
+                    return .answered(try EventAnswer(json: try JSONValue.answer(answer.body)))
+                } catch {
+                    return .refused(ServiceProblem(status: 200, slug: "malformed-answer", title: "", detail: error.description))
+                }
+            }
+            let problem = ServiceProblem(answer: answer)
+            // The store, or the backend's capacity, is busy: nothing was applied.
+            if answer.status == 503 {
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            return .refused(problem)
+        }
+        return nil
+    }
+
+    private func handle(_ outcome: EventOutcome, of pending: PendingEvent) async {
+        switch outcome {
+        case .answered(let answer):
+            forgetShownByUser(pending.event)
+            if let named = pending.named, let copy, copy.revision == named.revision, copy.definition == named.definition,
+                answer.update.fromRevision == named.revision
+            {
+                // The answer goes from the copy the event named, as the user saw it.
+                accept(answer.update, base: pending.seen(in: copy))
+            } else {
+                await receive(answer.update)
+            }
+            publish(.answered(pending.event, effects: answer.effects, submitted: answer.submitted))
+        case .refused(let problem):
+            if let reason = endReason(for: problem) {
+                end(reason)
+                return
+            }
+            forgetShownByUser(pending.event)
+            if problem.status == 409, !pending.resent {
+                // The copy is out of date: fetch it and send the event again, against it.
+                await fetchWhole()
+                var again = PendingEvent(event: pending.event)
+                again.resent = true
+                queue.insert(again, at: 0)
+                return
+            }
+            publish(.refused(pending.event, problem))
+            // What the user did is not what the service holds: show what it holds.
+            await fetchWhole()
+        }
+    }
+
+    /// The service answered for what the user's control showed when the event was made:
+    /// unless the user changed it since (an event of the row still waits), the copy shows it
+    /// from now on.
+    private func forgetShownByUser(_ event: ClientEvent) {
+        for (row, value) in event.userValues where shownByUser[row] == value {
+            if !queue.contains(where: { $0.event.userValues[row] != nil }) { shownByUser[row] = nil }
+        }
+    }
+
+    // MARK: The copy
+
+    /// Applies an update whose base is known.
+    private func accept(_ update: CopyUpdate, base: Screen) {
+        guard var next = try? update.changes.applyChecked(to: base) else {
+            Task { await self.fetchWhole() }
+            return
+        }
+        next.revision = update.toRevision
+        next.definition = update.definition
+        advance(to: next, by: update.changes)
+    }
+
+    /// Applies an update from the stream, or an answer that no longer starts from the copy:
+    /// in revision order, once, never backwards.
+    private func receive(_ update: CopyUpdate) async {
+        guard let copy else { return }
+        switch CopyOrder.place(update, after: copy) {
+        case .held:
+            return
+        case .next:
+            accept(update, base: copy)
+        case .gap:
+            await catchUp()
+        }
+    }
+
+    /// Asks for the change set from the copy to the current screen (`changes?since=`).
+    private func catchUp() async {
+        guard let copy, let definition = copy.definition else { return await fetchWhole() }
+        let request = session.request(
+            "GET", "\(screenPath)/changes", query: [("since", String(copy.revision)), ("definition", definition)] + itemQuery)
+        guard let answer = try? await session.transport.send(request), answer.status == 200,
+            let update = try? CopyUpdate(json: try JSONValue.answer(answer.body)), let current = self.copy
+        else { return await fetchWhole() }
+        switch CopyOrder.place(update, after: current) {
+        case .held: return
+        case .next: accept(update, base: current)
+        case .gap: await fetchWhole()
+        }
+    }
+
+    /// Fetches the screen whole and publishes it; ends the handle on `401` and `404`.
+    private func fetchWhole() async {
+        let request = session.request("GET", screenPath, query: itemQuery)
+        var backoff = Backoff(initial: .milliseconds(250), maximum: session.configuration.maximumReconnectDelay)
+        while endReason == nil, !Task.isCancelled {
+            guard let answer = try? await session.transport.send(request) else {
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            if answer.status != 200 {
+                let problem = ServiceProblem(answer: answer)
+                if let reason = endReason(for: problem) { return end(reason) }
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            guard let whole = try? Screen(jsonBytes: answer.body) else {
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            adopt(whole)
+            return
+        }
+    }
+
+    /// Takes a whole screen as the copy, unless the copy is newer.
+    private func adopt(_ whole: Screen) {
+        if let copy, copy.revision > whole.revision { return }
+        copy = whole
+        let target = whole.showing(shownByUser)
+        shown = target
+        publish(.screen(target))
+    }
+
+    /// Takes `next` as the copy and publishes the change set that takes the published screen
+    /// there, with what the user typed since kept in it; the whole screen when that change set
+    /// does not take the published screen to it.
+    private func advance(to next: Screen, by changes: ChangeSet) {
+        copy = next
+        let target = next.showing(shownByUser)
+        let published = changes.showing(shownByUser)
+        defer { shown = target }
+        if let shown, var applied = try? published.applyChecked(to: shown) {
+            applied.revision = target.revision
+            applied.definition = target.definition
+            if applied == target {
+                publish(.changes(published, screen: target))
+                return
+            }
+        }
+        publish(.screen(target))
+    }
+
+    // MARK: The stream
+
+    private func follow() async {
+        await fetchWhole()
+        var retry = Duration.seconds(3)
+        var backoff = Backoff(initial: retry, maximum: session.configuration.maximumReconnectDelay)
+        while endReason == nil, !Task.isCancelled {
+            let delivered = await readStream(retry: &retry)
+            guard endReason == nil, !Task.isCancelled else { return }
+            if delivered { backoff = Backoff(initial: retry, maximum: session.configuration.maximumReconnectDelay) }
+            backoff.initial = retry
+            try? await Task.sleep(for: backoff.next())
+        }
+    }
+
+    /// Reads one connection of the stream; whether it delivered anything.
+    private func readStream(retry: inout Duration) async -> Bool {
+        var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
+        // Every connection names the copy it holds, so the stream starts from it.
+        if let copy, let definition = copy.definition { headers.append(("Last-Event-ID", "\(definition):\(copy.revision)")) }
+        let silence = session.configuration.heartbeat * 2
+        let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
+        guard let stream = try? await session.transport.openStream(request) else { return false }
+        let cancel = stream.cancel
+        if stream.head.status != 200 {
+            var body: [UInt8] = []
+            do { for try await chunk in stream.body { body += chunk } } catch {}
+            let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
+            if let reason = endReason(for: problem) { end(reason) }
+            return false
+        }
+        // A stream silent for twice the heartbeat is dead, however open its connection looks.
+        lastHeard = .now
+        let watchdog = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: silence / 4)
+                guard let self, !Task.isCancelled else { return }
+                if await self.silentFor() > silence { return cancel() }
+            }
+        }
+        defer { watchdog.cancel() }
+        var parser = ServerSentEventParser()
+        var delivered = false
+        do {
+            for try await chunk in stream.body {
+                lastHeard = .now
+                for output in parser.feed(chunk) {
+                    switch output {
+                    case .retry(let milliseconds):
+                        retry = .milliseconds(milliseconds)
+                    case .event(let event):
+                        delivered = true
+                        await receive(event)
+                        if endReason != nil {
+                            cancel()
+                            return delivered
+                        }
+                    }
+                }
+            }
+        } catch {}
+        return delivered
+    }
+
+    private func silentFor() -> Duration { ContinuousClock.now - lastHeard }
+
+    private func receive(_ event: ServerSentEvent) async {
+        guard let json = try? JSONValue.answer(Array(event.data.utf8)) else { return }
+        switch event.type {
+        case "screen":
+            if let whole = try? Screen(json: json) { adopt(whole) } else { await fetchWhole() }
+        case "changes":
+            if let update = try? CopyUpdate(json: json) { await receive(update) } else { await fetchWhole() }
+        case "gone":
+            let object = json.objectValue
+            let detail = object?["detail"]?.stringValue ?? ""
+            switch object?["reason"]?.stringValue {
+            case "screen-removed": end(.screenRemoved(detail))
+            case "item-removed": end(.itemRemoved(detail))
+            default: end(.sessionEnded(detail))
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Ending
+
+    private func endReason(for problem: ServiceProblem) -> EndReason? {
+        switch (problem.status, problem.slug) {
+        case (401, _): .sessionEnded(problem.detail.isEmpty ? problem.description : problem.detail)
+        case (404, "unknown-screen"): .screenRemoved(problem.detail)
+        case (404, "unknown-item"): .itemRemoved(problem.detail)
+        default: nil
+        }
+    }
+
+    private func end(_ reason: EndReason) {
+        guard endReason == nil else { return }
+        endReason = reason
+        follower?.cancel()
+        sender?.cancel()
+        publisher.yield(.ended(reason))
+        publisher.finish()
+    }
+
+    private func publish(_ update: ScreenUpdate) {
+        guard endReason == nil else { return }
+        publisher.yield(update)
+    }
+}

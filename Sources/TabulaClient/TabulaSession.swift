@@ -1,0 +1,156 @@
+import TabulaModel
+
+/// A client's session with a Tabula service: its token, and a handle per screen.
+///
+/// Create one with ``create(baseURL:context:configuration:transport:)`` and keep ``token``
+/// (in the keychain) to resume it with ``init(baseURL:token:configuration:transport:)`` on the
+/// next launch.
+public final class TabulaSession: Sendable {
+    /// What the service renders for: the language and the row kinds the app draws.
+    public struct Context: Hashable, Sendable {
+        public var locale: String?
+        public var kinds: [String]?
+
+        public init(locale: String? = nil, kinds: [String]? = nil) {
+            self.locale = locale
+            self.kinds = kinds
+        }
+    }
+
+    /// The client's timing.
+    public struct Configuration: Hashable, Sendable {
+        /// The service's `--stream-heartbeat`: a stream silent for twice as long is dead.
+        public var heartbeat: Duration = .seconds(15)
+        /// The longest wait between two reconnections (exponential backoff, with jitter, from
+        /// the stream's `retry:`).
+        public var maximumReconnectDelay: Duration = .seconds(8)
+        /// How long a request may wait for its answer before it is given up and tried again.
+        public var requestTimeout: Duration = .seconds(30)
+
+        public init() {}
+    }
+
+    /// The service, such as `https://tabula.example.com` (a path prefix is kept).
+    public let baseURL: String
+    /// The session's secret: send nothing else to resume it.
+    public let token: String
+    public let configuration: Configuration
+    let transport: any HTTPTransport
+
+    /// Resumes a session from its token. A token the service does not know ends the first
+    /// screen handle with ``EndReason/sessionEnded(_:)``.
+    public init(baseURL: String, token: String, configuration: Configuration = Configuration(), transport: any HTTPTransport) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.configuration = configuration
+        self.transport = transport
+    }
+
+    /// Creates a session for `context` (`POST /v1/sessions`), trying again a few times while
+    /// the service cannot be reached.
+    public static func create(
+        baseURL: String, context: Context = Context(), configuration: Configuration = Configuration(), transport: any HTTPTransport
+    ) async throws(ClientError) -> TabulaSession {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("client")
+        writer.rawValue(context.jsonBytes)
+        writer.endObject()
+        let unnamed = TabulaSession(baseURL: baseURL, token: "", configuration: configuration, transport: transport)
+        let request = unnamed.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")], body: writer.bytes)
+        var backoff = Backoff(initial: .milliseconds(250), maximum: configuration.maximumReconnectDelay)
+        var attempts = 0
+        while true {
+            let answer: HTTPAnswer
+            do {
+                answer = try await transport.send(request)
+            } catch {
+                attempts += 1
+                guard attempts < 5, !Task.isCancelled else { throw ClientError.transport(error.description) }
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            guard answer.status == 201 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+            guard let token = try JSONValue.answer(answer.body).objectValue?["session"]?.stringValue else {
+                throw ClientError.malformedAnswer("a new session's answer has no token")
+            }
+            return TabulaSession(baseURL: baseURL, token: token, configuration: configuration, transport: transport)
+        }
+    }
+
+    /// Replaces the session's client context (`PUT /v1/session/client`): the user chose
+    /// another language, or the app draws other kinds now.
+    public func replaceContext(_ context: Context) async throws(ClientError) {
+        let answer: HTTPAnswer
+        do {
+            answer = try await transport.send(
+                request("PUT", "/v1/session/client", headers: [("Content-Type", "application/json")], body: context.jsonBytes))
+        } catch {
+            throw ClientError.transport(error.description)
+        }
+        guard answer.status == 200 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+    }
+
+    /// A handle on one screen of the session (on one item, for an item screen). Call
+    /// ``ScreenHandle/start()`` and read its ``ScreenHandle/updates``.
+    public func screen(_ id: String, item: String? = nil) -> ScreenHandle {
+        ScreenHandle(session: self, screenID: id, item: item)
+    }
+
+    /// Ends every request and stream of the session's handles.
+    public func close() {
+        transport.close()
+    }
+
+    /// A request to the service: `path` below ``baseURL``, the query's values
+    /// percent-encoded, the session's token in `X-Session`.
+    func request(
+        _ method: String, _ path: String, query: [(name: String, value: String)] = [], headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil, idleTimeout: Duration? = nil
+    ) -> HTTPRequest {
+        var url = baseURL + path
+        if !query.isEmpty { url += "?" + query.map { "\($0.name)=\($0.value.percentEncoded)" }.joined(separator: "&") }
+        let session = token.isEmpty ? [] : [("X-Session", token)]
+        return HTTPRequest(
+            method: method, url: url, headers: session + headers, body: body, idleTimeout: idleTimeout ?? configuration.requestTimeout)
+    }
+}
+
+extension TabulaSession.Context {
+    /// `{"kinds"?, "locale"?}`, as the service reads a client context.
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        if let kinds {
+            writer.key("kinds")
+            writer.array(kinds) { writer, kind in writer.string(kind) }
+        }
+        if let locale {
+            writer.key("locale")
+            writer.string(locale)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension String {
+    /// The string with every byte but RFC 3986's unreserved characters percent-encoded: one
+    /// path segment, or one query value.
+    var percentEncoded: String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        var result = ""
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,85 @@
+import TabulaClient
+import TabulaCurl
+import TabulaPlatform
+
+/// `TabulaClient`'s transport for `tabula watch`: the service's own libcurl client, which
+/// loads libcurl with `dlopen` when a watch starts. So the binary links neither libcurl nor
+/// FoundationNetworking, and `tabula serve` maps neither unless a backend call needs libcurl.
+final class CurlTransport: HTTPTransport {
+    private let client: HTTPClient
+
+    init() throws(HTTPClientError) {
+        client = try HTTPClient(maxConnections: 8)
+    }
+
+    func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPAnswer {
+        let result = await withCheckedContinuation { continuation in
+            client.post(Self.curlRequest(request)) { continuation.resume(returning: $0) }
+        }
+        switch result {
+        case .success(let response):
+            return HTTPAnswer(status: response.status, headers: response.contentType.map { ["content-type": $0] } ?? [:], body: response.body)
+        case .failure(let error):
+            throw TransportFailure("\(error)")
+        }
+    }
+
+    /// The head is known with the body's first part, or when a transfer ends without one.
+    func openStream(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPStream {
+        struct Progress {
+            var head: CheckedContinuation<HTTPAnswer, any Error>?
+            var cancelled = false
+        }
+        let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let progress = Locked(Progress())
+        var curlRequest = Self.curlRequest(request)
+        curlRequest.receive = { status, bytes in
+            let (head, cancelled) = progress.withLock { progress in
+                defer { progress.head = nil }
+                return (progress.head, progress.cancelled)
+            }
+            head?.resume(returning: HTTPAnswer(status: status))
+            // Returning false ends the transfer: how a cancelled stream stops at its next bytes
+            // (a silent one stops at curl's own deadline, the request's idle timeout).
+            guard !cancelled else { return false }
+            continuation.yield(bytes)
+            return true
+        }
+        let cancel: @Sendable () -> Void = { progress.withLock { $0.cancelled = true } }
+        continuation.onTermination = { _ in cancel() }
+        do {
+            let head = try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPAnswer, any Error>) in
+                progress.withLock { $0.head = head }
+                client.post(curlRequest) { result in
+                    let waiting = progress.withLock { progress in
+                        defer { progress.head = nil }
+                        return progress.head
+                    }
+                    switch result {
+                    case .success(let response):
+                        waiting?.resume(returning: HTTPAnswer(status: response.status, body: response.body))
+                        continuation.finish()
+                    case .failure(let error):
+                        waiting?.resume(throwing: TransportFailure("\(error)"))
+                        continuation.finish(throwing: TransportFailure("\(error)"))
+                    }
+                }
+            }
+            return HTTPStream(head: head, body: body, cancel: cancel)
+        } catch let failure as TransportFailure {
+            throw failure
+        } catch {
+            throw TransportFailure("\(error)")
+        }
+    }
+
+    func close() {
+        client.shutdown()
+    }
+
+    private static func curlRequest(_ request: HTTPRequest) -> HTTPClientRequest {
+        var curlRequest = HTTPClientRequest(url: request.url, headers: request.headers, body: request.body ?? [], timeout: request.idleTimeout)
+        curlRequest.method = request.method
+        return curlRequest
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import TabulaClient
+import TabulaModel
+import TabulaPlatform
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow a screen of a running service and print it after every update.",
+        discussion: """
+            Creates a session (printing "session: TOKEN" on standard error) unless --session \
+            gives one, prints the screen as a text table and redraws it after every update; \
+            with --json, prints one line per update instead: {"definition", "revision", \
+            "screen"}, the screen after the update in the wire model. It follows the screen \
+            through disconnections, restarts of the service and deployments until SIGINT or \
+            SIGTERM (exit 0), or until the session is gone: deleted, expired or unknown (exit 3, \
+            with the reason on standard error).
+            """
+    )
+
+    @Argument(help: "The id of the screen to follow.")
+    var screen: String
+
+    @Option(help: "The service's base URL, such as http://127.0.0.1:8080.")
+    var url: String
+
+    @Option(help: "A session token to follow (default: a new session).")
+    var session: String?
+
+    @Option(help: "The item an item screen shows.")
+    var item: String?
+
+    @Option(help: "The client's language, a BCP 47 tag such as fr or pl.")
+    var locale: String?
+
+    @Flag(help: "Print one JSON line per update instead of a table.")
+    var json = false
+
+    @Option(help: "The service's --stream-heartbeat: a stream silent for twice as long is taken as dead.")
+    var heartbeat: String = "15s"
+
+    func run() throws {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.split(separator: "/").count >= 2 else {
+            throw CommandFailure("--url \(url) is not an http:// or https:// URL such as http://127.0.0.1:8080")
+        }
+        guard let heartbeatSeconds = DurationText.seconds(heartbeat), heartbeatSeconds > 0 else {
+            throw CommandFailure("--heartbeat \(heartbeat) is not a duration such as 15s or 1m")
+        }
+        let configuration = {
+            var configuration = TabulaSession.Configuration()
+            configuration.heartbeat = .seconds(heartbeatSeconds)
+            return configuration
+        }()
+        let transport: CurlTransport
+        do {
+            transport = try CurlTransport()
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        // What was printed is flushed after every update, so a signal may end the process at
+        // once. A parent that blocked the signals (as `tabula serve` does, to wait for them)
+        // passes its mask on: unblock them.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in _exit(0) }
+            sigaddset(&stopping, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
+        let outcome = waitForCompletion { (done: @escaping @Sendable (Result<Int32, CommandFailure>) -> Void) in
+            let watch = Watch(screen: screen, url: url, session: session, item: item, locale: locale, json: json)
+            Task { done(await watch.run(configuration, transport)) }
+        }
+        switch outcome {
+        case .success(let status): throw ExitCode(status)
+        case .failure(let failure): throw failure
+        case nil: throw CommandFailure("the watch stopped without a result")
+        }
+    }
+
+}
+
+/// The watch itself, with the command's options.
+private struct Watch: Sendable {
+    let screen: String
+    let url: String
+    let session: String?
+    let item: String?
+    let locale: String?
+    let json: Bool
+
+    /// Follows the screen until its session is gone: the exit status, 3, or why it could not start.
+    func run(_ configuration: TabulaSession.Configuration, _ transport: CurlTransport) async -> Result<Int32, CommandFailure> {
+        let tabula: TabulaSession
+        do {
+            if let session {
+                tabula = TabulaSession(baseURL: url, token: session, configuration: configuration, transport: transport)
+                if let locale { try await tabula.replaceContext(TabulaSession.Context(locale: locale)) }
+            } else {
+                tabula = try await TabulaSession.create(
+                    baseURL: url, context: TabulaSession.Context(locale: locale), configuration: configuration, transport: transport)
+                printToStandardError("session: \(tabula.token)")
+            }
+        } catch ClientError.problem(let problem) where problem.status == 401 {
+            printToStandardError("tabula watch: the session ended: \(problem.detail)")
+            return .success(3)
+        } catch {
+            return .failure(CommandFailure("\(error)"))
+        }
+        let handle = tabula.screen(screen, item: item)
+        await handle.start()
+        for await update in handle.updates {
+            switch update {
+            case .changes(_, let screen), .screen(let screen):
+                show(screen)
+            case .answered, .refused:
+                break
+            case .ended(let reason):
+                printToStandardError("tabula watch: \(reason)")
+                return .success(3)
+            }
+        }
+        return .success(3)
+    }
+
+    private func show(_ screen: Screen) {
+        if json {
+            var line = #"{"definition":"# + jsonString(screen.definition ?? "") + #","revision":\#(screen.revision),"screen":"#
+            line += String(decoding: screen.jsonBytes, as: UTF8.self) + "}"
+            print(line)
+        } else {
+            // Redraw in place on a terminal; elsewhere, one table after another.
+            if isatty(1) == 1 { print("\u{1B}[H\u{1B}[2J", terminator: "") }
+            print(ScreenTable(screen).text)
+        }
+        fflush(nil)
+    }
+
+    private func jsonString(_ text: String) -> String {
+        JSONValue.string(text).canonicalText
+    }
+}

@@ -1,0 +1,56 @@
+import TabulaModel
+import Testing
+
+@testable import TabulaClient
+
+/// The client's pure rules: reading a stream however it is cut, and placing updates.
+@Suite struct ClientRulesTests {
+    @Test func aStreamReadsTheSameHoweverItsChunksSplitIt() {
+        let stream = Array("retry: 3000\r\n\r\n: heartbeat\nid: d:1\nevent: screen\ndata: {\"a\":1}\n\nid: d:2\revent: changes\rdata: x\rdata: y\r\r".utf8)
+        var whole = ServerSentEventParser()
+        let expected = whole.feed(stream)
+        #expect(
+            expected == [
+                .retry(milliseconds: 3000),
+                .event(ServerSentEvent(type: "screen", data: #"{"a":1}"#, lastEventID: "d:1")),
+                .event(ServerSentEvent(type: "changes", data: "x\ny", lastEventID: "d:2")),
+            ])
+        for size in 1...7 {
+            var parser = ServerSentEventParser()
+            var outputs: [ServerSentEventParser.Output] = []
+            var index = 0
+            while index < stream.count {
+                outputs += parser.feed(stream[index..<min(index + size, stream.count)])
+                index += size
+            }
+            #expect(outputs == expected, "chunks of \(size) bytes")
+        }
+    }
+
+    @Test func updatesApplyOnceInRevisionOrder() throws {
+        let copy = Screen(id: "s", title: "S", revision: 5, definition: "d1", sections: [])
+        func place(_ from: Int, _ to: Int, _ definition: String = "d1") throws -> CopyOrder {
+            let json = try JSONParser().parse(
+                #"{"fromRevision":\#(from),"toRevision":\#(to),"definition":"\#(definition)","changes":{"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"#
+            )
+            return CopyOrder.place(try CopyUpdate(json: json), after: copy)
+        }
+        #expect(try place(5, 6) == .next)
+        #expect(try place(5, 5, "d2") == .next)  // a new definition at the same revision
+        #expect(try place(4, 5) == .held)
+        #expect(try place(3, 4) == .held)
+        #expect(try place(4, 7) == .gap)  // crossed an answer the copy has
+        #expect(try place(6, 7) == .gap)  // missed one
+    }
+
+    @Test func backoffDoublesWithJitterUpToItsMaximum() {
+        var backoff = Backoff(initial: .seconds(1), maximum: .seconds(8))
+        let waits = (0..<6).map { _ in backoff.next() }
+        for (attempt, wait) in waits.enumerated() {
+            let ceiling = min(Duration.seconds(8), .seconds(1) * (1 << attempt))
+            #expect(wait <= ceiling && wait >= ceiling * 0.75)
+        }
+        backoff.reset()
+        #expect(backoff.next() <= .seconds(1))
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import TabulaClient
+import TabulaClientURLSession
+import TabulaModel
+import TabulaTestSupport
+import Testing
+
+/// A screen handle against a real `tabula serve`, while everything around it goes wrong:
+/// another client and the backend change the same session, a proxy cuts connections at
+/// random, the service is killed with SIGKILL and restarted on the same SQLite data, a
+/// definition changes under `--watch`, and at last the session is deleted. After each quiet
+/// point the handle's screen is the one `GET` answers, and the feed shows every event once.
+@Suite(.serialized) struct ScreenHandleTests {
+    static var fast: TabulaSession.Configuration {
+        var configuration = TabulaSession.Configuration()
+        configuration.heartbeat = .seconds(1)
+        configuration.maximumReconnectDelay = .seconds(2)
+        configuration.requestTimeout = .seconds(5)
+        return configuration
+    }
+
+    @Test(.timeLimit(.minutes(5))) func followsEveryChangeThroughFaults() async throws {
+        let service = try LiveService()
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: URLSessionTransport())
+        defer { session.close() }
+        let toggles = UpdateRecorder(session.screen("protocol-settings"))
+        let form = UpdateRecorder(session.screen("join-network"))
+        try await toggles.waitForScreen()
+        try await form.waitForScreen()
+        let sessionID = try service.sessionID(token: session.token)
+
+        var random = SystemRandomNumberGenerator()
+        var toggled = 0
+        var sentToggles: [Bool] = []
+        var typed = ""
+        let letters = Array("abcdefghij klmnop")
+        for round in 0..<4 {
+            for _ in 0..<30 {
+                switch random.next() % 8 {
+                case 0, 1, 2:
+                    let isOn = await toggles.handle.screen?.switchState("offline-maps") ?? false
+                    await toggles.handle.send(.toggle(row: "offline-maps", isOn: !isOn))
+                    sentToggles.append(!isOn)
+                    toggled += 1
+                case 3, 4, 5:
+                    // Typing and erasing, faster than answers come: edits of one row coalesce.
+                    if typed.count > 12 || (random.next() % 4 == 0 && !typed.isEmpty) {
+                        typed.removeLast()
+                    } else {
+                        typed.append(letters[Int(random.next() % UInt64(letters.count))])
+                    }
+                    await form.handle.send(.edit(row: "name", value: .string(typed)))
+                case 6:
+                    // Another client, on the same session.
+                    let body = #"{"row":"departure-reminder","isOn":\#(random.next() % 2 == 0)}"#
+                    _ = try? service.request(
+                        "POST", "/v1/screens/protocol-settings/switch",
+                        headers: ["X-Session: \(session.token)", "Content-Type: application/json"], body: body)
+                default:
+                    // The backend, on the row the other client changes: the handle owns the other.
+                    try service.patchState(sessionID: sessionID, #"{"departureReminder": \#(random.next() % 2 == 0)}"#)
+                }
+                if random.next() % 6 == 0 { service.proxy.cutConnections() }
+                try await Task.sleep(for: .milliseconds(Int(random.next() % 40)))
+            }
+            switch round {
+            case 1:
+                try service.killAndRestart()
+            case 2:
+                try service.changeDefinition("protocol-settings")
+            default:
+                break
+            }
+            try await toggles.waitUntilCurrent(service, token: session.token)
+            try await form.waitUntilCurrent(service, token: session.token)
+        }
+
+        // The user's last keystroke is what the service holds: none was lost.
+        let name = try service.screen("join-network", token: session.token).row("name")
+        #expect(name?.content.inputValue == .string(typed))
+        // Each toggle applied once: one feed entry each, and no event id twice.
+        let entries = try service.feed().filter { $0["session"]?.stringValue == sessionID && $0["cause"]?.stringValue == "event" }
+        let events = entries.compactMap { $0["event"]?.objectValue }
+        let ids = events.compactMap { $0["eventId"]?.stringValue }
+        #expect(Set(ids).count == ids.count)
+        let toggleEntries = events.filter { $0["row"]?.stringValue == "offline-maps" }
+        #expect(toggleEntries.count == toggled, "sent \(sentToggles), the feed has \(toggleEntries.map { $0["isOn"]?.boolValue ?? false })")
+        #expect(await toggles.refusals == 0)
+        #expect(await form.refusals == 0)
+
+        // The session deleted: both handles end, saying why.
+        #expect(try service.backend("DELETE", "/v1/sessions/\(sessionID)").status == 204)
+        let ends = [try await toggles.waitForEnd(), try await form.waitForEnd()]
+        for end in ends {
+            guard case .sessionEnded = end else {
+                Issue.record("ended with \(end)")
+                continue
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anUnknownTokenEndsTheHandle() async throws {
+        let service = try LiveService()
+        let session = TabulaSession(
+            baseURL: service.url, token: "never-issued-token-0123456789abcdef", configuration: Self.fast, transport: URLSessionTransport())
+        defer { session.close() }
+        let recorder = UpdateRecorder(session.screen("settings"))
+        guard case .sessionEnded = try await recorder.waitForEnd() else {
+            Issue.record("the handle did not end with sessionEnded")
+            return
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anEditAnswerKeepsWhatTheUserTypedSince() async throws {
+        let service = try LiveService()
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: URLSessionTransport())
+        defer { session.close() }
+        let form = UpdateRecorder(session.screen("join-network"))
+        try await form.waitForScreen()
+        // Freeze the network so that the keystrokes pile up while the first is in flight.
+        service.proxy.freeze(true)
+        for text in ["H", "Ho", "Hom", "Home"] { await form.handle.send(.edit(row: "name", value: .string(text))) }
+        #expect(await form.handle.screen?.row("name")?.content.inputValue == .string("Home"))
+        service.proxy.freeze(false)
+        try await form.waitUntilCurrent(service, token: session.token)
+        // Every screen published showed the newest keystroke: none went back to "H".
+        for screen in await form.screens {
+            if let value = screen.row("name")?.content.inputValue, value != .string("") {
+                #expect(value == .string("Home"))
+            }
+        }
+        #expect(try service.screen("join-network", token: session.token).row("name")?.content.inputValue == .string("Home"))
+    }
+}
+
+/// Reads a handle's updates as they come, keeping what a test asks about.
+actor UpdateRecorder {
+    let handle: ScreenHandle
+    private(set) var screens: [Screen] = []
+    private(set) var refusals = 0
+    private(set) var end: EndReason?
+    private var reader: Task<Void, Never>?
+
+    init(_ handle: ScreenHandle) {
+        self.handle = handle
+        Task { await self.startReading() }
+    }
+
+    private func startReading() async {
+        await handle.start()
+        reader = Task {
+            for await update in handle.updates { record(update) }
+        }
+    }
+
+    private func record(_ update: ScreenUpdate) {
+        switch update {
+        case .changes(_, let screen), .screen(let screen): screens.append(screen)
+        case .refused(let event, let problem):
+            Issue.record("refused \(event): \(problem)")
+            refusals += 1
+        case .answered: break
+        case .ended(let reason): end = reason
+        }
+    }
+
+    func waitForScreen() async throws {
+        try await poll("a first screen") { !self.screens.isEmpty }
+    }
+
+    func waitForEnd() async throws -> EndReason {
+        try await poll("the end of the handle") { self.end != nil }
+        return end ?? .closed
+    }
+
+    /// Waits until the handle has sent every event and its screen is the one `GET` answers.
+    /// Its revision may be older:
+    /// the session's revision counts commits on every screen, and a commit that does not
+    /// change this screen sends its stream nothing.
+    func waitUntilCurrent(_ service: LiveService, token: String) async throws {
+        let id = handle.screenID
+        do {
+            try await poll("\(id) to equal GET") {
+                guard await !self.handle.hasPendingEvents, var shown = await self.handle.screen,
+                    let current = try? service.screen(id, token: token),
+                    shown.revision <= current.revision
+                else { return false }
+                shown.revision = current.revision
+                return shown == current
+            }
+        } catch {
+            let shown = await handle.screen.map { String(decoding: $0.jsonBytes, as: UTF8.self) } ?? "none"
+            let current = (try? service.screen(id, token: token)).map { String(decoding: $0.jsonBytes, as: UTF8.self) } ?? "none"
+            throw ServerProcessError("\(error)\nthe handle shows \(shown)\nGET answers   \(current)")
+        }
+    }
+
+    private func poll(_ what: String, seconds: Double = 30, _ done: () async -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if await done() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerProcessError("timed out waiting for \(what)")
+    }
+}
+
+extension Screen {
+    func row(_ id: String) -> Row? { path(ofRow: id).flatMap { row(at: $0) } }
+
+    func switchState(_ id: String) -> Bool? {
+        if case .titleSwitch(_, let isOn) = row(id)?.content { isOn } else { nil }
+    }
+}
+
+extension LiveService {
+    /// The session's public id: the feed's entry of its creation names it.
+    func sessionID(token: String) throws -> String {
+        let answer = try request("PUT", "/v1/session/client", headers: ["X-Session: \(token)", "Content-Type: application/json"], body: "{}")
+        guard answer.status == 200 else { throw ServerProcessError("PUT client: \(answer.status) \(answer.bodyText)") }
+        guard let entry = try feed().last(where: { $0["cause"]?.stringValue == "created" }), let id = entry["session"]?.stringValue else {
+            throw ServerProcessError("no session in the feed")
+        }
+        return id
+    }
+
+    /// A backend's merge patch of the session's state, at its current revision (a race with
+    /// an event is a 412, and is tried again).
+    func patchState(sessionID: String, _ patch: String) throws {
+        for _ in 0..<5 {
+            let current = try backend("GET", "/v1/sessions/\(sessionID)")
+            guard let etag = current.header("ETag") else { throw ServerProcessError("no ETag: \(current.status)") }
+            let answer = try backend(
+                "PATCH", "/v1/sessions/\(sessionID)/state", headers: ["If-Match: \(etag)", "Content-Type: application/merge-patch+json"],
+                body: patch)
+            if answer.status == 200 || answer.status == 422 { return }
+            guard answer.status == 412 else { throw ServerProcessError("PATCH: \(answer.status) \(answer.bodyText)") }
+        }
+    }
+
+    /// Edits a title in a definition of the watched directory, a deployment while serving, and
+    /// waits until the service serves it.
+    func changeDefinition(_ screen: String) throws {
+        let before = try request("GET", "/v1/screens/\(screen)")
+        let file = screens.appendingPathComponent("\(screen).json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        guard let range = text.range(of: #""title": ""#) else { throw ServerProcessError("no title in \(screen)") }
+        try text.replacingCharacters(in: range, with: #""title": "New "#).write(to: file, atomically: true, encoding: .utf8)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try request("GET", "/v1/screens/\(screen)").header("ETag") != before.header("ETag") { return }
+            usleep(50_000)
+        }
+        throw ServerProcessError("the service did not reload \(screen)")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import TabulaModel
+import TabulaTestSupport
+import Testing
+
+/// `tabula watch --json` as a user runs it, against a service that restarts, loses its
+/// connections and changes its definitions: after each, its last line is the screen `GET`
+/// answers within 10 seconds. SIGINT ends it with 0; a session gone ends it with 3.
+@Suite(.serialized) struct WatchCommandTests {
+    @Test(.timeLimit(.minutes(3))) func staysCurrentThroughFaultsAndStopsCleanly() async throws {
+        let service = try LiveService()
+        let watch = try WatchProcess(["protocol-settings", "--url", service.url, "--json", "--heartbeat", "1s"])
+        let token = try await watch.session()
+        try await watch.waitUntilCurrent(service, token: token)
+
+        try switchRow(service, token: token, "offline-maps", true)
+        try await watch.waitUntilCurrent(service, token: token)
+        try service.killAndRestart()
+        try switchRow(service, token: token, "departure-reminder", false)
+        try await watch.waitUntilCurrent(service, token: token)
+        service.proxy.cutConnections()
+        try switchRow(service, token: token, "offline-maps", false)
+        try await watch.waitUntilCurrent(service, token: token)
+        let before = try watch.lastScreen()?.definition
+        try service.changeDefinition("protocol-settings")
+        try await watch.waitUntilCurrent(service, token: token)
+        #expect(try watch.lastScreen()?.definition != before)
+
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDeletedSessionEndsItWithThree() async throws {
+        let service = try LiveService()
+        let watch = try WatchProcess(["settings", "--url", service.url, "--json", "--heartbeat", "1s"])
+        let token = try await watch.session()
+        try await watch.waitUntilCurrent(service, token: token)
+        let id = try service.sessionID(token: token)
+        #expect(try service.backend("DELETE", "/v1/sessions/\(id)").status == 204)
+        #expect(try await watch.exitStatus() == 3)
+        #expect(watch.standardError.contains("session"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anUnknownSessionEndsItWithThree() async throws {
+        let service = try LiveService()
+        let watch = try WatchProcess(["settings", "--url", service.url, "--session", "never-issued-0123456789abcdefghij"])
+        #expect(try await watch.exitStatus() == 3)
+        #expect(!watch.standardError.isEmpty)
+    }
+
+    private func switchRow(_ service: LiveService, token: String, _ row: String, _ isOn: Bool) throws {
+        let answer = try service.request(
+            "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(token)", "Content-Type: application/json"],
+            body: #"{"row":"\#(row)","isOn":\#(isOn)}"#)
+        #expect(answer.status == 200)
+    }
+}
+
+/// `tabula watch ARGUMENTS`, its output in files.
+final class WatchProcess: @unchecked Sendable {
+    let process = Process()
+    private let output: URL
+    private let errors: URL
+
+    init(_ arguments: [String]) throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-watch-\(UUID().uuidString).out")
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-watch-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.executableURL = tabulaExecutable
+        process.arguments = ["watch"] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: output)
+        try? FileManager.default.removeItem(at: errors)
+    }
+
+    /// Waits for it to exit, without holding a thread: its status.
+    func exitStatus(seconds: Double = 20) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            guard Date() < deadline else { throw ServerProcessError("tabula watch did not exit within \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    var standardError: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+    /// The token of the session it created, from `session: TOKEN` on standard error.
+    func session() async throws -> String {
+        for _ in 0..<200 {
+            if let line = standardError.split(separator: "\n").first(where: { $0.hasPrefix("session: ") }) {
+                return String(line.dropFirst("session: ".count))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerProcessError("tabula watch printed no session: \(standardError)")
+    }
+
+    /// The screen of its last line: `{"definition", "revision", "screen"}`.
+    func lastScreen() throws -> Screen? {
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard let line = text.split(separator: "\n").last else { return nil }
+        let object = try JSONParser().parse(String(line)).objectValue
+        guard let json = object?["screen"] else { return nil }
+        let screen = try Screen(json: json)
+        #expect(object?["revision"]?.intValue == screen.revision)
+        #expect(object?["definition"]?.stringValue == screen.definition)
+        return screen
+    }
+
+    /// Waits, at most 10 seconds, until its last line is the screen `GET` answers (at an
+    /// older revision when commits since did not change this screen).
+    func waitUntilCurrent(_ service: LiveService, token: String) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        var last: Screen?
+        while Date() < deadline {
+            last = try? lastScreen()
+            if var shown = last, let id = Optional(shown.id), let current = try? service.screen(id, token: token),
+                shown.revision <= current.revision
+            {
+                shown.revision = current.revision
+                if shown == current { return }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerProcessError(
+            "tabula watch was not current within 10 s; its last screen: \(last.map { String(decoding: $0.jsonBytes, as: UTF8.self) } ?? "none")\n\(standardError)"
+        )
+    }
+}
