@@ -113,7 +113,7 @@ import Testing
                 "Origin: https://app.example.com", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: x-session, content-type",
             ])
         #expect(preflight.status == 204)
-        #expect(preflight.header("Access-Control-Allow-Methods") == "GET, POST")
+        #expect(preflight.header("Access-Control-Allow-Methods") == "GET, POST, PUT")
         #expect(preflight.header("Access-Control-Allow-Headers")?.contains("X-Session") == true)
         let other = try api.send("GET", "/v1/screens", headers: ["Origin: https://evil.example"])
         #expect(other.status == 200 && other.header("Access-Control-Allow-Origin") == nil)

@@ -9,7 +9,7 @@ public struct CORSPolicy: Sendable {
     let origins: Set<String>
     let allowsAnyOrigin: Bool
 
-    static let allowedMethods = "GET, POST"
+    static let allowedMethods = "GET, POST, PUT"
     static let allowedHeaders = "Authorization, Content-Type, If-None-Match, X-Session"
     static let exposedHeaders = "ETag, Location, Retry-After"
     static let preflightMaxAgeSeconds = 600
