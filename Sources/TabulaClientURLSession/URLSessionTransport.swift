@@ -36,7 +36,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     public func close() {
         // Taken under the lock, so that no task is made on a session being invalidated
         // (URLSession stops the process for that).
-        lock.withLock {
+        locked {
             defer { session = nil }
             return session
         }?.invalidateAndCancel()
@@ -54,7 +54,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    lock.withLock { waiters[task.taskIdentifier] = .answer(continuation, status: 0, headers: [:], body: []) }
+                    locked { waiters[task.taskIdentifier] = .answer(continuation, status: 0, headers: [:], body: []) }
                     task.resume()
                 }
             } onCancel: {
@@ -74,7 +74,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         do {
             let head = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPAnswer, any Error>) in
-                    lock.withLock { waiters[task.taskIdentifier] = .stream(head: head, chunks: continuation) }
+                    locked { waiters[task.taskIdentifier] = .stream(head: head, chunks: continuation) }
                     task.resume()
                 }
             } onCancel: {
@@ -94,8 +94,15 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
-        guard let task = lock.withLock({ session?.dataTask(with: urlRequest) }) else { throw TransportFailure("the transport was closed") }
+        guard let task = locked({ session?.dataTask(with: urlRequest) }) else { throw TransportFailure("the transport was closed") }
         return task
+    }
+
+    /// `NSLock.withLock` needs iOS 17 and macOS 14; the package supports iOS 16 and macOS 13.
+    private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 
     // MARK: URLSessionDataDelegate
@@ -110,7 +117,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
         let status = http?.statusCode ?? 0
-        let head: CheckedContinuation<HTTPAnswer, any Error>? = lock.withLock {
+        let head: CheckedContinuation<HTTPAnswer, any Error>? = locked {
             switch waiters[dataTask.taskIdentifier] {
             case .answer(let continuation, _, _, let body):
                 waiters[dataTask.taskIdentifier] = .answer(continuation, status: status, headers: headers, body: body)
@@ -127,7 +134,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let chunks: AsyncThrowingStream<[UInt8], any Error>.Continuation? = lock.withLock {
+        let chunks: AsyncThrowingStream<[UInt8], any Error>.Continuation? = locked {
             switch waiters[dataTask.taskIdentifier] {
             case .answer(let continuation, let status, let headers, var body):
                 body.append(contentsOf: data)
@@ -143,7 +150,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let waiter = lock.withLock { waiters.removeValue(forKey: task.taskIdentifier) }
+        let waiter = locked { waiters.removeValue(forKey: task.taskIdentifier) }
         let failure = error.map { TransportFailure($0.localizedDescription) }
         switch waiter {
         case .answer(let continuation, let status, let headers, let body):
