@@ -28,11 +28,6 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.idleTimeout = idleTimeout
     }
-
-    /// The first header with this name (case-insensitive).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
 }
 
 /// An answer: its status, its headers (names lowercased) and its body.
