@@ -81,6 +81,27 @@ import Testing
 
     /// Random edits of the list, the query and the limit: each change set takes the screen
     /// before to the screen after, and rendering from the screen before gives the same.
+    /// A long list's filter and `count` read its columns when a source gives them (as a
+    /// service does): the screen is the one read item by item.
+    @Test(arguments: [nil, #"{"by": "item.plays", "order": "descending"}"#])
+    func columnsShowWhatItemsShow(sort: String?) throws {
+        let definition = try load(Self.playlist(sort: sort))
+        var generator = SplitMix64(seed: 56)
+        let words = ["blue", "Moon", "angie", "bird", "éclair", "Blues", "sky", "K\u{212A}"]
+        let long = (0..<400).map { index in
+            Self.song(
+                "s\(index)", "\(words[Int(generator.next() % 8)]) \(words[Int(generator.next() % 8)])", plays: Double(generator.next() % 5))
+        }
+        for query in ["", "blue", "MOON", "é", "bird b", "k", "zzz"] {
+            for shown in [0.0, 3, 50, 1000] {
+                let state = state(long, query: query, shown: shown)
+                let itemByItem = render(definition, state)
+                let fromColumns = ItemColumns.$source.withValue(TextSearchTests.EveryColumn()) { render(definition, state) }
+                #expect(fromColumns == itemByItem, "query \(query), shown \(shown)")
+            }
+        }
+    }
+
     @Test(arguments: [nil, #"{"by": "item.title"}"#, #"{"by": "item.plays", "order": "descending"}"#])
     func changeSetsFollowRandomEdits(sort: String?) throws {
         let definition = try load(Self.playlist(sort: sort))

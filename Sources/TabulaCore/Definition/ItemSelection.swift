@@ -28,22 +28,30 @@ public struct ItemSelection: Sendable {
     /// The items shown, in the order shown. `context` is the row's context without an
     /// item; each item is read as `item`. Without a sort, the filter stops at the limit, so
     /// that a search showing the first 50 matches reads no further than the 50th.
-    public func items(_ records: [Record], _ context: EvaluationContext) -> [Record] {
+    /// `records` is the value of the state key `list`: a filter of a long list reads its
+    /// items' fields from their columns when a source that has them is bound (``ItemColumns``).
+    public func items(of list: String, _ records: [Record], _ context: EvaluationContext) -> [Record] {
         var itemContext = context
-        let filter = filter?.boundToState(context)
-        func passes(_ item: Record) -> Bool {
+        var filter = filter?.boundToState(context)
+        var readsColumns = false
+        if let bound = filter, let source = ItemColumns.source(for: records), let reading = bound.readingColumns(of: list, records, from: source) {
+            (filter, readsColumns) = (reading, true)
+        }
+        // Reading columns, the loop touches no record it does not show: records' reference
+        // counts, shared by every session whose list is its default's, are costly to touch.
+        func passes(_ position: Int) -> Bool {
             guard let filter else { return true }
-            itemContext.item = item
+            if readsColumns { itemContext.itemIndex = position } else { itemContext.item = records[position] }
             return filter.isTrue(itemContext)
         }
         let count = limit.map { Self.count($0.evaluate(context)) } ?? Int.max
         guard let sort else {
             var shown: [Record] = []
-            for item in records where shown.count < count && passes(item) { shown.append(item) }
+            for position in records.indices where shown.count < count && passes(position) { shown.append(records[position]) }
             return shown
         }
         var keyed: [(key: SortKey, position: Int, item: Record)] = []
-        for (position, item) in records.enumerated() where passes(item) {
+        for (position, item) in records.enumerated() where passes(position) {
             itemContext.item = item
             keyed.append((SortKey(sort.by.evaluate(itemContext)), position, item))
         }

@@ -53,6 +53,13 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         Expression(source: source, type: type, node: node.boundToState(context))
     }
 
+    /// The expression reading the items of `records`, the list `list`, from their columns,
+    /// or `nil` when the source gives no column for a field it reads (see
+    /// ``ExpressionNode/readingColumns(of:_:from:)``).
+    func readingColumns(of list: String, _ records: [Record], from source: any ItemColumnSource) -> Expression? {
+        node.readingColumns(of: list, records, from: source).map { Expression(source: self.source, type: type, node: $0) }
+    }
+
     /// The state keys the expression reads.
     public var stateKeys: Set<String> {
         var keys: Set<String> = []
@@ -107,6 +114,9 @@ public struct EvaluationContext: Sendable {
     public var screen: ScreenDefinition?
     /// While an edit's `onEdit` actions run: the value the user entered (`value`).
     public var editedValue: FieldValue?
+    /// The position of the item in its list while a node ``ExpressionNode/readingColumns(of:from:)``
+    /// is evaluated for it.
+    var itemIndex = 0
     /// On an item screen, the item it shows (which `item` reads outside `forEach` rows):
     /// what `valid('FORM')` judges the form's rows with.
     public var screenItem: Record?
@@ -202,8 +212,7 @@ public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
     /// The function's value for its arguments (`second` is `""` for a one-argument function).
     func apply(_ first: String, _ second: String) -> FieldValue {
         switch self {
-        case .contains: return .bool(FoldedText.contains(first, second))
-        case .startsWith: return .bool(FoldedText.starts(first, with: second))
+        case .contains, .startsWith: return search(first, FoldedPattern(second))
         case .lowercase: return .string(first.lowercased())
         case .uppercase: return .string(first.uppercased())
         case .trim:
@@ -212,6 +221,11 @@ public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
             return .string(String(first[start...end]))
         case .length: return .number(Double(first.count))
         }
+    }
+
+    /// `contains` or `startsWith` of `text` and a prepared second argument.
+    func search(_ text: String, _ part: FoldedPattern) -> FieldValue {
+        .bool(self == .startsWith ? FoldedText.starts(text, with: part) : FoldedText.contains(text, part))
     }
 }
 
@@ -242,6 +256,14 @@ indirect enum ExpressionNode: Hashable, Sendable {
     case message(String, [MessageArgument])
     /// `valid('FORM')`: whether every visible input row of the form passes its rules.
     case formValid(String)
+    /// `contains` or `startsWith` whose second argument was bound to a text
+    /// (``boundToState(_:)``): the text is prepared once for every item a search tests.
+    case search(ExpressionFunction, ExpressionNode, FoldedPattern)
+    /// `item.FIELD` read from the column of a list being walked, at the context's
+    /// `itemIndex` (``readingColumns(of:_:from:)``).
+    case itemColumn(ItemColumn)
+    /// A ``search(_:_:_:)`` of such a column: one reference to follow per item.
+    case columnSearch(ColumnSearch)
 
     /// What `valid('FORM')` stands for among the state keys a part reads: the dependency
     /// masks expand it to what the form's rows read, and the form marks.
@@ -257,8 +279,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
         case .count(let key):
             return .number(Double(context.state.records(key).count))
         case .itemField(let field, let type):
-            guard let value = context.item?.value(of: field), value.scalarType == type else { return type.zero }
-            return value
+            guard let item = context.item else { return type.zero }
+            return Self.itemValue(item, field, type)
+        case .itemColumn(let column):
+            return column.values[context.itemIndex]
         case .editedValue(let type):
             guard let value = context.editedValue, value.scalarType == type else { return type.zero }
             return value
@@ -291,6 +315,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
             // One or two arguments, read without an array: a search calls this per item.
             let first = arguments.first.map { $0.string(context) } ?? ""
             return function.apply(first, arguments.count > 1 ? arguments[1].string(context) : "")
+        case .columnSearch(let search):
+            return .bool(search.holds(at: context.itemIndex))
+        case .search(let function, let text, let part):
+            return function.search(text.string(context), part)
         case .countWhere(let list, let condition):
             return .number(Double(Self.count(list, condition, context, stoppingAt: Int.max)))
         case .message(let key, let arguments):
@@ -303,16 +331,74 @@ indirect enum ExpressionNode: Hashable, Sendable {
         }
     }
 
+    /// `item.FIELD` of `item`, as a value of the field's type (its zero when the item lacks
+    /// the field or holds another type).
+    static func itemValue(_ item: Record, _ field: String, _ type: ScalarType) -> FieldValue {
+        guard let value = item.value(of: field), value.scalarType == type else { return type.zero }
+        return value
+    }
+
     /// How many items of `list` `condition` holds for, counting no further than `cap`.
     private static func count(_ list: String, _ condition: ExpressionNode, _ context: EvaluationContext, stoppingAt cap: Int) -> Int {
-        let condition = condition.boundToState(context)
+        let records = context.state.records(list)
+        var condition = condition.boundToState(context)
         var itemContext = context
         var count = 0
-        for item in context.state.records(list) where count < cap {
+        if let source = ItemColumns.source(for: records), let reading = condition.readingColumns(of: list, records, from: source) {
+            condition = reading
+            for index in records.indices where count < cap {
+                itemContext.itemIndex = index
+                if condition.bool(itemContext) { count += 1 }
+            }
+            return count
+        }
+        for item in records where count < cap {
             itemContext.item = item
             if condition.bool(itemContext) { count += 1 }
         }
         return count
+    }
+
+    /// The node reading the fields of `records`' items (the list `list`) from their columns,
+    /// to be evaluated with the context's `itemIndex` at an item's position (and no `item`);
+    /// `nil` when the source gives no column for a field it reads. A `count`'s condition
+    /// reads its own items, and is left as it is.
+    func readingColumns(of list: String, _ records: [Record], from source: any ItemColumnSource) -> ExpressionNode? {
+        func reading(_ node: ExpressionNode) -> ExpressionNode? { node.readingColumns(of: list, records, from: source) }
+        func readingBoth(_ left: ExpressionNode, _ right: ExpressionNode) -> (ExpressionNode, ExpressionNode)? {
+            guard let left = reading(left), let right = reading(right) else { return nil }
+            return (left, right)
+        }
+        func readingAll(_ nodes: [ExpressionNode]) -> [ExpressionNode]? {
+            var read: [ExpressionNode] = []
+            for node in nodes {
+                guard let node = reading(node) else { return nil }
+                read.append(node)
+            }
+            return read
+        }
+        switch self {
+        case .itemField(let field, let type): return source.column(field, type, ofList: list, records).map { .itemColumn($0) }
+        case .literal, .stateKey, .count, .editedValue, .countWhere, .formValid, .itemColumn, .columnSearch: return self
+        case .not(let operand): return reading(operand).map { .not($0) }
+        case .negate(let operand): return reading(operand).map { .negate($0) }
+        case .and(let left, let right): return readingBoth(left, right).map { .and($0, $1) }
+        case .or(let left, let right): return readingBoth(left, right).map { .or($0, $1) }
+        case .equal(let left, let right, let negated): return readingBoth(left, right).map { .equal($0, $1, negated: negated) }
+        case .compare(let comparison, let left, let right): return readingBoth(left, right).map { .compare(comparison, $0, $1) }
+        case .arithmetic(let operation, let left, let right): return readingBoth(left, right).map { .arithmetic(operation, $0, $1) }
+        case .conditional(let condition, let then, let otherwise):
+            guard let all = readingAll([condition, then, otherwise]) else { return nil }
+            return .conditional(all[0], all[1], all[2])
+        case .function(let function, let arguments): return readingAll(arguments).map { .function(function, $0) }
+        case .search(let function, let text, let part):
+            guard let read = reading(text) else { return nil }
+            if case .itemColumn(let column) = read { return .columnSearch(ColumnSearch(function, column, part)) }
+            return .search(function, read, part)
+        case .message(let key, let arguments):
+            guard let values = readingAll(arguments.map(\.value)) else { return nil }
+            return .message(key, zip(arguments, values).map { MessageArgument(name: $0.name, value: $1) })
+        }
     }
 
     /// The node with every part that does not read the item evaluated once, in `context`:
@@ -330,7 +416,12 @@ indirect enum ExpressionNode: Hashable, Sendable {
         case .arithmetic(let operation, let left, let right): return .arithmetic(operation, left.boundToState(context), right.boundToState(context))
         case .conditional(let condition, let then, let otherwise):
             return .conditional(condition.boundToState(context), then.boundToState(context), otherwise.boundToState(context))
-        case .function(let function, let arguments): return .function(function, arguments.map { $0.boundToState(context) })
+        case .function(let function, let arguments):
+            let bound = arguments.map { $0.boundToState(context) }
+            if function == .contains || function == .startsWith, bound.count == 2, case .literal(.string(let part)) = bound[1] {
+                return .search(function, bound[0], FoldedPattern(part))
+            }
+            return .function(function, bound)
         default: return self
         }
     }
@@ -339,7 +430,7 @@ indirect enum ExpressionNode: Hashable, Sendable {
     /// stands for the edited value); a `count`'s condition reads its own items, not this one.
     private var readsItem: Bool {
         switch self {
-        case .itemField, .editedValue: return true
+        case .itemField, .editedValue, .itemColumn, .columnSearch: return true
         case .countWhere: return false
         default:
             var reads = false
@@ -370,8 +461,8 @@ indirect enum ExpressionNode: Hashable, Sendable {
     /// included): the one walk the collections above share.
     private func forEachOperand(_ body: (ExpressionNode) -> Void) {
         switch self {
-        case .literal, .stateKey, .count, .itemField, .editedValue, .formValid: return
-        case .not(let operand), .negate(let operand), .countWhere(_, let operand): body(operand)
+        case .literal, .stateKey, .count, .itemField, .editedValue, .formValid, .itemColumn, .columnSearch: return
+        case .not(let operand), .negate(let operand), .countWhere(_, let operand), .search(_, let operand, _): body(operand)
         case .and(let left, let right), .or(let left, let right), .equal(let left, let right, _), .compare(_, let left, let right),
             .arithmetic(_, let left, let right):
             body(left)

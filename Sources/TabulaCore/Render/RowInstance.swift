@@ -58,7 +58,7 @@ extension ScreenDefinition {
         guard let list = row.forEach else { return [] }
         let records = state.records(list)
         guard let selection = row.selection else { return records }
-        return selection.items(records, context(state, screenItem: screenItem))
+        return selection.items(of: list, records, context(state, screenItem: screenItem))
     }
 
     /// The value an input row with this id shows at this state; `nil` for a secure field

@@ -66,7 +66,8 @@ struct EventProcessor: SessionDecision {
     /// The event's outcome, and what to commit for it (`nil`: nothing, as for an event that
     /// changes nothing and carries no id).
     func decide(_ snapshot: SessionSnapshot) -> (outcome: EventOutcome, commit: SessionCommit?) {
-        switch decideOrRefuse(snapshot) {
+        // Searches of long lists read the columns this thread remembers of them.
+        switch ItemColumns.$source.withValue(ListMemoColumns(memos: listMemos), operation: { decideOrRefuse(snapshot) }) {
         case .success(let decided): decided
         case .failure(let problem): (.problem(problem), nil)
         }

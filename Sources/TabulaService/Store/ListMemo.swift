@@ -1,7 +1,8 @@
 import TabulaCore
+import TabulaPlatform
 
-/// What was computed from state lists (their stored bytes, their measured size), remembered
-/// by the identity of their storage.
+/// What was computed from state lists (their stored bytes, their measured size, the columns
+/// a search reads), remembered by the identity of their storage.
 ///
 /// An event that does not touch a list leaves it in the storage it had, and sessions that
 /// never changed a list share their default's storage. Encoding a state for a store, or
@@ -11,13 +12,28 @@ import TabulaCore
 /// instead. The memo keeps the list it remembers alive, so a storage it matches cannot be
 /// another list's reused memory. `BENCH_INSTRUCTIONS_REQUEST=switch Scripts/bench-instructions`
 /// counts what an event costs with it.
+///
+/// A search of a long list (a `filter` or a `count` condition) reads its items' fields from
+/// columns (``ItemColumn``), built once the same storage has been searched
+/// ``searchesBeforeColumns`` times: a list that changes on every event is read item by item,
+/// as building its columns would cost more than the one search. `Scripts/bench-lists` prints
+/// what a keystroke in a search costs with them.
 struct ListMemo: Sendable {
     private struct Entry {
         var key: String
         var records: [Record]
         var bytes: [UInt8]?
         var measuredBytes: Int?
+        var searches = 0
+        var columns: [ColumnKey: ItemColumn] = [:]
     }
+
+    private struct ColumnKey: Hashable {
+        var field: String
+        var type: ScalarType
+    }
+
+    static let searchesBeforeColumns = 3
 
     /// One entry per list key, in the order they were first asked for, and where to look
     /// first: callers walk a state's keys in the same order event after event, so the entry
@@ -45,6 +61,20 @@ struct ListMemo: Sendable {
             let size = StateLimits.measuredBytes(records)
             entry.measuredBytes = size
             return size
+        }
+    }
+
+    /// The column of `field` of `records`, the value of `key`, once that storage has been
+    /// searched often enough; `nil` before.
+    mutating func column(_ field: String, _ type: ScalarType, ofList key: String, _ records: [Record]) -> ItemColumn? {
+        withEntry(key, records) { entry in
+            let columnKey = ColumnKey(field: field, type: type)
+            if let column = entry.columns[columnKey] { return column }
+            entry.searches += 1
+            guard entry.searches >= Self.searchesBeforeColumns else { return nil }
+            let column = ItemColumn(field, type, of: records)
+            entry.columns[columnKey] = column
+            return column
         }
     }
 
@@ -77,6 +107,16 @@ extension SessionState {
     /// bytes (a store encodes a session's state on every event that changes it).
     func valuesBytes(reusing memo: inout ListMemo) -> [UInt8] {
         valuesBytes { key, records in memo.bytes(key, records) }
+    }
+}
+
+/// Each thread's list memo as the core's source of columns: bound around the work of an
+/// event or a render (`ItemColumns.$source.withValue`).
+struct ListMemoColumns: ItemColumnSource {
+    let memos: ShardedStorage<ListMemo>
+
+    func column(_ field: String, _ type: ScalarType, ofList list: String, _ records: [Record]) -> ItemColumn? {
+        memos.withThreadShard { $0.column(field, type, ofList: list, records) }
     }
 }
 
