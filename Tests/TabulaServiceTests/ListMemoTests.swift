@@ -46,23 +46,28 @@ import Testing
         #expect(limits.violation(of: base) == nil && limits.violation(of: grown) != nil)
     }
 
-    /// A list's columns are built once its storage was asked for them often enough, then
-    /// given again for it; a list edited in place (new storage) starts over, and every column
-    /// given holds what the core computes of the list it is given for.
+    /// A list's columns are built once its storage was searched in enough events (however
+    /// many searches each made), then given again for it; a list edited in place (new
+    /// storage) starts over, and every column given holds what the core computes of the list
+    /// it is given for.
     @Test func columnsAreGivenForTheStorageTheyWereBuiltFrom() throws {
         let names = (0..<300).map { Record(id: "n\($0)", fields: ["name": .string("Name \($0)")]) }
         var edited = names
         edited[7].fields["name"] = .string("Renamed")
         var memo = ListMemo()
-        var given: [ItemColumn?] = []
-        for _ in 0..<ListMemo.searchesBeforeColumns + 1 { given.append(memo.column("name", .string, ofList: "names", names)) }
-        #expect(given.dropLast(2).allSatisfy { $0 == nil })
-        let column = try #require(given[ListMemo.searchesBeforeColumns - 1])
-        #expect(given.last == column, "asked again for the same storage, the memo gives the same column")
+        let needed = UInt64(ListMemo.searchesBeforeColumns)
+        for event in 1..<needed {
+            for _ in 0..<3 { #expect(memo.column("name", .string, ofList: "names", names, event: event) == nil, "event \(event)") }
+        }
+        let built = memo.column("name", .string, ofList: "names", names, event: needed)
+        let column = try #require(built)
+        #expect(memo.column("name", .string, ofList: "names", names, event: needed + 1) == column, "the same storage, the same column")
         #expect(column.values == ItemColumn("name", .string, of: names).values)
-        #expect(memo.column("name", .string, ofList: "names", edited) == nil, "a list edited in place is another storage")
         var again: ItemColumn?
-        for _ in 0..<ListMemo.searchesBeforeColumns { again = memo.column("name", .string, ofList: "names", edited) }
+        for event in (needed + 2)...(2 * needed + 1) {
+            again = memo.column("name", .string, ofList: "names", edited, event: event)
+            if event < 2 * needed + 1 { #expect(again == nil, "a list edited in place is another storage") }
+        }
         #expect(again?.values == ItemColumn("name", .string, of: edited).values)
     }
 }

@@ -37,8 +37,9 @@ public struct ItemSelection: Sendable {
         if let bound = filter, let source = ItemColumns.source(for: records), let reading = bound.readingColumns(of: list, records, from: source) {
             (filter, readsColumns) = (reading, true)
         }
-        // Reading columns, the loop touches no record it does not show: records' reference
-        // counts, shared by every session whose list is its default's, are costly to touch.
+        // Reading columns, the filter touches no record: records' reference counts, shared by
+        // every session whose list is its default's, are costly to touch. Without a sort, the
+        // loop then copies only the records it shows.
         func passes(_ position: Int) -> Bool {
             guard let filter else { return true }
             if readsColumns { itemContext.itemIndex = position } else { itemContext.item = records[position] }

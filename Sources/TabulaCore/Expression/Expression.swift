@@ -114,7 +114,7 @@ public struct EvaluationContext: Sendable {
     public var screen: ScreenDefinition?
     /// While an edit's `onEdit` actions run: the value the user entered (`value`).
     public var editedValue: FieldValue?
-    /// The position of the item in its list while a node ``ExpressionNode/readingColumns(of:from:)``
+    /// The position of the item in its list while a node ``ExpressionNode/readingColumns(of:_:from:)``
     /// is evaluated for it.
     var itemIndex = 0
     /// On an item screen, the item it shows (which `item` reads outside `forEach` rows):
@@ -212,7 +212,7 @@ public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
     /// The function's value for its arguments (`second` is `""` for a one-argument function).
     func apply(_ first: String, _ second: String) -> FieldValue {
         switch self {
-        case .contains, .startsWith: return search(first, FoldedPattern(second))
+        case .contains, .startsWith: return .bool(FoldedText.search(self, first, second))
         case .lowercase: return .string(first.lowercased())
         case .uppercase: return .string(first.uppercased())
         case .trim:
@@ -225,7 +225,7 @@ public enum ExpressionFunction: String, CaseIterable, Hashable, Sendable {
 
     /// `contains` or `startsWith` of `text` and a prepared second argument.
     func search(_ text: String, _ part: FoldedPattern) -> FieldValue {
-        .bool(self == .startsWith ? FoldedText.starts(text, with: part) : FoldedText.contains(text, part))
+        .bool(FoldedText.search(self, text, part))
     }
 }
 
@@ -378,7 +378,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
             return read
         }
         switch self {
-        case .itemField(let field, let type): return source.column(field, type, ofList: list, records).map { .itemColumn($0) }
+        case .itemField(let field, let type):
+            // A column is read by position: one of another length is not this list's.
+            guard let column = source.column(field, type, ofList: list, records), column.values.count == records.count else { return nil }
+            return .itemColumn(column)
         case .literal, .stateKey, .count, .editedValue, .countWhere, .formValid, .itemColumn, .columnSearch: return self
         case .not(let operand): return reading(operand).map { .not($0) }
         case .negate(let operand): return reading(operand).map { .negate($0) }

@@ -1,15 +1,15 @@
 /// Text compared the way a search field compares it: both sides in their `lowercased()`
 /// form, matched character by character as Swift compares characters. A search over a long
-/// list asks this of every item, so the text searched for is prepared once
-/// (``FoldedPattern``), and text that is ASCII on both sides is compared byte by byte,
-/// folding A–Z, without building the lowercased strings; anything else is lowercased and
-/// compared as characters.
+/// list asks this of every item, so the text searched for can be prepared once
+/// (``FoldedPattern``), and most texts are settled on their bytes, A–Z folded, without
+/// building the lowercased strings; the others are lowercased and compared as characters.
 ///
-/// An ASCII pattern is first looked for in the bytes of any text, A–Z folded: a character
-/// equal to an ASCII one in a lowercased text is that ASCII scalar, which came from an ASCII
-/// scalar of the text, unless the text holds one of the scalars that lowercase or normalize
-/// into ASCII alone (``ByteClass/mayFoldIntoASCII``). So when the bytes do not hold the
-/// pattern, most texts are known not to contain it without lowercasing.
+/// An ASCII pattern is looked for in the bytes of any text. In a text that is ASCII too, the
+/// bytes settle it. In another, a character equal to an ASCII one in its lowercased form is
+/// that ASCII scalar, which came from an ASCII scalar of the text, unless the text holds one
+/// of the scalars that lowercase or normalize into ASCII alone (``ByteClass/mayFoldIntoASCII``):
+/// so bytes that lack the pattern settle that the characters lack it; bytes that hold it
+/// leave it to the characters.
 enum FoldedText {
     /// What a text's UTF-8 bytes can settle about it.
     enum ByteClass: UInt8, Sendable {
@@ -40,59 +40,75 @@ enum FoldedText {
         }
     }
 
-    /// Whether `text` contains `part`; an empty `part` is in everything.
-    static func contains(_ text: String, _ part: FoldedPattern) -> Bool {
-        if part.text.isEmpty { return true }
+    /// `contains` (an empty `part` is in everything) or `startsWith` of `text` and `part`.
+    static func search(_ function: ExpressionFunction, _ text: String, _ part: FoldedPattern) -> Bool {
         let settled = text.utf8.withContiguousStorageIfAvailable { bytes in
-            answer(bytes, ByteClass(bytes), folded: false, part) { search($0, $1, folded: false) }
+            part.asciiBytes.flatMap { partBytes in
+                partBytes.withUnsafeBufferPointer {
+                    settle(function, bytes, ByteClass(bytes), folded: false, mask: ~0, $0, part.mask)
+                }
+            }
         }
         if let found = settled ?? nil { return found }
-        let characters = Array(text.lowercased())
-        let needle = part.characters
-        guard needle.count <= characters.count else { return false }
-        for start in 0...(characters.count - needle.count) where characters.matches(needle, at: start) { return true }
-        return false
+        return characters(function, text, part.characters)
     }
 
-    /// Whether `text` starts with `part`.
-    static func starts(_ text: String, with part: FoldedPattern) -> Bool {
+    /// The same search with a text searched for once: its bytes are tried without preparing
+    /// it (no allocation when they settle it).
+    static func search(_ function: ExpressionFunction, _ text: String, _ part: String) -> Bool {
         let settled = text.utf8.withContiguousStorageIfAvailable { bytes in
-            answer(bytes, ByteClass(bytes), folded: false, part) { $0.count >= $1.count && matches($0, $1, at: 0, folded: false) }
+            part.utf8.withContiguousStorageIfAvailable { partBytes in
+                FoldedPattern.isSettledOnBytes(partBytes)
+                    ? withUnsafeTemporaryAllocation(of: UInt8.self, capacity: partBytes.count) { folded in
+                        for index in partBytes.indices { folded[index] = fold(partBytes[index]) }
+                        return settle(
+                            function, bytes, ByteClass(bytes), folded: false, mask: ~0, UnsafeBufferPointer(folded), byteMask(partBytes))
+                    } : nil
+            } ?? nil
         }
         if let found = settled ?? nil { return found }
-        let characters = Array(text.lowercased())
-        return part.characters.count <= characters.count && characters.matches(part.characters, at: 0)
+        return characters(function, text, Array(part.lowercased()))
     }
 
     /// What the bytes of a text (A–Z folded already when `folded`) of the class `byteClass`
-    /// settle of `contains` or `startsWith` with `part`; `nil` when the characters must
-    /// (``contains(_:_:)``, ``starts(_:with:)``).
-    ///
-    /// `mask` is the text's ``byteMask(_:)``, when it is known: a text that lacks a byte of
-    /// the pattern cannot hold it, and most texts of a long list are passed over without
-    /// reading their bytes.
+    /// settle of a search for `part`; `nil` when the characters must
+    /// (``characters(_:_:_:)``). `mask` is the text's ``byteMask(_:)`` when it is known: a
+    /// text that lacks a byte of the pattern cannot hold it, and most texts of a long list
+    /// are passed over without reading their bytes.
     static func settled(
-        _ function: ExpressionFunction, bytes: UnsafeBufferPointer<UInt8>, _ byteClass: ByteClass, folded: Bool, mask: UInt64 = ~0,
+        _ function: ExpressionFunction, bytes: UnsafeBufferPointer<UInt8>, _ byteClass: ByteClass, folded: Bool, mask: UInt64,
         _ part: FoldedPattern
     ) -> Bool? {
-        if part.asciiBytes != nil, byteClass != .mayFoldIntoASCII, part.mask & ~mask != 0 { return false }
-        if function == .startsWith {
-            return answer(bytes, byteClass, folded: folded, part) { $0.count >= $1.count && matches($0, $1, at: 0, folded: folded) }
+        part.asciiBytes.flatMap { partBytes in
+            partBytes.withUnsafeBufferPointer { settle(function, bytes, byteClass, folded: folded, mask: mask, $0, part.mask) }
         }
-        if part.text.isEmpty { return true }
-        return answer(bytes, byteClass, folded: folded, part) { search($0, $1, folded: folded) }
     }
 
-    /// What `find` on the text's bytes and an ASCII pattern's folded bytes says, when that
-    /// settles it: when the text is ASCII too, or when the bytes do not hold the pattern and
-    /// the text has no scalar that may fold into ASCII. `nil` when the characters must.
-    private static func answer(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ byteClass: ByteClass, folded: Bool, _ part: FoldedPattern,
-        _ find: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
-    ) -> Bool? {
-        guard let partBytes = part.asciiBytes, byteClass != .mayFoldIntoASCII else { return nil }
-        if partBytes.withUnsafeBufferPointer({ find(bytes, $0) }) { return byteClass == .ascii ? true : nil }
+    /// The rule itself: `contains` or `startsWith` of the lowercased text's characters and
+    /// `part`'s (the lowercased form of the text searched for).
+    static func characters(_ function: ExpressionFunction, _ text: String, _ part: [Character]) -> Bool {
+        let characters = Array(text.lowercased())
+        guard part.count <= characters.count else { return false }
+        if function == .startsWith { return characters.matches(part, at: 0) }
+        if part.isEmpty { return true }
+        for start in 0...(characters.count - part.count) where characters.matches(part, at: start) { return true }
         return false
+    }
+
+    /// What the bytes settle, for an ASCII pattern's folded bytes `part` (of mask
+    /// `partMask`): false when they lack it (unless a scalar may fold into ASCII), true when
+    /// an ASCII text holds it, `nil` otherwise.
+    private static func settle(
+        _ function: ExpressionFunction, _ bytes: UnsafeBufferPointer<UInt8>, _ byteClass: ByteClass, folded: Bool, mask: UInt64,
+        _ part: UnsafeBufferPointer<UInt8>, _ partMask: UInt64
+    ) -> Bool? {
+        guard byteClass != .mayFoldIntoASCII else { return nil }
+        if partMask & ~mask != 0 { return false }
+        let found =
+            function == .startsWith
+            ? bytes.count >= part.count && matches(bytes, part, at: 0, folded: folded) : search(bytes, part, folded: folded)
+        if !found { return false }
+        return byteClass == .ascii ? true : nil
     }
 
     /// Whether `part` (folded) occurs in `bytes`, A–Z folded to a–z unless they are already.
@@ -125,22 +141,27 @@ enum FoldedText {
 }
 
 /// A text searched for by ``FoldedText``, prepared once: its lowercased form's characters
-/// and, when it is ASCII, its bytes with A–Z folded to a–z.
+/// and, when its bytes can settle a search, those bytes with A–Z folded to a–z.
 struct FoldedPattern: Hashable, Sendable {
     let text: String
-    fileprivate let characters: [Character]
-    /// `nil` unless the text is ASCII without a carriage return or line feed: in those
-    /// bytes a match cannot end or start inside a character, which `"\r\n"` is.
-    fileprivate let asciiBytes: [UInt8]?
+    let characters: [Character]
+    let asciiBytes: [UInt8]?
     /// ``FoldedText/byteMask(_:)`` of the text.
-    fileprivate let mask: UInt64
+    let mask: UInt64
 
     init(_ text: String) {
         self.text = text
         characters = Array(text.lowercased())
         let bytes = Array(text.utf8)
-        asciiBytes = bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0A && $0 != 0x0D }) ? bytes.map(FoldedText.fold) : nil
+        asciiBytes = bytes.withUnsafeBufferPointer(Self.isSettledOnBytes) ? bytes.map(FoldedText.fold) : nil
         mask = FoldedText.byteMask(bytes)
+    }
+
+    /// Whether a pattern's bytes can settle searches: it is ASCII without a carriage return
+    /// or line feed, so a match in a text's bytes cannot start or end inside a character
+    /// (`"\r\n"` is one).
+    static func isSettledOnBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 && $0 != 0x0A && $0 != 0x0D }
     }
 
     static func == (lhs: FoldedPattern, rhs: FoldedPattern) -> Bool { lhs.text == rhs.text }

@@ -50,7 +50,7 @@ public final class ItemColumn: Hashable, Sendable {
         }
         if let settled { return settled }
         guard case .string(let text) = values[index] else { return false }
-        return function == .startsWith ? FoldedText.starts(text, with: part) : FoldedText.contains(text, part)
+        return FoldedText.characters(function, text, part.characters)
     }
 
     public static func == (lhs: ItemColumn, rhs: ItemColumn) -> Bool { lhs === rhs }

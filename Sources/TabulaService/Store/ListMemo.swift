@@ -1,3 +1,4 @@
+import Synchronization
 import TabulaCore
 import TabulaPlatform
 
@@ -14,17 +15,20 @@ import TabulaPlatform
 /// counts what an event costs with it.
 ///
 /// A search of a long list (a `filter` or a `count` condition) reads its items' fields from
-/// columns (``ItemColumn``), built once the same storage has been searched
-/// ``searchesBeforeColumns`` times: a list that changes on every event is read item by item,
-/// as building its columns would cost more than the one search. `Scripts/bench-lists` prints
-/// what a keystroke in a search costs with them.
+/// columns (``ItemColumn``), built once the same storage has been searched in
+/// ``searchesBeforeColumns`` events: a list that changes on every event is read item by item,
+/// as building its columns would cost more than the event's searches. Each thread keeps the
+/// columns of the lists it searched last, one list per state key, as it keeps their sizes.
+/// `Scripts/bench-lists` prints what a keystroke in a search costs with them.
 struct ListMemo: Sendable {
     private struct Entry {
         var key: String
         var records: [Record]
         var bytes: [UInt8]?
         var measuredBytes: Int?
+        /// The events that searched this storage, and the last of them.
         var searches = 0
+        var lastSearch: UInt64 = 0
         var columns: [ColumnKey: ItemColumn] = [:]
     }
 
@@ -64,13 +68,13 @@ struct ListMemo: Sendable {
         }
     }
 
-    /// The column of `field` of `records`, the value of `key`, once that storage has been
-    /// searched often enough; `nil` before.
-    mutating func column(_ field: String, _ type: ScalarType, ofList key: String, _ records: [Record]) -> ItemColumn? {
+    /// The column of `field` of `records`, the value of `key`, for the search of an event
+    /// (numbered `event`), once that storage has been searched in enough events; `nil` before.
+    mutating func column(_ field: String, _ type: ScalarType, ofList key: String, _ records: [Record], event: UInt64) -> ItemColumn? {
         withEntry(key, records) { entry in
             let columnKey = ColumnKey(field: field, type: type)
             if let column = entry.columns[columnKey] { return column }
-            entry.searches += 1
+            if entry.lastSearch != event { (entry.searches, entry.lastSearch) = (entry.searches + 1, event) }
             guard entry.searches >= Self.searchesBeforeColumns else { return nil }
             let column = ItemColumn(field, type, of: records)
             entry.columns[columnKey] = column
@@ -110,13 +114,22 @@ extension SessionState {
     }
 }
 
-/// Each thread's list memo as the core's source of columns: bound around the work of an
-/// event or a render (`ItemColumns.$source.withValue`).
+/// Each thread's list memo as the core's source of columns, for one event: bound around its
+/// decision (`ItemColumns.$source.withValue`).
 struct ListMemoColumns: ItemColumnSource {
+    private static let events = Atomic<UInt64>(0)
+
     let memos: ShardedStorage<ListMemo>
+    /// This event's number, which tells the memo's count of searches one event from another.
+    private let event: UInt64
+
+    init(memos: ShardedStorage<ListMemo>) {
+        self.memos = memos
+        event = Self.events.add(1, ordering: .relaxed).newValue
+    }
 
     func column(_ field: String, _ type: ScalarType, ofList list: String, _ records: [Record]) -> ItemColumn? {
-        memos.withThreadShard { $0.column(field, type, ofList: list, records) }
+        memos.withThreadShard { $0.column(field, type, ofList: list, records, event: event) }
     }
 }
 
