@@ -43,8 +43,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
 
     /// The value of a bool expression (`false` for any other type).
     public func isTrue(_ context: EvaluationContext) -> Bool {
-        if case .bool(let flag) = evaluate(context) { return flag }
-        return false
+        node.bool(context)
     }
 
     /// The expression with every part that does not read the item evaluated once in
@@ -286,14 +285,10 @@ indirect enum ExpressionNode: Hashable, Sendable {
         case .editedValue(let type):
             guard let value = context.editedValue, value.scalarType == type else { return type.zero }
             return value
-        case .not(let operand):
-            return .bool(!operand.bool(context))
+        case .not, .and, .or, .columnSearch:
+            return .bool(bool(context))
         case .negate(let operand):
             return .number(-operand.number(context))
-        case .and(let left, let right):
-            return .bool(left.bool(context) && right.bool(context))
-        case .or(let left, let right):
-            return .bool(left.bool(context) || right.bool(context))
         case .equal(let left, let right, let negated):
             return .bool((left.evaluate(context) == right.evaluate(context)) != negated)
         case .compare(let comparison, .countWhere(let list, let condition), let right):
@@ -315,8 +310,6 @@ indirect enum ExpressionNode: Hashable, Sendable {
             // One or two arguments, read without an array: a search calls this per item.
             let first = arguments.first.map { $0.string(context) } ?? ""
             return function.apply(first, arguments.count > 1 ? arguments[1].string(context) : "")
-        case .columnSearch(let search):
-            return .bool(search.holds(at: context.itemIndex))
         case .search(let function, let text, let part):
             return function.search(text.string(context), part)
         case .countWhere(let list, let condition):
@@ -481,9 +474,19 @@ indirect enum ExpressionNode: Hashable, Sendable {
         }
     }
 
-    private func bool(_ context: EvaluationContext) -> Bool {
-        if case .bool(let flag) = evaluate(context) { return flag }
-        return false
+    /// A bool node's value (`false` for any other type). The operators a search's filter is
+    /// made of are evaluated here, without a value built for each operand: a filter runs once
+    /// per item of a long list.
+    func bool(_ context: EvaluationContext) -> Bool {
+        switch self {
+        case .columnSearch(let search): return search.holds(at: context.itemIndex)
+        case .or(let left, let right): return left.bool(context) || right.bool(context)
+        case .and(let left, let right): return left.bool(context) && right.bool(context)
+        case .not(let operand): return !operand.bool(context)
+        default:
+            if case .bool(let flag) = evaluate(context) { return flag }
+            return false
+        }
     }
 
     private func number(_ context: EvaluationContext) -> Double {
