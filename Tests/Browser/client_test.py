@@ -37,8 +37,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -52,9 +50,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from preview_test import API, Failure, browser_errors, field_text, first_difference, make_driver, step, wait_for
+from preview_test import BACKEND_KEY, Server as PreviewServer
 
-BACKEND_KEY = "client-test-backend-key"
-ACTIONS_SECRET = "client-test-actions-secret"
 # Each view holds one stream, and a browser keeps at most six connections to one HTTP/1.1
 # origin: four views leave two for the events and GETs (see docs/clients.md).
 SCREENS = ["settings", "inbox", "join-network", "sign-in"]
@@ -258,61 +255,15 @@ class StaticPage:
         self.server.server_close()
 
 
-class Server:
+class Server(PreviewServer):
     """`tabula serve --cors-origins ORIGIN` (and the example backend) on free ports, stopped by their PIDs."""
 
     def __init__(self, binary, screens, log_path, origin):
-        self.binary, self.screens, self.log_path, self.origin = binary, screens, log_path, origin
-        self.lines = []
-        self.processes = []
-        self.url = None
+        super().__init__(binary, screens, log_path)
+        self.origin = origin
 
-    def spawn(self, command, timeout):
-        print("$ " + " ".join(command), flush=True)
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
-        self.processes.append(process)
-        found = {}
-        listening = threading.Event()
-
-        def read():
-            with open(self.log_path, "a", encoding="utf-8") as log:
-                for line in process.stdout:
-                    self.lines.append(line.rstrip("\n"))
-                    log.write(line)
-                    log.flush()
-                    match = re.search(r"listening on (http://[^\s,]+)", line)
-                    if match and "url" not in found:
-                        found["url"] = match.group(1).rstrip("/")
-                        listening.set()
-            listening.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        listening.wait(timeout)
-        if "url" not in found:
-            raise Failure(f"{command[1]} did not start; its output:\n" + "\n".join(self.lines[-20:]))
-        return found["url"]
-
-    def start(self, timeout=20):
-        backend = self.spawn([self.binary, "example-backend", "--port", "0", "--secret", ACTIONS_SECRET], timeout)
-        self.url = self.spawn([
-            self.binary, "serve", "--store", "memory", "--port", "0", "--screens", self.screens, "--log-level", "info",
-            "--backend-key", BACKEND_KEY, "--actions-url", backend, "--actions-secret", ACTIONS_SECRET,
-            "--cors-origins", self.origin,
-        ], timeout)
-
-    def stop(self):
-        for process in reversed(self.processes):
-            if process.poll() is not None:
-                continue
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def tail(self, count=30):
-        return "\n".join(self.lines[-count:])
+    def serve_options(self):
+        return ["--cors-origins", self.origin]
 
 
 def raw_get(url, headers):

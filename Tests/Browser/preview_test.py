@@ -67,68 +67,61 @@ def step(text):
 
 
 class Server:
-    """`tabula serve --preview --watch` on a free port, stopped by its PID."""
+    """`tabula serve --preview --watch` and the example backend on free ports, stopped by their PIDs."""
 
     def __init__(self, binary, screens, log_path):
         self.binary = binary
         self.screens = screens
         self.log_path = log_path
         self.lines = []
-        self.process = None
+        self.processes = []
         self.url = None
 
-    def start_backend(self, timeout=20):
-        """`tabula example-backend`, which the sign-in screen's call asks; stopped by its PID."""
-        self.backend = subprocess.Popen(
-            [self.binary, "example-backend", "--port", "0", "--secret", ACTIONS_SECRET],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.backend.stdout.readline()
-            match = re.search(r"listening on (http://[^\s,]+)", line)
-            if match:
-                threading.Thread(target=lambda: [None for _ in self.backend.stdout], daemon=True).start()
-                return match.group(1).rstrip("/")
-            if not line and self.backend.poll() is not None:
-                break
-        raise Failure("tabula example-backend did not start")
-
-    def start(self, timeout=20):
-        backend = self.start_backend(timeout)
-        command = [
-            self.binary, "serve", "--preview", "--watch", "--store", "memory", "--port", "0",
-            "--screens", self.screens, "--log-level", "info", "--backend-key", BACKEND_KEY,
-            "--actions-url", backend, "--actions-secret", ACTIONS_SECRET,
-        ]
+    def spawn(self, command, timeout, hint=""):
+        """Starts `command`, logs its output, and returns the URL of its 'listening on' line."""
         print("$ " + " ".join(command), flush=True)
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+        self.processes.append(process)
+        found = {}
         listening = threading.Event()
 
         def read():
-            with open(self.log_path, "w", encoding="utf-8") as log:
-                for line in self.process.stdout:
+            with open(self.log_path, "a", encoding="utf-8") as log:
+                for line in process.stdout:
                     self.lines.append(line.rstrip("\n"))
                     log.write(line)
                     log.flush()
                     match = re.search(r"listening on (http://[^\s,]+)", line)
-                    if match and not self.url:
-                        self.url = match.group(1).rstrip("/")
+                    if match and "url" not in found:
+                        found["url"] = match.group(1).rstrip("/")
                         listening.set()
             listening.set()
 
         threading.Thread(target=read, daemon=True).start()
         listening.wait(timeout)
-        if not self.url:
-            self.stop()
-            tail = "\n".join(self.lines[-20:])
-            raise Failure(
-                f"tabula serve did not start (no 'listening on' line within {timeout} s); its output:\n{tail}\n"
-                "(a binary without --preview or --watch fails here)")
+        if "url" not in found:
+            raise Failure(f"{command[1]} did not start (no 'listening on' line within {timeout} s); its output:\n"
+                          + "\n".join(self.lines[-20:]) + hint)
+        return found["url"]
+
+    def start_backend(self, timeout):
+        """`tabula example-backend`, which the sign-in screen's call asks."""
+        return self.spawn([self.binary, "example-backend", "--port", "0", "--secret", ACTIONS_SECRET], timeout)
+
+    def serve_options(self):
+        """What `tabula serve` is given besides the store, port, screens, log level and backend."""
+        return ["--preview", "--watch"]
+
+    def start(self, timeout=20):
+        backend = self.start_backend(timeout)
+        self.url = self.spawn([
+            self.binary, "serve", *self.serve_options(), "--store", "memory", "--port", "0", "--screens", self.screens,
+            "--log-level", "info", "--backend-key", BACKEND_KEY, "--actions-url", backend, "--actions-secret", ACTIONS_SECRET,
+        ], timeout, hint="\n(a binary without --preview or --watch fails here)")
 
     def stop(self):
-        for process in (self.process, getattr(self, "backend", None)):
-            if not process or process.poll() is not None:
+        for process in reversed(self.processes):
+            if process.poll() is not None:
                 continue
             process.send_signal(signal.SIGTERM)
             try:
@@ -1036,7 +1029,7 @@ def main():
                     print(f"console: {message}", file=sys.stderr)
             except WebDriverException:
                 pass
-        if server and server.process:
+        if server and server.processes:
             print(f"the server's last lines:\n{server.tail()}", file=sys.stderr)
         print("0 passed, 1 failed")
         return 1

@@ -31,10 +31,13 @@ public final class ItemColumn: Hashable, Sendable {
             byteClasses.reserveCapacity(values.count)
             masks.reserveCapacity(values.count)
             for case .string(let text) in values {
-                starts.append(foldedBytes.count)
+                let start = foldedBytes.count
+                starts.append(start)
                 foldedBytes.append(contentsOf: text.utf8.lazy.map(FoldedText.fold))
-                byteClasses.append(Array(text.utf8).withUnsafeBufferPointer { FoldedText.ByteClass($0) })
-                masks.append(FoldedText.byteMask(text.utf8))
+                // Folding changes only A–Z, which neither the class nor the mask tells apart.
+                let folded = foldedBytes[start...]
+                byteClasses.append(folded.withUnsafeBufferPointer { FoldedText.ByteClass($0) })
+                masks.append(FoldedText.byteMask(folded))
             }
             starts.append(foldedBytes.count)
         }
