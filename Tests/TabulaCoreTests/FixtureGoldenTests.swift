@@ -57,6 +57,8 @@ import Testing
                 result["call"] = ["action": .string(call.action), "values": .object(values)]
             case .success(let reduction):
                 let (next, effects) = (reduction.state, reduction.effects)
+                #expect(Set(reduction.changedKeys) == next.changedKeys(since: state), "changedKeys of \(step.canonicalText)")
+                #expect(Set(reduction.changedKeys).count == reduction.changedKeys.count, "a key listed twice: \(reduction.changedKeys)")
                 if let submit = reduction.submit { result["submit"] = ["form": .string(submit.form), "valid": .bool(submit.valid)] }
                 // A move's answer starts from the copy with the row where the user dropped it.
                 var seen = render(definition, state, item: item)

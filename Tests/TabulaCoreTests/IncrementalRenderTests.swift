@@ -53,9 +53,11 @@ import Testing
                 let event: Event =
                     [.select(row: id), .setSwitch(row: id, isOn: Bool.random(using: &random)), .delete(row: id)]
                     .randomElement(using: &random) ?? .select(row: id)
-                guard let (next, _) = try? reduce(state, event, definition) else { continue }
+                guard let reduction = try? reduction(of: event, on: state, definition) else { continue }
+                let next = reduction.state
                 let incremental = render(definition, next, reusing: shown, renderedAt: state)
                 #expect(incremental == render(definition, next))
+                #expect(render(definition, next, reusing: shown, renderedAt: state, changedKeys: reduction.changedKeys) == incremental)
                 state = next
                 shown = incremental
             }

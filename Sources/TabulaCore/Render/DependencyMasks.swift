@@ -102,4 +102,11 @@ struct DependencyMasks: Sendable {
         if state.marks != previous.marks { changed |= bitByKey[Self.marksKey] ?? 0 }
         return changed
     }
+
+    /// The bits of the keys listed, and of the form marks when they changed.
+    func changed(_ keys: [String], marksChanged: Bool) -> UInt64 {
+        var changed: UInt64 = marksChanged ? bitByKey[Self.marksKey] ?? 0 : 0
+        for key in keys { changed |= bitByKey[key] ?? 0 }
+        return changed
+    }
 }

@@ -30,6 +30,23 @@ public func render(_ definition: ScreenDefinition, _ state: SessionState, item: 
 public func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState
 ) -> Screen {
+    render(definition, state, reusing: previous, renderedAt: previousState, changedKeys: nil)
+}
+
+/// ``render(_:_:reusing:renderedAt:)`` told which keys' values differ between the two
+/// states (a ``Reduction/changedKeys``; any list that holds them all will do): the states'
+/// values are not compared.
+public func render(
+    _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState,
+    changedKeys: [String]
+) -> Screen {
+    render(definition, state, reusing: previous, renderedAt: previousState, changedKeys: Optional(changedKeys))
+}
+
+private func render(
+    _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState,
+    changedKeys: [String]?
+) -> Screen {
     let item = previous.item
     // Another client context can change any row's kind, and every text.
     guard state.client == previousState.client else { return render(definition, state, item: item) }
@@ -37,7 +54,10 @@ public func render(
     let previousState = definition.conformed(previousState)
     let screenItem = definition.item(item, in: state)
     let masks = definition.dependencyMasks
-    let changed = masks.changed(state, since: previousState)
+    let changed =
+        if let changedKeys { masks.changed(changedKeys, marksChanged: state.marks != previousState.marks) } else {
+            masks.changed(state, since: previousState)
+        }
     var screen = previous
     screen.revision = state.revision
     if masks.title & changed != 0 {

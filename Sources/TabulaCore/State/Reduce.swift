@@ -32,6 +32,11 @@ public struct Reduction: Sendable {
     /// Whether the actions reached the `call` whose answer they were given and applied it
     /// (an answer the actions no longer reach, on a state that changed meanwhile, is not).
     public var appliedCallAnswer = false
+    /// The keys whose values `state` changed, each once (empty when it changed none): the
+    /// keys ``SessionState/changedKeys(since:)`` finds against the state the event was
+    /// applied to. The actions list every key they write, so knowing them costs no walk
+    /// over the state's values, which the render, the feed and the store would each make.
+    public var changedKeys: [String] = []
 }
 
 /// A `call` the actions reached without an answer: what the backend is asked.
@@ -103,7 +108,7 @@ public func reduction(
         return reduction
     }
     var result = state
-    for key in reduction.state.changedKeys(since: conformed) {
+    for key in reduction.changedKeys {
         result.values[key] = reduction.state.values[key]
     }
     result.marks = reduction.state.marks
@@ -162,10 +167,16 @@ private func reduceConforming(
         return Reduction(state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall)
     }
     var next = run.state
-    let changed = run.setKeys.contains { StateValue.differ(state.values[$0], next.values[$0]) } || next.marks != state.marks
-    guard changed else { return Reduction(state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer) }
+    var changedKeys: [String] = []
+    for key in run.setKeys where !changedKeys.contains(key) && StateValue.differ(state.values[key], next.values[key]) {
+        changedKeys.append(key)
+    }
+    guard !changedKeys.isEmpty || next.marks != state.marks else {
+        return Reduction(state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer)
+    }
     next.revision = state.revision + 1
-    return Reduction(state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer)
+    return Reduction(
+        state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer, changedKeys: changedKeys)
 }
 
 /// The row an event names, refused unless it is on screen and enabled.

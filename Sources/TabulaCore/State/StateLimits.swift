@@ -54,6 +54,15 @@ public struct StateLimits: Hashable, Sendable {
         return total
     }
 
+    /// One key's share of ``measuredBytes(_:)-(SessionState)``: the state of this key alone
+    /// measures two bytes more (its braces).
+    public static func measuredBytes(key: String, value: StateValue) -> Int {
+        switch value {
+        case .scalar(let field): key.utf8.count + 4 + bytes(of: field)
+        case .list(let records): key.utf8.count + 4 + measuredBytes(records)
+        }
+    }
+
     /// A list's share of ``measuredBytes(_:)-(SessionState)``: its brackets and its records.
     public static func measuredBytes(_ records: [Record]) -> Int {
         var total = 2

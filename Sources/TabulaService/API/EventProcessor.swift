@@ -163,7 +163,7 @@ struct EventProcessor: SessionDecision {
             if let (action, _) = called { return .failure(.actionFailed(action, "its \"state\" makes the session's state too large: \(violation)")) }
             return .failure(.stateLimit(violation))
         }
-        let newScreen = renderNew(next, current: current, oldState: oldState, oldScreen: oldScreen)
+        let newScreen = renderNew(next, changedKeys: reduction.changedKeys, current: current, oldState: oldState, oldScreen: oldScreen)
         // The answer starts from what the user sees: an edited control already shows its
         // value, a dragged row already sits where it was dropped.
         var seen = oldScreen
@@ -182,22 +182,26 @@ struct EventProcessor: SessionDecision {
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
         let recorded = recordedInput(event, reduction.submit, current: current, next: next)
         let commit = SessionCommit(
-            expectedRevision: current.revision, change: changed ? (next, feedRecord(request, event, next, since: current, recorded)) : nil,
+            expectedRevision: current.revision,
+            change: changed ? (next, feedRecord(request, event, changedKeys: reduction.changedKeys, recorded)) : nil,
             event: EventRecord(
                 eventID: request.eventID, kind: request.kind.rawValue, payload: payload(event, recorded), revision: next.revision, time: time),
-            answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) })
+            answer: request.eventID.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: time) },
+            changedKeys: reduction.changedKeys)
         return .success((.answer(answer), commit))
     }
 
     /// The screen at the new state, reusing what an event does not touch: rendered from the
     /// screen at the current revision when one is at hand (`oldScreen` is, when the client's
-    /// copy is current).
-    private func renderNew(_ next: SessionState, current: SessionState, oldState: SessionState, oldScreen: Screen) -> Screen {
+    /// copy is current). `changedKeys` are the keys the event changed in `current`.
+    private func renderNew(
+        _ next: SessionState, changedKeys: [String], current: SessionState, oldState: SessionState, oldScreen: Screen
+    ) -> Screen {
         guard oldScreen.definition == definition.definitionID else { return render(definition, next, item: request.item) }
         if next == oldState { return oldScreen }
         let currentScreen = oldState.revision == current.revision ? oldScreen : screenForDiff(current.revision)
         guard let currentScreen else { return render(definition, next, item: request.item) }
-        return render(definition, next, reusing: currentScreen, renderedAt: current)
+        return render(definition, next, reusing: currentScreen, renderedAt: current, changedKeys: changedKeys)
     }
 
     /// Whether the edit this request carries may be of a secure text field: by its row id,
@@ -227,12 +231,8 @@ struct EventProcessor: SessionDecision {
     }
 
     /// What the feed says of an event that changed the state.
-    private func feedRecord(
-        _ request: EventRequest, _ event: Event, _ next: SessionState, since current: SessionState, _ recorded: RecordedInput
-    ) -> FeedRecord {
-        var changedKeys: [String] = []
-        next.forEachChangedKey(since: current) { changedKeys.append($0) }
-        return .event(
+    private func feedRecord(_ request: EventRequest, _ event: Event, changedKeys: [String], _ recorded: RecordedInput) -> FeedRecord {
+        .event(
             kind: request.kind.rawValue, event, screen: definition.id, item: request.item, eventID: request.eventID, changedKeys: changedKeys,
             value: recorded.value, form: recorded.form)
     }

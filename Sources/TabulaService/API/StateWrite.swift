@@ -97,7 +97,8 @@ struct StateWrite: SessionDecision {
             event: EventRecord(
                 eventID: idempotencyKey.map(Self.answerID), kind: "patch", payload: Self.payload(changedKeys), revision: next.revision,
                 time: snapshot.time),
-            answer: idempotencyKey.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: snapshot.time) })
+            answer: idempotencyKey.map { _ in StoredAnswer(fingerprint: fingerprint, status: 200, body: body, time: snapshot.time) },
+            changedKeys: changedKeys)
         return (.written(body: body, toRevision: next.revision), commit)
     }
 

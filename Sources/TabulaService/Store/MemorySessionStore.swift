@@ -288,7 +288,7 @@ final class MemorySessionData: @unchecked Sendable {
     func apply(_ commit: SessionCommit, settings: StoreSettings, time: Milliseconds) -> (revisions: Int, answers: Int) {
         var dropped = (revisions: 0, answers: 0)
         if let state = commit.state {
-            let undo = StateUndo(from: state, to: current)
+            let undo = StateUndo(from: state, to: current, changedKeys: commit.changedKeys)
             let bytes = undo.bytes
             historyBytes += bytes
             if let old = undos.append((undo, bytes)) { historyBytes -= old.bytes }
@@ -329,17 +329,22 @@ enum StateUndo {
     /// so that the common cases stay small in the ring).
     indirect case whole(SessionState)
 
-    /// The undo of going from `previous` to `next` (whose revision is one more).
-    init(from next: SessionState, to previous: SessionState) {
+    /// The undo of going from `previous` to `next` (whose revision is one more), given the
+    /// keys whose values differ when they are known.
+    init(from next: SessionState, to previous: SessionState, changedKeys: [String]? = nil) {
         guard next.client == previous.client, next.marks == previous.marks else {
             self = .whole(previous)
             return
         }
         var changed: String?
         var count = 0
-        next.forEachChangedKey(since: previous) { key in
-            count += 1
-            changed = key
+        if let changedKeys {
+            (changed, count) = (changedKeys.first, changedKeys.count)
+        } else {
+            next.forEachChangedKey(since: previous) { key in
+                count += 1
+                changed = key
+            }
         }
         if count == 1, let changed {
             self = .key(changed, previous.values[changed])
@@ -351,7 +356,7 @@ enum StateUndo {
     /// What the undo holds, measured as the state limits measure a state.
     var bytes: Int {
         switch self {
-        case .key(let key, let value?): StateLimits.measuredBytes(SessionState(values: [key: value]))
+        case .key(let key, let value?): 2 + StateLimits.measuredBytes(key: key, value: value)
         case .key(let key, nil): key.utf8.count + 4
         case .values(let values): StateLimits.measuredBytes(SessionState(values: values))
         case .whole(let previous): StateLimits.measuredBytes(previous) + previous.client.json.canonicalBytes.count

@@ -10,12 +10,20 @@ public struct SessionCommit: Sendable {
     public var change: (state: SessionState, feed: FeedRecord)?
     public var event: EventRecord
     public var answer: StoredAnswer?
+    /// The keys whose values differ between the state at `expectedRevision` and the new
+    /// one, when whoever decided the commit knows them (a ``Reduction/changedKeys``);
+    /// `nil`: a store that wants them compares the two states.
+    public var changedKeys: [String]?
 
-    public init(expectedRevision: Int, change: (state: SessionState, feed: FeedRecord)?, event: EventRecord, answer: StoredAnswer?) {
+    public init(
+        expectedRevision: Int, change: (state: SessionState, feed: FeedRecord)?, event: EventRecord, answer: StoredAnswer?,
+        changedKeys: [String]? = nil
+    ) {
         self.expectedRevision = expectedRevision
         self.change = change
         self.event = event
         self.answer = answer
+        self.changedKeys = changedKeys
     }
 
     /// The new state, if the commit makes one.
