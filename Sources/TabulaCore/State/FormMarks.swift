@@ -8,19 +8,64 @@
 /// screen only.
 public struct FormMarks: Hashable, Sendable {
     /// Input rows edited, or whose form's submit was tried: their errors show.
-    public var touched: Set<String> = []
+    public var touched: Set<String> {
+        get { storage?.touched ?? [] }
+        _modify { yield &uniqueStorage().touched }
+    }
     /// For each secure text field whose value was seen (by an edit or a submit): the
     /// message of its first failing rule, `""` when the value passed. The value itself is
     /// never kept.
-    public var secureResults: [String: String] = [:]
+    public var secureResults: [String: String] {
+        get { storage?.secureResults ?? [:] }
+        _modify { yield &uniqueStorage().secureResults }
+    }
     /// The messages a backend's answer to a `call` put on rows: shown until the row's next
     /// edit, or its form's next submit or reset.
-    public var backendErrors: [String: String] = [:]
+    public var backendErrors: [String: String] {
+        get { storage?.backendErrors ?? [:] }
+        _modify { yield &uniqueStorage().backendErrors }
+    }
+
+    /// The marks, shared until one copy changes them; `nil` until there are any. Most
+    /// sessions have none, and a state is copied many times an event: its marks then cost
+    /// no reference count, and one at most once there are some.
+    private var storage: Storage?
+
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `uniqueStorage()`, when no other copy holds it.
+        var touched: Set<String>
+        var secureResults: [String: String]
+        var backendErrors: [String: String]
+
+        init(touched: Set<String>, secureResults: [String: String], backendErrors: [String: String]) {
+            self.touched = touched
+            self.secureResults = secureResults
+            self.backendErrors = backendErrors
+        }
+    }
+
+    private mutating func uniqueStorage() -> Storage {
+        if isKnownUniquelyReferenced(&storage), let storage { return storage }
+        let unique = Storage(touched: touched, secureResults: secureResults, backendErrors: backendErrors)
+        storage = unique
+        return unique
+    }
 
     public init(touched: Set<String> = [], secureResults: [String: String] = [:], backendErrors: [String: String] = [:]) {
-        self.touched = touched
-        self.secureResults = secureResults
-        self.backendErrors = backendErrors
+        if !touched.isEmpty || !secureResults.isEmpty || !backendErrors.isEmpty {
+            storage = Storage(touched: touched, secureResults: secureResults, backendErrors: backendErrors)
+        }
+    }
+
+    public static func == (lhs: FormMarks, rhs: FormMarks) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.touched == rhs.touched && lhs.secureResults == rhs.secureResults && lhs.backendErrors == rhs.backendErrors)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(touched)
+        hasher.combine(secureResults)
+        hasher.combine(backendErrors)
     }
 
     public var isEmpty: Bool { touched.isEmpty && secureResults.isEmpty && backendErrors.isEmpty }

@@ -35,7 +35,10 @@ struct EventAnswer: Sendable {
 /// the row in it, reduce the current state with the current definition, diff the copy
 /// against the new screen, and say what to commit. Nothing here reads or writes the store
 /// (see `SessionTransaction.swift`).
-struct EventProcessor: SessionDecision {
+///
+/// A class: the transaction's closures each hold the decision, and a reference is one count
+/// where a copy of every member was many.
+final class EventProcessor: SessionDecision {
     /// The screen's current definition, which applies the event and renders the new screen.
     let definition: ScreenDefinition
     /// The definition that rendered the client's copy.
@@ -50,7 +53,29 @@ struct EventProcessor: SessionDecision {
     let urlSchemes: URLSchemes
     /// The backend's answer to the event's `call`, once it was asked: the event is decided
     /// again with it, on the state the session has then.
-    var called: (action: String, answer: CallAnswer)? = nil
+    let called: (action: String, answer: CallAnswer)?
+
+    init(
+        definition: ScreenDefinition, copy: DefinitionArchive.Copy, request: EventRequest, stateLimits: StateLimits,
+        listMemos: ShardedStorage<ListMemo>, screenForDiff: @escaping @Sendable (Int) -> Screen?, urlSchemes: URLSchemes,
+        called: (action: String, answer: CallAnswer)? = nil
+    ) {
+        self.definition = definition
+        self.copy = copy
+        self.request = request
+        self.stateLimits = stateLimits
+        self.listMemos = listMemos
+        self.screenForDiff = screenForDiff
+        self.urlSchemes = urlSchemes
+        self.called = called
+    }
+
+    /// The same event, to be decided again with the backend's answer to its `call`.
+    func answered(_ action: String, _ answer: CallAnswer) -> EventProcessor {
+        EventProcessor(
+            definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
+            screenForDiff: screenForDiff, urlSchemes: urlSchemes, called: (action, answer))
+    }
 
     /// What to read of the session: the client's revision, the event id's answer, and the
     /// session's id when the event may add items (their ids derive from it) or ask the

@@ -110,10 +110,8 @@ extension APIContext {
                 case .failure(let problem):
                     finish(.problem(problem))
                 case .success(let answer):
-                    var answered = processor
-                    answered.called = (call.action, answer)
                     // An answered event never stops at its call again; `answer` says so if it did.
-                    runTransaction(answered, session: .token(token), completion: finish)
+                    runTransaction(processor.answered(call.action, answer), session: .token(token), completion: finish)
                 }
             }
         }

@@ -81,7 +81,9 @@ public struct FeedRecord: Sendable, Equatable {
     /// sort then).
     private static func keysJSON(_ keys: [String]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: 16 * keys.count + 2)
-        writer.array(keys.count > 1 ? keys.sorted() : keys) { writer, key in writer.string(key) }
+        writer.beginArray()
+        for key in keys.count > 1 ? keys.sorted() : keys { writer.string(key) }
+        writer.endArray()
         return writer.bytes
     }
 }

@@ -5,63 +5,61 @@ import TabulaPlatform
 /// It keeps at most `capacity` entries besides the retention: memory is the limit here,
 /// and a reader that fell behind the oldest entry kept is told so (410), as after
 /// retention.
+///
+/// A ring: each entry appended to a full feed takes the oldest one's place, and that one is
+/// freed outside the lock, so that no append holds the lock while a batch of old entries is
+/// moved or freed, and no event waits behind one that does.
 final class MemoryFeed: Sendable {
     private struct Entries {
-        var entries: [FeedEntry] = []
-        /// Entries before this position were removed (compacted away now and then).
-        var head = 0
+        var entries: RingBuffer<FeedEntry>
         var lastCursor: UInt64 = 0
         /// The cursor of the newest entry removed.
         var pruned = FeedCursor.start
     }
 
-    private let state = Locked(Entries())
+    private let state: Locked<Entries>
     let capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
+        state = Locked(Entries(entries: RingBuffer(capacity: self.capacity)))
     }
 
     func append(sessionID: String, subject: String?, revision: Int, record: FeedRecord, time: Milliseconds) {
-        state.withLock { state in
+        // The dropped entry is freed when this returns, outside the lock.
+        _ = state.withLock { state -> FeedEntry? in
             state.lastCursor += 1
-            state.entries.append(
-                FeedEntry(
-                    cursor: FeedCursor(low: state.lastCursor), sessionID: sessionID, subject: subject, revision: revision, record: record,
-                    time: time))
-            if state.entries.count - state.head > capacity { Self.removeFirst(1, &state) }
+            let entry = FeedEntry(
+                cursor: FeedCursor(low: state.lastCursor), sessionID: sessionID, subject: subject, revision: revision, record: record,
+                time: time)
+            guard let dropped = state.entries.append(entry) else { return nil }
+            state.pruned = dropped.cursor
+            return dropped
         }
     }
 
     func read(after: FeedCursor?, limit: Int) -> FeedPage {
         state.withLock { state in
             FeedPage.read(after: after, pruned: state.pruned, newest: FeedCursor(low: state.lastCursor)) { from in
-                // Cursors are consecutive from the head on, and `from` is at most the newest:
-                // the first entry after it is found by arithmetic.
-                let firstCursor = state.lastCursor - UInt64(state.entries.count - state.head) + 1
-                let start = state.head + (from.low >= firstCursor ? Int(from.low - firstCursor) + 1 : 0)
-                return Array(state.entries[start..<min(state.entries.count, start + max(0, limit))])
+                // Cursors are consecutive from the oldest entry on, and `from` is at most the
+                // newest: the first entry after it is found by arithmetic.
+                let firstCursor = state.lastCursor - UInt64(state.entries.count) + 1
+                let start = from.low >= firstCursor ? Int(from.low - firstCursor) + 1 : 0
+                return (start..<min(state.entries.count, start + max(0, limit))).compactMap { state.entries.element(at: $0) }
             }
         }
     }
 
     /// Removes the entries older than `cutoff`.
     func removeOlder(than cutoff: Milliseconds) {
+        var removed: [FeedEntry] = []
         state.withLock { state in
-            var count = 0
-            while state.head + count < state.entries.count, state.entries[state.head + count].time < cutoff { count += 1 }
-            Self.removeFirst(count, &state)
+            while let oldest = state.entries.first, oldest.time < cutoff, let entry = state.entries.removeFirst() {
+                state.pruned = entry.cursor
+                removed.append(entry)
+            }
         }
-    }
-
-    private static func removeFirst(_ count: Int, _ state: inout Entries) {
-        guard count > 0 else { return }
-        state.pruned = state.entries[state.head + count - 1].cursor
-        state.head += count
-        // Compacted once the removed half the array, so that removal stays O(1) amortized.
-        if state.head * 2 >= state.entries.count {
-            state.entries.removeFirst(state.head)
-            state.head = 0
-        }
+        // Freed here, outside the lock.
+        removed.removeAll()
     }
 }
