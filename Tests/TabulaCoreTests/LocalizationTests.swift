@@ -174,6 +174,28 @@ import Testing
         }
     }
 
+    /// Texts without placeholders come from a table written once per locale: each reads as
+    /// the message the locale's fallback chain finds, in any locale a client may name.
+    @Test func aLabelReadsAsTheMessageItsLocaleFinds() throws {
+        let tables = try Self.catalogue(tables: [
+            "en.json": #"{"t": "Title", "r": "Row"}"#, "fr.json": #"{"t": "Titre {"}"#, "fr-CA.json": #"{"r": "Rangée"}"#,
+        ])
+        for strings in [try #require(tables.strings), try #require(try fixtureCatalogue.strings)] {
+            let keys = Set(strings.tables.values.flatMap(\.keys)).union(["missing"])
+            for locale in [nil, "en", "fr", "fr-CA", "fr-CH", "FR", "pl", "de"] as [String?] {
+                for key in keys {
+                    let expected: String
+                    switch strings.message(key, for: locale)?.message {
+                    case .text(let text)? where text.argumentNames.isEmpty: expected = text.source
+                    case nil: expected = key
+                    default: continue
+                    }
+                    #expect(strings.text(key, locale: locale, arguments: [:]) == expected, "\(key) in \(locale ?? "the default locale")")
+                }
+            }
+        }
+    }
+
     static func catalogue(
         tables: [String: String],
         screen: String = #"{"id": "a", "title": "{{@t}}", "sections": [{"id": "s", "rows": [{"id": "r", "kind": "basic", "title": "{{@r}}"}]}]}"#

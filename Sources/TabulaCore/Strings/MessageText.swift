@@ -33,6 +33,16 @@ public struct MessageText: Hashable, Sendable {
         self.parts = parts
     }
 
+    /// The text, when it has no placeholder: the same for any arguments.
+    var fixedText: String? {
+        var text = ""
+        for part in parts {
+            guard case .text(let literal) = part else { return nil }
+            text += literal
+        }
+        return text
+    }
+
     /// The names of the placeholders.
     public var argumentNames: Set<String> {
         Set(
@@ -67,6 +77,12 @@ public enum Message: Hashable, Sendable {
 
     /// The argument whose number chooses a plural message's form.
     public static let countArgument = "count"
+
+    /// The text, when it is one text without placeholders: the same for any arguments.
+    var fixedText: String? {
+        if case .text(let text) = self { return text.fixedText }
+        return nil
+    }
 
     /// The names of the placeholders of every form.
     public var argumentNames: Set<String> {

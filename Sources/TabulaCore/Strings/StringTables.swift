@@ -17,6 +17,10 @@ public final class StringTables: Sendable {
     /// The fallback chain of each table's own tag, worked out once: most clients name a
     /// locale the catalogue has, and every message they read looks its chain up.
     private let chainByLocale: [String: [String]]
+    /// For each table's own locale, the texts of the messages it reads that have one text
+    /// and no placeholder (most labels of a screen), by key: written once here, read
+    /// without walking the chain or writing them again on every render.
+    private let fixedTextsByLocale: [String: [String: String]]
 
     /// Tables whose locales' rules were had from `rules` (``load(_:defaultLocale:rules:)``
     /// reports those that could not be).
@@ -31,6 +35,19 @@ public final class StringTables: Sendable {
         var chains: [String: [String]] = [:]
         for locale in tables.keys { chains[locale] = Self.chain(for: locale, defaultLocale: defaultLocale, tables: byLowercasedTag) }
         chainByLocale = chains
+        var fixedTexts: [String: [String: String]] = [:]
+        for (locale, chain) in chains {
+            var resolved: Set<String> = []
+            var texts: [String: String] = [:]
+            // The default locale's client reads its own table only (`message(_:for:)`).
+            for table in locale == defaultLocale ? [defaultLocale] : chain {
+                for (key, message) in tables[table] ?? [:] where resolved.insert(key).inserted {
+                    if let text = message.fixedText { texts[key] = text }
+                }
+            }
+            fixedTexts[locale] = texts
+        }
+        fixedTextsByLocale = fixedTexts
     }
 
     /// The locales whose tables a client in `locale` reads, in order: the tag and its
@@ -62,6 +79,7 @@ public final class StringTables: Sendable {
     /// its plural form chosen by `count`; the key itself if no table has it (a definition
     /// that loaded names only keys its default table has).
     public func text(_ key: String, locale: String?, arguments: [String: FieldValue]) -> String {
+        if let text = fixedTextsByLocale[locale ?? defaultLocale]?[key] { return text }
         guard let (message, table) = message(key, for: locale) else { return key }
         return message.text(arguments, numbers: numbers[table])
     }
