@@ -2,7 +2,7 @@
 /// `submit` action touches and checks it, `reset` clears it.
 extension ScreenDefinition {
     /// One input row of a form as it is at a state: its definition, its item, its id and
-    /// its content.
+    /// its control (``RowDefinition/control(_:)``: its value and limits, not its labels).
     struct FormInput {
         let definition: RowDefinition
         let item: Record?
@@ -19,8 +19,7 @@ extension ScreenDefinition {
             for row in section.rows where row.isInput && row.shown(drawing: state.client.kinds) === row {
                 forEachInstance(of: row, state, screenItem: screenItem) { item, context in
                     guard row.visibleWhen?.isTrue(context) ?? true else { return }
-                    let shown = row.render(context, in: self, error: false)
-                    inputs.append(FormInput(definition: row, item: item, id: shown.id, content: shown.content))
+                    inputs.append(FormInput(definition: row, item: item, id: row.id.evaluate(context), content: row.control(context)))
                 }
             }
         }

@@ -61,7 +61,9 @@ extension ValidationRule {
         let text: String? = if case .string(let string)? = value { string } else { nil }
         let isEmpty: Bool =
             switch value {
-            case .string(let string)?: string.trimmingWhitespaceAndNewlines.isEmpty
+            // Empty once trimmed: no character but whitespace and newlines (the first other
+            // one settles it, usually the first character).
+            case .string(let string)?: !string.contains { !$0.isWhitespace && !$0.isNewline }
             case .null?, nil: true
             case .number?: false
             }

@@ -227,6 +227,13 @@ extension RowDefinition {
             accessibility: accessibility.render(context))
     }
 
+    /// An input row's control as it stands at a state, without the texts that label it
+    /// (its title and placeholder are `""`/`nil`): what an edit's hard limits and a form's
+    /// values read, for less than a whole row.
+    func control(_ context: EvaluationContext) -> RowContent {
+        inputContent(kind, FieldReader(fields: fields, context: context), context, labelled: false)
+    }
+
     /// What the backend said of the row, if it said something since the row's last edit or
     /// its form's last submit; else the message of the first rule the row's value fails,
     /// once the row is touched: for a secure field, what its last value seen came to (an
@@ -263,9 +270,11 @@ extension RowDefinition {
     }
 
     /// An input kind's content. A choice's `""` and a date's `""` are no choice (`nil`); a
-    /// secure text field shows no text.
-    private func inputContent(_ kind: String, _ values: FieldReader, _ context: EvaluationContext) -> RowContent {
+    /// secure text field shows no text. Not `labelled`: without title and placeholder.
+    private func inputContent(_ kind: String, _ values: FieldReader, _ context: EvaluationContext, labelled: Bool = true) -> RowContent {
         func optionalString(_ name: String) -> String? { fields[name] == nil ? nil : values.string(name) }
+        func label(_ name: String) -> String { labelled ? values.string(name) : "" }
+        func optionalLabel(_ name: String) -> String? { labelled ? optionalString(name) : nil }
         func chosen(_ name: String) -> String? {
             let text = values.string(name)
             return text.isEmpty ? nil : text
@@ -275,21 +284,21 @@ extension RowDefinition {
             let secure = values.bool("secure")
             return .textField(
                 TextFieldInput(
-                    title: values.string("title"), text: secure ? "" : values.string("text"), placeholder: optionalString("placeholder"),
+                    title: label("title"), text: secure ? "" : values.string("text"), placeholder: optionalLabel("placeholder"),
                     contentType: TextContentType(rawValue: values.string("contentType")) ?? .text, secure: secure,
                     multiline: values.bool("multiline"), maxLength: fields["maxLength"].map { _ in Int(values.number("maxLength")) }))
         case "slider", "stepper":
             let number = NumberInput(
-                title: optionalString("title"), value: values.number("value"), min: values.number("min"), max: values.number("max"),
+                title: optionalLabel("title"), value: values.number("value"), min: values.number("min"), max: values.number("max"),
                 step: values.number("step"))
             return kind == "slider" ? .slider(number) : .stepper(number)
         case "picker", "segmented":
-            let choice = ChoiceInput(title: optionalString("title"), options: options?.evaluate(context) ?? [], selected: chosen("selected"))
+            let choice = ChoiceInput(title: optionalLabel("title"), options: options?.evaluate(context) ?? [], selected: chosen("selected"))
             return kind == "picker" ? .picker(choice) : .segmented(choice)
         default:
             return .datePicker(
                 DateInput(
-                    title: values.string("title"), mode: DateMode(rawValue: values.string("mode")) ?? .date, value: chosen("value"),
+                    title: label("title"), mode: DateMode(rawValue: values.string("mode")) ?? .date, value: chosen("value"),
                     min: optionalString("min"), max: optionalString("max")))
         }
     }

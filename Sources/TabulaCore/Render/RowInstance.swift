@@ -67,7 +67,7 @@ extension ScreenDefinition {
         guard let instance = rowInstance(id, state, screenItem: screenItem), instance.definition.isInput else { return nil }
         var context = context(state, screenItem: screenItem)
         context.item = instance.item
-        let content = instance.definition.render(context, in: self, error: false).content
+        let content = instance.definition.control(context)
         return content.isSecureText ? nil : content.inputValue
     }
 

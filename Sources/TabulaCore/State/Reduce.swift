@@ -236,14 +236,14 @@ private struct ActionRun {
         }
         var context = definition.context(state, screenItem: screenItem)
         context.item = instance.item
-        let shown = row.render(context, in: definition, error: false)
-        guard row.onEdit != nil || shown.content.isSecureText else { throw .rowNotEditable(rowID) }
-        guard let value = InputValue(json: json), shown.content.accepts(value) else {
-            throw .invalidValue(row: rowID, accepts: shown.content.acceptedValues)
+        let control = row.control(context)
+        guard row.onEdit != nil || control.isSecureText else { throw .rowNotEditable(rowID) }
+        guard let value = InputValue(json: json), control.accepts(value) else {
+            throw .invalidValue(row: rowID, accepts: control.acceptedValues)
         }
         let mark = FormMarks.key(screen: definition.id, row: rowID)
         state.marks.clearBackendError(mark)
-        if shown.content.isSecureText {
+        if control.isSecureText {
             secureValues[rowID] = value
             state.marks.touched.insert(mark)
             state.marks.secureResults[mark] = row.firstFailure(of: value, context: context) { _ in nil } ?? ""
