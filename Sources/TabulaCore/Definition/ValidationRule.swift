@@ -41,15 +41,20 @@ public struct ValidationRule: Sendable {
 public struct PatternRule: @unchecked Sendable {
     // `Regex` is immutable once compiled; matching does not change it.
     let regex: Regex<AnyRegexOutput>
+    /// The same pattern over bytes, when it is a plain one (see `ASCIIPattern`).
+    let plain: ASCIIPattern?
     public let source: String
 
     public init(_ source: String) throws {
         regex = try Regex(source)
+        plain = ASCIIPattern(source)
         self.source = source
     }
 
+    /// Whether the whole of `text` matches, as `Regex` says.
     func matchesWhole(_ text: String) -> Bool {
-        (try? regex.wholeMatch(in: text)) != nil
+        if let matched = plain?.wholeMatch(text) { return matched }
+        return (try? regex.wholeMatch(in: text)) != nil
     }
 }
 
