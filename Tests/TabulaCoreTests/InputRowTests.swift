@@ -52,6 +52,23 @@ import Testing
         #expect(row(screen, "lock")?.enabled == true)
     }
 
+    /// A text field refuses exactly the control characters (general category Cc), newlines
+    /// aside in a multiline one: every scalar is tried.
+    @Test func aTextFieldRefusesExactlyTheControlCharacters() {
+        let line = RowContent.textField(TextFieldInput(title: "", text: "", contentType: .text))
+        let lines = RowContent.textField(TextFieldInput(title: "", text: "", contentType: .text, multiline: true))
+        var mismatches: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let control = scalar.properties.generalCategory == .control
+            let text = String(String.UnicodeScalarView([scalar]))
+            if line.accepts(.string(text)) == control || lines.accepts(.string(text)) == (control && scalar != "\n" && scalar != "\r") {
+                mismatches.append(value)
+            }
+        }
+        #expect(mismatches.isEmpty, "scalars accepted or refused wrongly: \(mismatches.prefix(10))")
+    }
+
     @Test func aDisabledRowIsNotEditableAndRefusesEvents() throws {
         let (form, initial) = try form()
         let (locked, _) = try reduce(initial, .select(row: "lock"), form)

@@ -12,7 +12,7 @@ extension RowContent {
         case (.textField(let field), .string(let text)):
             if let maxLength = field.maxLength, text.count > maxLength { return false }
             return !text.unicodeScalars.contains { scalar in
-                scalar.properties.generalCategory == .control && !(field.multiline && (scalar == "\n" || scalar == "\r"))
+                Self.isControl(scalar) && !(field.multiline && (scalar == "\n" || scalar == "\r"))
             }
         case (.slider(let number), .number(let candidate)), (.stepper(let number), .number(let candidate)):
             return number.accepts(candidate)
@@ -25,6 +25,13 @@ extension RowContent {
         default:
             return false
         }
+    }
+
+    /// Whether a scalar is a control character (general category Cc): U+0000–U+001F and
+    /// U+007F–U+009F, a set Unicode's stability policy keeps as it is. Compared by value:
+    /// looking the category up in the tables for every scalar of every edit is dearer.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// What ``accepts(_:)`` lets through, in words, for the message of a refused edit.
