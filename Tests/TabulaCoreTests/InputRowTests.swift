@@ -90,6 +90,8 @@ import Testing
         let (secure, _) = try reduce(state, .edit(row: "password", value: .string("hunter2")), form)
         #expect(secure.values == state.values && secure.revision == 1, "a secure field's value is checked and forgotten; what it came to is kept")
         #expect(secure.marks == FormMarks(touched: ["form/password"], secureResults: ["form/password": ""]))
+        #expect(try reduction(of: .edit(row: "password", value: .string("hunter2")), on: state, form).editedSecureField)
+        #expect(try !reduction(of: .edit(row: "email", value: .string("bo@example.com")), on: state, form).editedSecureField)
         #expect(throws: EventError.rowNotEditable("copies")) { try reduce(state, .edit(row: "copies", value: .number(3)), form) }
         #expect(throws: EventError.rowNotEditable("lock")) { try reduce(state, .edit(row: "lock", value: .string("x")), form) }
         #expect(throws: EventError.invalidValue(row: "volume", accepts: "a number from 0 to 1")) {

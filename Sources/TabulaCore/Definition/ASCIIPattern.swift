@@ -86,35 +86,39 @@ struct ASCIIPattern: Sendable {
 
     private func wholeMatch(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
-        // `reached[p]`: the elements so far can match exactly the first `p` bytes.
-        var reached = [Bool](repeating: false, count: count + 1)
-        reached[0] = true
-        var cover = [Int](repeating: 0, count: count + 2)
-        for element in elements {
-            // Each reached position p opens the interval [p + min, p + min(max, run)], where
-            // run is how many bytes from p on are in the set; a difference array marks
-            // them all in one pass.
-            for index in cover.indices { cover[index] = 0 }
-            var runEnd = count  // the end of the run of set bytes that position `p` is in
-            var anyReached = false
-            for position in stride(from: count, through: 0, by: -1) {
-                if position < count, !element.bytes.contains(bytes[position]) { runEnd = position }
-                guard reached[position] else { continue }
-                let run = runEnd - position
-                guard run >= element.min else { continue }
-                let last = position + Swift.min(run, element.max ?? run)
-                cover[position + element.min] += 1
-                cover[last + 1] -= 1
-                anyReached = true
-            }
-            guard anyReached else { return false }
-            var open = 0
-            for position in 0...count {
-                open += cover[position]
-                reached[position] = open > 0
+        // `reached[p]`: the elements so far can match exactly the first `p` bytes. On the
+        // stack for values of usual lengths.
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: count + 1) { reached in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: count + 2) { cover in
+                reached.initialize(repeating: false)
+                reached[0] = true
+                for element in elements {
+                    // Each reached position p opens the interval [p + min, p + min(max, run)],
+                    // where run is how many bytes from p on are in the set; a difference array
+                    // marks them all in one pass.
+                    cover.initialize(repeating: 0)
+                    var runEnd = count  // the end of the run of set bytes that position `p` is in
+                    var anyReached = false
+                    for position in stride(from: count, through: 0, by: -1) {
+                        if position < count, !element.bytes.contains(bytes[position]) { runEnd = position }
+                        guard reached[position] else { continue }
+                        let run = runEnd - position
+                        guard run >= element.min else { continue }
+                        let last = position + Swift.min(run, element.max ?? run)
+                        cover[position + element.min] += 1
+                        cover[last + 1] -= 1
+                        anyReached = true
+                    }
+                    guard anyReached else { return false }
+                    var open = 0
+                    for position in 0...count {
+                        open += cover[position]
+                        reached[position] = open > 0
+                    }
+                }
+                return reached[count]
             }
         }
-        return reached[count]
     }
 
     /// Reads the plain subset; `nil` at the first thing outside it.

@@ -37,6 +37,9 @@ public struct Reduction: Sendable {
     /// applied to. The actions list every key they write, so knowing them costs no walk
     /// over the state's values, which the render, the feed and the store would each make.
     public var changedKeys: [String] = []
+    /// Whether the event was an edit of a secure text field: its value was checked and
+    /// forgotten, and whoever records the event must not keep it either.
+    public var editedSecureField = false
 }
 
 /// A `call` the actions reached without an answer: what the backend is asked.
@@ -163,8 +166,10 @@ private func reduceConforming(
         run.perform(action.onAction, item: instance.item, list: instance.list)
     }
     if let failure = run.failure { throw failure }
+    let editedSecureField = if case .edit = event { run.secureValues[event.rowID] != nil } else { false }
     if let pendingCall = run.pendingCall {
-        return Reduction(state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall)
+        return Reduction(
+            state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall, editedSecureField: editedSecureField)
     }
     var next = run.state
     var changedKeys: [String] = []
@@ -172,11 +177,14 @@ private func reduceConforming(
         changedKeys.append(key)
     }
     guard !changedKeys.isEmpty || next.marks != state.marks else {
-        return Reduction(state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer)
+        return Reduction(
+            state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer,
+            editedSecureField: editedSecureField)
     }
     next.revision = state.revision + 1
     return Reduction(
-        state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer, changedKeys: changedKeys)
+        state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer, changedKeys: changedKeys,
+        editedSecureField: editedSecureField)
 }
 
 /// The row an event names, refused unless it is on screen and enabled.
