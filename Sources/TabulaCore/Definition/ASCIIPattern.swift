@@ -21,7 +21,7 @@
 /// random values.
 struct ASCIIPattern: Sendable {
     /// A set of ASCII bytes.
-    struct ByteSet: Sendable, Equatable {
+    struct ByteSet: Sendable {
         var low: UInt64 = 0
         var high: UInt64 = 0
 
@@ -58,7 +58,7 @@ struct ASCIIPattern: Sendable {
         static let anyButNewline = of(0x00...0x09, 0x0E...0x7F)
     }
 
-    struct Element: Sendable, Equatable {
+    struct Element: Sendable {
         var bytes: ByteSet
         var min: Int
         /// `nil`: no bound.
@@ -222,9 +222,12 @@ struct ASCIIPattern: Sendable {
                 var high: Int? = low
                 if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
                     index += 1
-                    high = index < bytes.count && bytes[index] == UInt8(ascii: "}") ? nil : number()
-                    if let bound = high, bound < low { return nil }
-                    if high == nil, index < bytes.count, bytes[index] != UInt8(ascii: "}") { return nil }
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                        high = nil
+                    } else {
+                        guard let bound = number(), bound >= low else { return nil }
+                        high = bound
+                    }
                 }
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "}") else { return nil }
                 counted = (low, high)

@@ -335,12 +335,14 @@ indirect enum ExpressionNode: Hashable, Sendable {
     private static func count(_ list: String, _ condition: ExpressionNode, _ context: EvaluationContext, stoppingAt cap: Int) -> Int {
         let records = context.state.records(list)
         var condition = condition.boundToState(context)
-        let columns = ItemColumns.source(for: records).flatMap { condition.readingColumns(of: list, records, from: $0) }
-        if let columns { condition = columns }
+        var readsColumns = false
+        if let source = ItemColumns.source(for: records), let reading = condition.readingColumns(of: list, records, from: source) {
+            (condition, readsColumns) = (reading, true)
+        }
         var itemContext = context
         var count = 0
         for index in records.indices where count < cap {
-            if columns == nil { itemContext.item = records[index] } else { itemContext.itemIndex = index }
+            if readsColumns { itemContext.itemIndex = index } else { itemContext.item = records[index] }
             if condition.bool(itemContext) { count += 1 }
         }
         return count

@@ -43,11 +43,7 @@ enum FoldedText {
     /// `contains` (an empty `part` is in everything) or `startsWith` of `text` and `part`.
     static func search(_ function: ExpressionFunction, _ text: String, _ part: FoldedPattern) -> Bool {
         let settled = text.utf8.withContiguousStorageIfAvailable { bytes in
-            part.asciiBytes.flatMap { partBytes in
-                partBytes.withUnsafeBufferPointer {
-                    settle(function, bytes, ByteClass(bytes), folded: false, mask: ~0, $0, part.mask)
-                }
-            }
+            Self.settled(function, bytes: bytes, ByteClass(bytes), folded: false, mask: ~0, part)
         }
         if let found = settled ?? nil { return found }
         return characters(function, text, part.characters)

@@ -44,22 +44,20 @@ public struct StateLimits: Hashable, Sendable {
 
     private static func measuredBytes(_ state: SessionState, list: (String, [Record]) -> Int) -> Int {
         var total = 2
-        for (key, value) in state.values {
-            total += key.utf8.count + 4
-            switch value {
-            case .scalar(let field): total += bytes(of: field)
-            case .list(let records): total += list(key, records)
-            }
-        }
+        for (key, value) in state.values { total += measuredBytes(key: key, value: value, list: list) }
         return total
     }
 
     /// One key's share of ``measuredBytes(_:)-(SessionState)``: the state of this key alone
     /// measures two bytes more (its braces).
     public static func measuredBytes(key: String, value: StateValue) -> Int {
+        measuredBytes(key: key, value: value) { _, records in measuredBytes(records) }
+    }
+
+    private static func measuredBytes(key: String, value: StateValue, list: (String, [Record]) -> Int) -> Int {
         switch value {
         case .scalar(let field): key.utf8.count + 4 + bytes(of: field)
-        case .list(let records): key.utf8.count + 4 + measuredBytes(records)
+        case .list(let records): key.utf8.count + 4 + list(key, records)
         }
     }
 

@@ -52,14 +52,14 @@ final class MemoryFeed: Sendable {
 
     /// Removes the entries older than `cutoff`.
     func removeOlder(than cutoff: Milliseconds) {
-        var removed: [FeedEntry] = []
-        state.withLock { state in
+        // The removed entries are freed when this returns, outside the lock.
+        _ = state.withLock { state -> [FeedEntry] in
+            var removed: [FeedEntry] = []
             while let oldest = state.entries.first, oldest.time < cutoff, let entry = state.entries.removeFirst() {
                 state.pruned = entry.cursor
                 removed.append(entry)
             }
+            return removed
         }
-        // Freed here, outside the lock.
-        removed.removeAll()
     }
 }

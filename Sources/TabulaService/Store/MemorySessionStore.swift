@@ -331,7 +331,7 @@ enum StateUndo {
 
     /// The undo of going from `previous` to `next` (whose revision is one more), given the
     /// keys whose values differ when they are known.
-    init(from next: SessionState, to previous: SessionState, changedKeys: [String]? = nil) {
+    init(from next: SessionState, to previous: SessionState, changedKeys: [String]?) {
         guard next.client == previous.client, next.marks == previous.marks else {
             self = .whole(previous)
             return
