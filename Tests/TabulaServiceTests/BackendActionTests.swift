@@ -324,6 +324,23 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         #expect(ActionSignature.verify("v1=00,\(header)", secret: "s", body: body, now: now), "any v1 may match")
     }
 
+    /// `/metrics` times each call from its send to its answer, by action; a call refused
+    /// as busy was never sent, so it is counted and not timed.
+    @Test func callsAreTimedFromTheirSend() throws {
+        let backend = try TestBackend()
+        let api = try server(try StoreFactory(.memory), backend)
+        let family = "tabula_action_call_duration_seconds"
+        #expect(try api.metrics(showing: "# TYPE \(family) histogram").contains("# TYPE \(family) histogram"))
+        backend.delay.withLock { $0 = .milliseconds(150) }
+        #expect(try signIn(api, try api.newSession(), password: "correct horse").status == 200)
+        let text = try api.metrics(showing: #"\#(family)_count{action="sign-in"} 1"#)
+        #expect(text.contains(#"\#(family)_count{action="sign-in"} 1"#), "\(text)")
+        #expect(text.contains(#"\#(family)_bucket{action="sign-in",le="0.1"} 0"#), "the backend's pause is in it")
+        #expect(text.contains(#"\#(family)_bucket{action="sign-in",le="+Inf"} 1"#))
+        let sum = text.split(separator: "\n").first { $0.hasPrefix(#"\#(family)_sum{action="sign-in"} "#) }
+        #expect(sum.flatMap { Double($0.split(separator: " ").last ?? "") }.map { $0 >= 0.15 } == true, "\(sum ?? "no sum")")
+    }
+
     @Test func callsBeyondTheLimitAreRefused() throws {
         let backend = try TestBackend()
         let api = try server(try StoreFactory(.memory), backend, concurrency: 1)
@@ -344,6 +361,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         #expect(held.withLock { $0?.status } == 200)
         let metrics = try api.metrics(showing: #"tabula_action_calls_total{action="sign-in",outcome="busy"} 1"#)
         #expect(metrics.contains(#"outcome="busy"} 1"#))
+        #expect(metrics.contains(#"tabula_action_call_duration_seconds_count{action="sign-in"} 1"#), "only the call sent is timed")
     }
 
     /// A password sent with a submit that calls the backend is in no database file, no WAL,

@@ -79,7 +79,7 @@ final class ActionCaller: Sendable {
         }
         guard inFlight.add(1, ordering: .relaxed).newValue <= settings.concurrency else {
             inFlight.subtract(1, ordering: .relaxed)
-            record(action, "busy")
+            metrics.recordActionCall(action: action, outcome: "busy")
             return completion(.failure(.actionsBusy(limit: settings.concurrency)))
         }
         let body = call.body
@@ -93,25 +93,32 @@ final class ActionCaller: Sendable {
             headers: [
                 ("Content-Type", "application/json"), ("Idempotency-Key", call.eventID), (ActionSignature.headerName, signature),
             ], body: body, timeout: settings.timeout)
+        let sent = SystemClock.monotonicNanoseconds()
         http.post(request) { [self] result in
+            let waited = SystemClock.monotonicNanoseconds() - sent
             inFlight.subtract(1, ordering: .relaxed)
             pool.run { [self] in
                 let outcome = answer(result, action: action, reader: reader, timeout: settings.timeout)
-                completion(outcome)
+                metrics.recordActionCall(action: action, outcome: outcome.label, nanoseconds: waited)
+                completion(outcome.result)
             }
         }
     }
 
+    /// What came of a call: the event's result, and the outcome the metrics count it as.
+    private struct CallOutcome {
+        let result: Result<CallAnswer, Problem>
+        let label: String
+    }
+
     private func answer(
         _ result: Result<HTTPClientResponse, HTTPClientError>, action: String, reader: CallAnswerReader, timeout: Duration
-    ) -> Result<CallAnswer, Problem> {
+    ) -> CallOutcome {
         switch result {
         case .failure(.timedOut):
-            record(action, "timeout")
             logger.warning("the backend did not answer the action in time", metadata: ["action": "\(action)", "timeout": "\(timeout)"])
-            return .failure(.actionTimeout(action, after: timeout))
+            return CallOutcome(result: .failure(.actionTimeout(action, after: timeout)), label: "timeout")
         case .failure(let error):
-            record(action, "failed")
             logger.warning("a call of the backend failed", metadata: ["action": "\(action)", "cause": "\(error)"])
             // The log has curl's reason, which may name the backend's address: not for clients.
             let cause =
@@ -119,22 +126,16 @@ final class ActionCaller: Sendable {
                 case .answerTooLarge(let limit): "its answer is larger than \(limit) bytes"
                 case .timedOut, .transport, .unavailable: "the backend could not be reached (this instance's log says why)"
                 }
-            return .failure(.actionFailed(action, cause))
+            return CallOutcome(result: .failure(.actionFailed(action, cause)), label: "failed")
         case .success(let response):
             do throws(CallAnswerReader.Failure) {
                 let answer = try reader.read(status: response.status, body: response.body)
-                record(action, answer.errors.isEmpty ? "answered" : "errors")
-                return .success(answer)
+                return CallOutcome(result: .success(answer), label: answer.errors.isEmpty ? "answered" : "errors")
             } catch {
-                record(action, "failed")
                 logger.warning("the backend's answer is not valid", metadata: ["action": "\(action)", "cause": "\(error.reason)"])
-                return .failure(.actionFailed(action, error.reason))
+                return CallOutcome(result: .failure(.actionFailed(action, error.reason)), label: "failed")
             }
         }
-    }
-
-    private func record(_ action: String, _ outcome: String) {
-        metrics.counter("tabula_action_calls_total", ["action": action, "outcome": outcome]).increment()
     }
 
     /// Connections opened to the backend so far: far fewer than calls, as they are reused.

@@ -7,31 +7,14 @@ import TabulaPlatform
 /// the shards up. swift-prometheus's shared histogram lock cost a few hundred nanoseconds
 /// per request under load.
 final class RequestMetrics: Sendable {
-    /// Upper bounds of the latency buckets, in nanoseconds, and their `le` labels.
-    static let bucketBounds: [Int64] = [
-        50_000, 100_000, 250_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000, 25_000_000,
-        50_000_000, 100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_000_000_000,
-    ]
-    static let bucketLabels = [
-        "0.00005", "0.0001", "0.00025", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.025",
-        "0.05", "0.1", "0.25", "0.5", "1.0", "2.0",
-    ]
-
     struct RouteStatistics {
         /// (status, count) pairs: a route answers with few statuses, found by a short scan.
         var countsByStatus: [(status: Int, count: Int)] = []
-        /// One count per bucket (not cumulative) plus one for slower requests.
-        var buckets = [Int](repeating: 0, count: RequestMetrics.bucketBounds.count + 1)
-        var totalNanoseconds: Int64 = 0
-        var count = 0
+        var durations = DurationHistogram()
 
         mutating func record(status: Int, nanoseconds: Int64) {
             count(status, 1)
-            var bucket = 0
-            while bucket < RequestMetrics.bucketBounds.count && nanoseconds > RequestMetrics.bucketBounds[bucket] { bucket += 1 }
-            buckets[bucket] += 1
-            totalNanoseconds &+= nanoseconds
-            count += 1
+            durations.record(nanoseconds: nanoseconds)
         }
 
         mutating func count(_ status: Int, _ increment: Int) {
@@ -44,9 +27,7 @@ final class RequestMetrics: Sendable {
 
         mutating func add(_ other: RouteStatistics) {
             for (status, count) in other.countsByStatus { self.count(status, count) }
-            for index in buckets.indices { buckets[index] += other.buckets[index] }
-            totalNanoseconds &+= other.totalNanoseconds
-            count += other.count
+            durations.add(other.durations)
         }
     }
 
@@ -94,17 +75,9 @@ final class RequestMetrics: Sendable {
         }
         text += "# TYPE tabula_http_request_duration_seconds histogram\n"
         for (route, statistics) in routes {
-            PrometheusText.appendHistogram(
-                "tabula_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escaped(route))\"",
-                bounds: Self.bucketLabels, buckets: statistics.buckets, sum: Self.seconds(statistics.totalNanoseconds),
-                count: statistics.count, to: &text)
+            statistics.durations.append(
+                "tabula_http_request_duration_seconds", labels: "route=\"\(PrometheusText.escaped(route))\"", to: &text)
         }
         return text
-    }
-
-    /// "0.000123456" for 123,456 nanoseconds.
-    static func seconds(_ nanoseconds: Int64) -> String {
-        let fraction = String(nanoseconds % 1_000_000_000)
-        return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
     }
 }

@@ -11,6 +11,8 @@ public final class ServiceMetrics: Sendable {
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
     private let requests = RequestMetrics()
     private let events = EventMetrics()
+    /// How long calls of the app's backend took, by action.
+    private let actionCalls = Locked<[String: DurationHistogram]>([:])
 
     private let openConnections: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
@@ -43,6 +45,14 @@ public final class ServiceMetrics: Sendable {
         events.record(kind: kind, outcome: outcome, changeCount: changeCount)
     }
 
+    /// Counts a call of the app's backend by action and outcome (`answered`, `errors`,
+    /// `timeout`, `failed`, `busy`), and records how long Tabula waited for its answer or
+    /// failure, from sending it: `nil` for a call never sent (`busy`).
+    func recordActionCall(action: String, outcome: String, nanoseconds: Int64? = nil) {
+        counter("tabula_action_calls_total", ["action": action, "outcome": outcome]).increment()
+        if let nanoseconds { actionCalls.withLock { $0[action, default: DurationHistogram()].record(nanoseconds: nanoseconds) } }
+    }
+
     /// A counter by name and labels, created once and then reused.
     func counter(_ name: String, _ labels: KeyValuePairs<String, String>) -> CoreMetrics.Counter {
         let key = name + labels.map { "|\($0.key)=\($0.value)" }.joined()
@@ -56,8 +66,9 @@ public final class ServiceMetrics: Sendable {
 
     /// The Prometheus text exposition, with gauges read at this moment, how often each
     /// growth limit took effect (`tabula_limit_reached_total{limit}`), added up from
-    /// `limits` (the store's, the service's), and the connections opened to the app's
-    /// backend (`tabula_action_connections_opened_total`: calls reuse them).
+    /// `limits` (the store's, the service's), the connections opened to the app's
+    /// backend (`tabula_action_connections_opened_total`: calls reuse them), and how long
+    /// its calls took (`tabula_action_call_duration_seconds{action}`).
     func exposition(
         openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int, actionConnections: Int = 0,
         limits: [LimitCounts] = []
@@ -73,6 +84,11 @@ public final class ServiceMetrics: Sendable {
         text += "# HELP tabula_action_connections_opened_total Connections opened to the app's backend; calls reuse them.\n"
         text += "# TYPE tabula_action_connections_opened_total counter\n"
         text += "tabula_action_connections_opened_total \(actionConnections)\n"
+        text += "# HELP tabula_action_call_duration_seconds How long calls of the app's backend took, from sending to the answer or failure.\n"
+        text += "# TYPE tabula_action_call_duration_seconds histogram\n"
+        for (action, durations) in actionCalls.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            durations.append("tabula_action_call_duration_seconds", labels: "action=\"\(PrometheusText.escaped(action))\"", to: &text)
+        }
         return Array((requests.exposition() + events.exposition() + text).utf8) + registry.emitToBuffer()
     }
 }
