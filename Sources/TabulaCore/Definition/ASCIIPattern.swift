@@ -15,8 +15,8 @@
 ///   for each atom.
 ///
 /// Why: `Regex` interprets a pattern character by character, and checking a typical
-/// e-mail pattern took about a fifth of an edit's instructions
-/// (`BENCH_INSTRUCTIONS_REQUEST=edit Scripts/bench-instructions`). `ASCIIPatternTests`
+/// e-mail pattern was a large share of an edit's instructions
+/// (`BENCH_INSTRUCTIONS_REQUEST=edit Scripts/bench-instructions` counts them). `ASCIIPatternTests`
 /// checks every atom against `Regex` on every ASCII character, and random patterns on
 /// random values.
 struct ASCIIPattern: Sendable {

@@ -1,16 +1,19 @@
-/// Durations counted into the fixed buckets the service's latency histograms share, from
-/// 50 µs to 10 s: requests (`tabula_http_request_duration_seconds`) and calls of the app's
-/// backend (`tabula_action_call_duration_seconds`, whose timeout is seconds long).
+/// Durations counted into the fixed buckets the service's latency histograms share:
+/// requests (`tabula_http_request_duration_seconds`) and calls of the app's backend
+/// (`tabula_action_call_duration_seconds`), whose timeout runs to seconds, so the buckets do
+/// too.
 struct DurationHistogram {
-    /// Upper bounds of the buckets, in nanoseconds, and their `le` labels.
+    /// Upper bounds of the buckets, in nanoseconds.
     static let bounds: [Int64] = [
         50_000, 100_000, 250_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000, 25_000_000,
         50_000_000, 100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_000_000_000, 5_000_000_000, 10_000_000_000,
     ]
-    static let labels = [
-        "0.00005", "0.0001", "0.00025", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.025",
-        "0.05", "0.1", "0.25", "0.5", "1.0", "2.0", "5.0", "10.0",
-    ]
+    /// The bounds' `le` labels, in seconds as Prometheus writes them: "0.00005", "1.0".
+    static let labels = bounds.map { bound in
+        var text = Substring(seconds(bound))
+        while text.hasSuffix("0") && !text.hasSuffix(".0") { text = text.dropLast() }
+        return String(text)
+    }
 
     /// One count per bucket (not cumulative) plus one for longer durations.
     private(set) var buckets = [Int](repeating: 0, count: DurationHistogram.bounds.count + 1)
