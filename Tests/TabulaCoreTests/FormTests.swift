@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    /// A row hidden now keeps its marks until a reset clears them, and a value a submit
+    /// carries for it is refused as an edit of it would be.
+    @Test func hiddenRowsOfAFormAreStillItsRows() throws {
+        let rows = #"""
+            {"id": "nick", "kind": "textField", "title": "Nick", "text": "{{nick}}", "onEdit": {"set": "nick"}, "visibleWhen": "!hide",
+             "validate": [{"required": true, "message": "A nick, please"}]},
+            {"id": "hide", "kind": "titleSwitch", "title": "Hide", "isOn": "hide", "onSwitch": {"set": "hide"}},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": {"submit": "f"}},
+            {"id": "clear", "kind": "button", "title": "Clear", "onSelect": {"reset": "f"}}
+            """#
+        let file = definition(id: "f", state: #"{"nick": "", "hide": false}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        var state = try reduce(catalogue.initialState, .edit(row: "nick", value: ""), form).state
+        #expect(row(form, state, "nick")?.error == "A nick, please")
+        state = try reduce(state, .setSwitch(row: "hide", isOn: true), form).state
+        #expect(throws: EventError.rowHidden("nick")) { try reduction(of: .select(row: "go"), on: state, form, values: [("nick", "x")]) }
+        state = try reduce(state, .select(row: "clear"), form).state
+        #expect(state.marks.isEmpty, "the reset cleared the hidden row's mark")
+        state = try reduce(state, .setSwitch(row: "hide", isOn: false), form).state
+        #expect(row(form, state, "nick")?.error == nil)
+    }
+
     @Test func resetClearsTheFormsValuesAndMarks() throws {
         let (form, initial) = try form()
         let failed = try reduction(of: .select(row: "go"), on: initial, form, values: [("email", "ann")]).state

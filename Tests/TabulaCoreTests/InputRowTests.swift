@@ -52,8 +52,8 @@ import Testing
         #expect(row(screen, "lock")?.enabled == true)
     }
 
-    /// A text field refuses exactly the control characters (general category Cc), newlines
-    /// aside in a multiline one: every scalar is tried.
+    /// A text field refuses exactly the control characters (general category Cc), those
+    /// Swift counts as newlines aside in a multiline one: every scalar is tried.
     @Test func aTextFieldRefusesExactlyTheControlCharacters() {
         let line = RowContent.textField(TextFieldInput(title: "", text: "", contentType: .text))
         let lines = RowContent.textField(TextFieldInput(title: "", text: "", contentType: .text, multiline: true))
@@ -62,7 +62,8 @@ import Testing
             guard let scalar = Unicode.Scalar(value) else { continue }
             let control = scalar.properties.generalCategory == .control
             let text = String(String.UnicodeScalarView([scalar]))
-            if line.accepts(.string(text)) == control || lines.accepts(.string(text)) == (control && scalar != "\n" && scalar != "\r") {
+            let newline = Character(scalar).isNewline
+            if line.accepts(.string(text)) == control || lines.accepts(.string(text)) == (control && !newline) {
                 mismatches.append(value)
             }
         }
@@ -85,8 +86,11 @@ import Testing
         #expect(next.scalar("email") == .string("bo@example.com") && next.revision == state.revision + 1 && effects.isEmpty)
         let (same, _) = try reduce(next, .edit(row: "email", value: .string("bo@example.com")), form)
         #expect(same == next, "the value it has: no revision")
-        let (cleared, _) = try reduce(state, .edit(row: "country", value: .null), form)
-        #expect(cleared.scalar("country") == .string(""))
+        let (cleared, _) = try reduce(state, .edit(row: "security", value: .null), form)
+        #expect(cleared.scalar("security") == .string(""))
+        #expect(throws: EventError.invalidValue(row: "country", accepts: #"the id of one of its options ("fr", "jp")"#)) {
+            try reduce(state, .edit(row: "country", value: .null), form)
+        }
         let (secure, _) = try reduce(state, .edit(row: "password", value: .string("hunter2")), form)
         #expect(secure.values == state.values && secure.revision == 1, "a secure field's value is checked and forgotten; what it came to is kept")
         #expect(secure.marks == FormMarks(touched: ["form/password"], secureResults: ["form/password": ""]))
@@ -149,6 +153,10 @@ import Testing
         #expect(row(screen, "country")?.content == .leftRightTitles(leftTitle: "", rightTitle: "Japan"))
         #expect(row(screen, "birthday")?.content == .leftRightTitles(leftTitle: "Birthday", rightTitle: "1990-02-28"))
         #expect(row(screen, "email")?.editable == false)
+        state.client = ClientContext(kinds: ["basic"])
+        #expect(
+            render(form, state) == screen,
+            "an input row comes as a leftRightTitles to a client that does not list that kind either; other rows as they are")
         var writer = JSONWriter()
         writer.write(try #require(row(screen, "email")))
         #expect(!text(writer.bytes).contains("editable"), "a fallback row is not an input row")
@@ -186,6 +194,10 @@ import Testing
         #expect(stepper.accepts(0.75) && stepper.accepts(3) && stepper.accepts(0.5 + 0.1 + 0.15))
         #expect(!stepper.accepts(0.8) && !stepper.accepts(3.25) && !stepper.accepts(.nan) && !stepper.accepts(0.25))
         #expect(NumberInput(title: nil, value: 0, min: 0, max: 1, step: 0).accepts(0.123456))
+        let options = [ChoiceOption(id: "x", title: "X")]
+        #expect(RowContent.picker(ChoiceInput(title: "P", options: options, selected: "x")).accepts(.null), "a picker may be cleared")
+        #expect(!RowContent.segmented(ChoiceInput(title: nil, options: options, selected: "x")).accepts(.null), "a segmented control may not")
+        #expect(RowContent.segmented(ChoiceInput(title: nil, options: options, selected: nil)).accepts(.string("x")))
         #expect(DateMode.date.accepts("2024-02-29") && !DateMode.date.accepts("2023-02-29") && !DateMode.date.accepts("2024-13-01"))
         #expect(DateMode.time.accepts("23:59") && !DateMode.time.accepts("24:00") && !DateMode.time.accepts("9:30"))
         #expect(DateMode.dateTime.accepts("2026-11-28T14:30") && !DateMode.dateTime.accepts("2026-11-28 14:30"))
@@ -200,6 +212,10 @@ import Testing
         (#"{"id": "a", "kind": "stepper", "title": "A", "value": "count", "min": 0, "max": 5, "step": 0}"#, "a stepper's step is above 0"),
         (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "secure": true}"#, "a secure text field shows no value and stores none"),
         (#"{"id": "a", "kind": "textField", "title": "A", "contentType": "password", "onEdit": {"set": "name"}}"#, "a secure text field stores nothing"),
+        (
+            #"{"id": "a", "kind": "textField", "title": "A", "contentType": "newPassword", "secure": false, "text": "{{name}}", "onEdit": {"set": "name"}}"#,
+            "a secure text field shows no value and stores none"
+        ),
         (#"{"id": "a", "kind": "basic", "title": "A", "onEdit": {"set": "name"}}"#, "only input rows"),
         (#"{"id": "a", "kind": "datePicker", "title": "A", "value": "{{name}}", "mode": "time", "min": "2026-01-01"}"#, "is not a time like"),
         (#"{"id": "a", "kind": "datePicker", "title": "A", "value": "{{name}}", "min": "2026-12-01", "max": "2026-01-01"}"#, "is after max"),

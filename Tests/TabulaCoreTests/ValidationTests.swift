@@ -69,6 +69,8 @@ import Testing
         state = try reduce(state, .setSwitch(row: "close", isOn: true), form).state
         #expect(error(form, state, "start") == "Closed")
         #expect(render(form, state, reusing: render(form, previous), renderedAt: previous) == render(form, state))
+        state = try edit(state, "start", .null, form)
+        #expect(error(form, state, "start") == nil, "only required judges an empty value: a when rule passes on it")
     }
 
     @Test func aSecureFieldKeepsWhatItsValueCameToNotTheValue() throws {

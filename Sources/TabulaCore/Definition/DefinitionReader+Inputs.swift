@@ -27,7 +27,8 @@ extension DefinitionReader {
         switch kind {
         case "textField":
             let contentType = object.optionalEnumeration("contentType", as: TextContentType.self, log: &log) ?? .text
-            secure = literalBool(&object, "secure") ?? contentType.isSecret
+            // A password field is secure whatever the definition says: `secure` can only add.
+            secure = (literalBool(&object, "secure") ?? false) || contentType.isSecret
             fields["contentType"] = .template(Template(constant: contentType.rawValue))
             fields["secure"] = .expression(Expression(constant: .bool(secure)))
             fields["multiline"] = .expression(Expression(constant: .bool(literalBool(&object, "multiline") ?? false)))

@@ -524,7 +524,7 @@ public enum DefinitionSchema {
                     "contentType",
                     enumeration(TextContentType.allCases.map(\.rawValue), "What the field holds, for the keyboard and autofill; text when left out."), false
                 ),
-                ("secure", ["type": "boolean", "description": "Hides what is typed; true by default for password and newPassword."], false),
+                ("secure", ["type": "boolean", "description": "Hides what is typed; always true for password and newPassword, whatever this says."], false),
                 ("multiline", ["type": "boolean", "description": "Lets the text span lines."], false),
                 ("maxLength", ["type": "integer", "minimum": 1, "description": "The most characters the field accepts."], false),
             ]

@@ -110,10 +110,12 @@ public final class RowDefinition: Sendable {
 extension RowDefinition {
     /// The row as a client that draws `kinds` gets it (every kind, when `nil`): itself when
     /// it lists the row's kind, else the first of its fallbacks whose kind it lists; `nil`
-    /// when there is none, and the row is left out of that client's screen.
+    /// when there is none, and the row is left out of that client's screen. An input row is
+    /// never left out: a client that does not list its kind gets it as a `leftRightTitles`
+    /// summary, listed or not.
     public func shown(drawing kinds: Set<String>?) -> RowDefinition? {
         guard let kinds, !kinds.contains(kind) else { return self }
-        return fallbacks.first { kinds.contains($0.kind) }
+        return fallbacks.first { kinds.contains($0.kind) } ?? fallbacks.first { $0.summarizedInputKind != nil }
     }
 
     /// Both edges' swipe actions, leading first.

@@ -47,6 +47,25 @@ extension ScreenDefinition {
         rowInstance(id, state, screenItem: self.item(item, in: state))?.definition.isInput ?? false
     }
 
+    /// The marks (``FormMarks/key(screen:row:)``) that `marks` holds for input rows of a form,
+    /// shown or not: a row hidden now, or an item its list's selection leaves out, keeps its
+    /// mark until the form is reset.
+    func formMarks(_ form: String, in marks: FormMarks, _ state: SessionState) -> Set<String> {
+        let prefix = FormMarks.key(screen: id, row: "")
+        var held = marks.touched
+        held.formUnion(marks.secureResults.keys)
+        held.formUnion(marks.backendErrors.keys)
+        return held.filter { mark in mark.hasPrefix(prefix) && isInputRow(String(mark.dropFirst(prefix.count)), of: form, state) }
+    }
+
+    /// Whether the row with this id at a state (shown or not) is an input row of a section
+    /// that names the form.
+    func isInputRow(_ id: String, of form: String, _ state: SessionState) -> Bool {
+        guard let (position, _) = rowLocator.locate(id, in: state) else { return false }
+        let section = sections[position.section]
+        return section.form == form && section.rows[position.row].isInput
+    }
+
     /// The state keys a form's rows store their values in.
     func formKeys(_ form: String) -> [String] {
         sections.filter { $0.form == form }.flatMap(\.rows).flatMap { $0.onEdit?.storedKeys ?? [] }

@@ -72,14 +72,9 @@ extension ValidationRule {
             case .null?, nil: true
             case .number?: false
             }
-        switch check {
-        case .required:
-            return !isEmpty
-        case .when(let condition):
-            return condition.isTrue(context)
-        default:
-            if isEmpty { return true }
-        }
+        // Only `required` judges an empty value: the others, `when` too, pass on it.
+        if case .required = check { return !isEmpty }
+        if isEmpty { return true }
         switch check {
         case .minLength(let length): return (text?.count ?? 0) >= length
         case .maxLength(let length): return (text?.count ?? 0) <= length
@@ -89,7 +84,8 @@ extension ValidationRule {
         case .equals(let row):
             guard let value, let theirs = other(row) else { return true }
             return value == theirs
-        case .required, .when: return true
+        case .when(let condition): return condition.isTrue(context)
+        case .required: return true
         }
     }
 

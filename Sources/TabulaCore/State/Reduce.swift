@@ -132,7 +132,9 @@ private func reduceConforming(
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
         let form = actions.lazy.compactMap(\.submittedForm).first
         for (row, value) in values {
-            guard let form, definition.formInputs(form, run.state, screenItem: run.screenItem).contains(where: { $0.id == row }) else {
+            // A row of the form takes its value as an edit would, with an edit's refusals
+            // (a hidden row's among them); any other row takes none.
+            guard let form, definition.isInputRow(row, of: form, run.state) else {
                 throw .invalidValue(row: row, accepts: "no value in this event: it is not an input row of the form its submit names")
             }
             try run.edit(row, value)
@@ -377,14 +379,14 @@ private struct ActionRun {
     }
 
     /// Sets the keys the form's rows store into back to their defaults, and clears the
-    /// marks of the form's rows.
+    /// marks of the form's rows, hidden ones too.
     private mutating func reset(_ form: String) {
         for key in definition.formKeys(form) {
             state.values[key] = definition.declarations.first { $0.key == key }?.declaration.defaultValue
             setKeys.append(key)
         }
-        for input in definition.formInputs(form, state, screenItem: screenItem) {
-            let mark = FormMarks.key(screen: definition.id, row: input.id)
+        guard !state.marks.isEmpty else { return }
+        for mark in definition.formMarks(form, in: state.marks, state) {
             state.marks.touched.remove(mark)
             state.marks.secureResults[mark] = nil
             state.marks.clearBackendError(mark)

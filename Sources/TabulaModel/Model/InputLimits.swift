@@ -4,21 +4,23 @@
 extension RowContent {
     /// Whether an edit may set the row's value to `value`: a text field takes a string of
     /// at most `maxLength` characters (as Swift counts them) with no control characters
-    /// (but newlines in a multiline field); a slider or stepper a number within `min`…`max`
-    /// on a step; a choice one of its options' ids, or `null`; a date picker a value in its
-    /// mode's format within `min`…`max`, or `null`. Other kinds take no value.
+    /// (but newlines in a multiline field: the control characters Swift counts as newlines,
+    /// U+000A–U+000D and U+0085); a slider or stepper a number within `min`…`max` on a step;
+    /// a picker or segmented control one of its options' ids, and a picker `null` too; a date
+    /// picker a value in its mode's format within `min`…`max`, or `null`. Other kinds take no
+    /// value.
     public func accepts(_ value: InputValue) -> Bool {
         switch (self, value) {
         case (.textField(let field), .string(let text)):
             if let maxLength = field.maxLength, text.count > maxLength { return false }
             return !text.unicodeScalars.contains { scalar in
-                Self.isControl(scalar) && !(field.multiline && (scalar == "\n" || scalar == "\r"))
+                Self.isControl(scalar) && !(field.multiline && Self.isNewline(scalar))
             }
         case (.slider(let number), .number(let candidate)), (.stepper(let number), .number(let candidate)):
             return number.accepts(candidate)
         case (.picker(let choice), .string(let id)), (.segmented(let choice), .string(let id)):
             return choice.options.contains { $0.id == id }
-        case (.picker, .null), (.segmented, .null), (.datePicker, .null):
+        case (.picker, .null), (.datePicker, .null):
             return true
         case (.datePicker(let date), .string(let text)):
             return date.mode.accepts(text) && date.min.map { text >= $0 } ?? true && date.max.map { text <= $0 } ?? true
@@ -34,6 +36,12 @@ extension RowContent {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
+    /// Whether a control character is one Swift's `Character.isNewline` counts (LF, VT, FF,
+    /// CR and NEL).
+    static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
+        (0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85
+    }
+
     /// What ``accepts(_:)`` lets through, in words, for the message of a refused edit.
     public var acceptedValues: String {
         func number(_ value: Double) -> String { JSONValue.number(value).canonicalText }
@@ -45,8 +53,10 @@ extension RowContent {
         case .slider(let input), .stepper(let input):
             let steps = input.step > 0 ? " in steps of \(number(input.step)) from \(number(input.min))" : ""
             return "a number from \(number(input.min)) to \(number(input.max))\(steps)"
-        case .picker(let choice), .segmented(let choice):
-            return "the id of one of its options (\(choice.options.map { "\"\($0.id)\"" }.joined(separator: ", "))) or null"
+        case .picker(let choice):
+            return "the id of one of its options (\(Self.optionIDs(choice))) or null"
+        case .segmented(let choice):
+            return "the id of one of its options (\(Self.optionIDs(choice)))"
         case .datePicker(let date):
             let from = date.min.map { " from \"\($0)\"" } ?? ""
             let to = date.max.map { " to \"\($0)\"" } ?? ""
@@ -54,6 +64,10 @@ extension RowContent {
         default:
             return "no value: it is not an input row"
         }
+    }
+
+    private static func optionIDs(_ choice: ChoiceInput) -> String {
+        choice.options.map { "\"\($0.id)\"" }.joined(separator: ", ")
     }
 
     /// Whether the row is a secure text field, whose value the service never keeps.

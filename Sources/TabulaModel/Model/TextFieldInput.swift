@@ -7,7 +7,8 @@ public struct TextFieldInput: Hashable, Sendable {
     public var text: String
     public var placeholder: String?
     public var contentType: TextContentType
-    /// Whether the client hides what is typed (dots instead of characters).
+    /// Whether the client hides what is typed (dots instead of characters): always for a
+    /// `password` or `newPassword` field.
     public var secure: Bool
     public var multiline: Bool
     /// The most characters (as Swift counts them) the field accepts.
@@ -21,7 +22,7 @@ public struct TextFieldInput: Hashable, Sendable {
         self.text = text
         self.placeholder = placeholder
         self.contentType = contentType
-        self.secure = secure ?? contentType.isSecret
+        self.secure = (secure ?? false) || contentType.isSecret
         self.multiline = multiline
         self.maxLength = maxLength
     }
@@ -31,6 +32,6 @@ public struct TextFieldInput: Hashable, Sendable {
 public enum TextContentType: String, CaseIterable, Hashable, Sendable {
     case text, name, username, email, password, newPassword, oneTimeCode, phone, url, number, decimal, search
 
-    /// Whether a field of this type is secure unless a definition says otherwise.
+    /// Whether a field of this type is always secure (a definition can make others secure too).
     public var isSecret: Bool { self == .password || self == .newPassword }
 }
