@@ -163,8 +163,8 @@ if only == "inbox" {
 }
 
 if only == nil || only == "lists" {
-    guard let fixture = FixtureFiles.read("Fixtures/screens/inbox.json") else {
-        print("error: no inbox fixture")
+    guard let fixture = FixtureFiles.read("Fixtures/screens/inbox.json"), let message = FixtureFiles.read("Fixtures/screens/message.json") else {
+        print("error: no inbox fixture (or no message screen beside it)")
         exit(1)
     }
     print("lists: the inbox fixture, one event through the core (reduce, render from the old screen, diff, encode)")
@@ -175,7 +175,7 @@ if only == nil || only == "lists" {
     var pages: [Double] = []
     for messages in [100, 10_000] {
         guard let bytes = try? InboxSample.definition(fixture: fixture, messageCount: messages),
-            let catalogue = try? Catalogue.load([DefinitionFile(name: "inbox.json", bytes: bytes)]),
+            let catalogue = try? Catalogue.load([DefinitionFile(name: "inbox.json", bytes: bytes), DefinitionFile(name: "message.json", bytes: message)]),
             let inbox = catalogue.screen(id: "inbox")
         else {
             print("error: the inbox with \(messages) messages does not load")

@@ -41,14 +41,14 @@ start_server() {
     exit 1
 }
 
-# bench_screens: a copy of the bundled screens (and their string tables) without the inbox,
-# whose messages would make every session's state tens of kilobytes that each SQLite
-# commit writes: these benchmarks measure the settings screen's events as they always did,
+# bench_screens: a copy of the bundled screens (and their string tables) without the inbox
+# and its message screen: the inbox's messages would make every session's state tens of
+# kilobytes that each SQLite commit writes: these benchmarks measure the settings screen's events as they always did,
 # and Scripts/bench-lists measures lists. Prints the copy's screens directory.
 bench_screens() {
     mkdir -p "$work/fixtures"
     cp -r Fixtures/screens Fixtures/strings "$work/fixtures/"
-    rm -f "$work/fixtures/screens/inbox.json"
+    rm -f "$work/fixtures/screens/inbox.json" "$work/fixtures/screens/message.json"
     echo "$work/fixtures/screens"
 }
 

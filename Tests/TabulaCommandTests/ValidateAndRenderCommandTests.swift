@@ -8,7 +8,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.standardOutput
-                == "11 screens valid: about-details, inbox, join-network, people, people-details, protocol-settings, settings, sign-in, "
+                == "12 screens valid: about-details, inbox, join-network, message, people, people-details, protocol-settings, settings, sign-in, "
                 + "static-text, table-director, users\n")
     }
 
@@ -77,7 +77,7 @@ import Testing
         #expect(badState.standardError.contains("state.json: $.wifi: expected a bool, found string"))
         let unknown = try runTabula(["render", "nope"])
         #expect(unknown.status == 1)
-        #expect(unknown.standardError.contains("no screen \"nope\" in Fixtures/screens; known screens: about-details, inbox, join-network, people"))
+        #expect(unknown.standardError.contains("no screen \"nope\" in Fixtures/screens; known screens: about-details, inbox, join-network, message, people"))
     }
 
     @Test func rendersInALocale() throws {

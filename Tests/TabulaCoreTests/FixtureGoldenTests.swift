@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func everyFixtureHasAGoldenScreenAndAScript() throws {
-        #expect(Self.screenIDs.count == 11)
+        #expect(Self.screenIDs.count == 12)
         for id in Self.screenIDs {
             #expect(
                 FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Fixtures/scripts/\(id).json").path),

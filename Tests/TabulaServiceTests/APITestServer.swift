@@ -72,10 +72,11 @@ final class APITestServer: @unchecked Sendable {
 
     /// The bundled screens with their string tables. The inbox's messages make every
     /// session's state some tens of kilobytes, which the suites that measure states, lists
-    /// and history against small limits do not expect: it is left out unless asked for.
+    /// and history against small limits do not expect: it is left out unless asked for, with
+    /// the message screen that shows one of its messages.
     static func fixtures(withInbox: Bool = false) throws -> Catalogue {
         try FixtureFiles.catalogue(
-            directory: repositoryRoot.appendingPathComponent("Fixtures/screens").path, excluding: withInbox ? [] : ["inbox.json"])
+            directory: repositoryRoot.appendingPathComponent("Fixtures/screens").path, excluding: withInbox ? [] : ["inbox.json", "message.json"])
     }
 
     /// Sends one request and reads the answer: in process (`HEAD`, whose body only the HTTP
