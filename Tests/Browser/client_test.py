@@ -60,7 +60,7 @@ VALUE_FIELD = {"textField": "text", "slider": "value", "stepper": "value", "pick
 COMMON_ROW_KEYS = {"id", "kind", "selectable", "deletable", "movable", "enabled", "editable", "error", "height", "estimatedHeight", "accessory",
                    "leadingActions", "trailingActions", "accessibilityLabel", "accessibilityHint", "accessibilityValue"}
 # Fields that name how a row looks or behaves rather than text it shows.
-NOT_TEXT = {"style", "contentType", "placeholder", "mode", "min", "max", "selected", "text", "value", "image"}
+NOT_TEXT = {"style", "contentType", "placeholder", "mode", "min", "max", "selected", "text", "value"}
 
 # The test's own page: mounts the screens named in its URL, in the session of its URL or a
 # new one, and records what the views tell it (window.tabulaTest).
@@ -133,14 +133,15 @@ return {
     text: section.textContent,
     rows: Array.from(section.querySelectorAll('[data-row-id]')).map((row) => {
       const toggle = row.querySelector('input[type=checkbox][role=switch]');
-      const control = row.querySelector('input:not([type=checkbox]), textarea, select');
-      const segment = row.querySelector('[role=radio][aria-checked=true]');
+      const control = row.querySelector('input:not([type=checkbox]):not([type=radio]), textarea, select');
+      const radios = Array.from(row.querySelectorAll('input[type=radio]'));
+      const chosen = radios.find((radio) => radio.checked);
       return {
         id: row.dataset.rowId, kind: row.dataset.kind, text: row.textContent,
         checked: row.getAttribute('aria-checked'),
         isOn: toggle ? toggle.checked : null,
-        value: control ? (control.type === 'password' ? null : control.value) : segment ? segment.dataset.option : null,
-        control: control ? (control.tagName.toLowerCase() + (control.tagName === 'INPUT' ? ':' + control.type : '')) : null,
+        value: control ? (control.type === 'password' ? null : control.value) : chosen ? chosen.value : null,
+        control: control ? (control.tagName.toLowerCase() + (control.tagName === 'INPUT' ? ':' + control.type : '')) : radios.length ? 'input:radio' : null,
         deletable: Boolean(row.querySelector('button[data-action=delete]')),
         selectable: row.tagName === 'BUTTON' || row.getAttribute('role') === 'button',
       };
@@ -160,7 +161,7 @@ def expected_control(row):
         if row.get("multiline"):
             return "textarea"
         return "input:" + ("password" if row.get("secure") else TEXT_INPUT_TYPES.get(row.get("contentType"), "text"))
-    return {"slider": "input:range", "stepper": "input:number", "picker": "select", "segmented": None,
+    return {"slider": "input:range", "stepper": "input:number", "picker": "select", "segmented": "input:radio",
             "datePicker": "input:" + DATE_TYPES.get(row.get("mode"), "date")}[kind]
 
 
@@ -399,6 +400,7 @@ class ClientTest:
               remove: rows('button.row-delete[data-action=delete]'),
               type: rows('input.row-control[type=text]:not([disabled]), input.row-control[type=search]:not([disabled]), textarea.row-control:not([disabled])'),
               pick: rows('select.row-control:not([disabled])'),
+              choose: rows('.row-segments input[type=radio]:not([disabled]):not(:checked)'),
               swipe: rows('.row-swipe-tray button.row-swipe-action'),
               move: rows('[data-movable=true] .row-grip'),
             };""", screen_id)
@@ -432,6 +434,11 @@ class ClientTest:
             driver.execute_script("const s = arguments[0]; s.value = arguments[1]; s.dispatchEvent(new Event('change', {bubbles: true}))",
                                   row.find_element(By.CSS_SELECTOR, "select"), choice)
             kind = f"pick {choice}"
+        elif kind == "choose":
+            radios = row.find_elements(By.CSS_SELECTOR, ".row-segments input[type=radio]:not(:checked)")
+            radio = self.random.choice(radios)
+            kind = f"choose {radio.get_attribute('value')}"
+            driver.execute_script("arguments[0].click()", radio)
         elif kind == "swipe":
             buttons = row.find_elements(By.CSS_SELECTOR, ".row-swipe-tray button.row-swipe-action")
             action = self.random.choice(buttons)
@@ -509,6 +516,24 @@ class ClientTest:
             raise Failure(f"{len(edits)} edits sent for typing with a pause in the middle, not one before the pause and one after")
         driver.execute_script("arguments[0].blur()", control)
         self.check_all("after typing into sign-in's e-mail field")
+
+    def check_segmented_control(self):
+        step("a segmented control is native radio buttons: a click on a segment's label sends its option")
+        driver = self.driver = self.windows[0]
+        label = driver.find_element(By.CSS_SELECTOR, '#mount-join-network [data-row-id="band"] label.row-segment[data-option="5"]')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", label)
+        sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+        label.click()
+        wait_for(driver, lambda d: len(d.execute_script("return window.tabulaTest.sent")) > sent_before, 5, "the segment's edit to be sent")
+        sent = driver.execute_script("return window.tabulaTest.sent")[sent_before]
+        if (sent["screen"], sent["kind"], sent["row"]) != ("join-network", "edit", "band"):
+            raise Failure(f"a click on the 5 GHz segment sent {json.dumps(sent)}, not an edit of band")
+        self.check_all("after choosing the 5 GHz band")
+        band = next(r for s in self.api.screen("join-network", self.session)["sections"] for r in s["rows"] if r["id"] == "band")
+        if band["selected"] != "5":
+            raise Failure(f"after a click on the 5 GHz segment GET shows the band {band['selected']!r}")
+        if not label.find_element(By.CSS_SELECTOR, "input[type=radio]").is_selected():
+            raise Failure("the 5 GHz segment's radio button is not checked after its answer")
 
     def check_retry(self):
         step("the network cut while a switch event is sent: it is sent again with the same eventId, and applied once")
@@ -601,6 +626,7 @@ def main():
         test.check_route()
         test.start()
         test.check_edit_answer_keeps_typing()
+        test.check_segmented_control()
         test.random_events(args.events)
         test.check_retry()
         test.check_each_event_once()

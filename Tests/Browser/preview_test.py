@@ -259,7 +259,7 @@ return {
         for (const field of row.querySelectorAll('.row-field')) fields[field.dataset.name] = text(field.querySelector('.row-field-value'));
         const remove = row.querySelector('.row-delete');
         const control = row.querySelector('.row-control');
-        const segment = row.querySelector('.row-segment[aria-checked="true"]');
+        const segment = row.querySelector('.row-segments input[type=radio]:checked');
         const error = row.querySelector('.row-error');
         return {
           id: row.dataset.rowId, kind: row.dataset.kind, accessory: row.dataset.accessory || null,
@@ -273,8 +273,8 @@ return {
           fields: fields,
           enabled: row.dataset.enabled !== 'false',
           // A secure field shows what was typed; its copy, like GET's, never holds it.
-          value: control && control.type !== 'password' ? (control.classList.contains('row-segments') ? (segment ? segment.dataset.option : '') : control.value) : null,
-          editable: control ? !(control.disabled || Array.from(control.querySelectorAll('button')).some((b) => b.disabled)) : null,
+          value: control && control.type !== 'password' ? (control.classList.contains('row-segments') ? (segment ? segment.value : '') : control.value) : null,
+          editable: control ? !(control.disabled || Array.from(control.querySelectorAll('button, input')).some((b) => b.disabled)) : null,
           error: error && !error.hidden ? text(error) : null,
         };
       }),

@@ -252,7 +252,10 @@ function formatValue(value) {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
-/** A row image: an SF Symbol name, drawn as an iOS Settings-like rounded square with its first letter. */
+/**
+ * A row image: an SF Symbol name, drawn as an iOS Settings-like rounded square with its
+ * first letter. The name itself is the image's text, as an `alt` is an `img`'s.
+ */
 function rowImage(name) {
   let hash = 0;
   for (const char of name) hash = (hash * 31 + char.codePointAt(0)) >>> 0;
@@ -260,7 +263,9 @@ function rowImage(name) {
   image.dataset.image = name;
   image.title = name;
   image.style.setProperty("--icon-colour", ICON_COLOURS[hash % ICON_COLOURS.length]);
-  image.append(el("span", "row-image-letter", name.replace(/[^a-z]/gi, "").charAt(0).toUpperCase() || "•"));
+  const letter = el("span", "row-image-letter", name.replace(/[^a-z]/gi, "").charAt(0).toUpperCase() || "•");
+  letter.setAttribute("aria-hidden", "true");
+  image.append(letter, el("span", "row-image-name", name));
   return image;
 }
 
@@ -277,8 +282,11 @@ function rowSwitch(row) {
 
 function setDisabled(control, disabled) {
   if (control.tagName !== "DIV") control.disabled = disabled;
-  for (const segment of control.querySelectorAll("button")) segment.disabled = disabled;
+  for (const segment of control.querySelectorAll("input")) segment.disabled = disabled;
 }
+
+/** Names each segmented control's radio buttons apart from every other's on the page. */
+let segmentGroups = 0;
 
 /**
  * An input row's control: the native element of its kind, `.row-control`, disabled unless
@@ -316,17 +324,25 @@ function inputControl(row) {
       if (row.selected === null || row.selected === undefined) control.append(new Option("—", "", true, true));
       for (const option of row.options) control.append(new Option(option.title, option.id, false, option.id === row.selected));
       break;
-    case "segmented":
+    case "segmented": {
+      // Native radio buttons, one per option, drawn as the segments of one control.
       control = el("div", "row-segments");
       control.setAttribute("role", "radiogroup");
+      const group = `tabula-segments-${++segmentGroups}`;
       for (const option of row.options) {
-        const segment = button("row-segment", option.title);
+        const radio = document.createElement("input");
+        radio.type = "radio";
+        radio.className = "row-segment-input";
+        radio.name = group;
+        radio.value = option.id;
+        radio.checked = option.id === row.selected;
+        const segment = el("label", "row-segment");
         segment.dataset.option = option.id;
-        segment.setAttribute("role", "radio");
-        segment.setAttribute("aria-checked", String(option.id === row.selected));
+        segment.append(radio, el("span", "row-segment-title", option.title));
         control.append(segment);
       }
       break;
+    }
     case "datePicker":
       control = document.createElement("input");
       control.type = DATE_INPUT_TYPES[row.mode] || "date";
@@ -350,7 +366,7 @@ function controlValue(row, control) {
     case "stepper": return control.value === "" ? null : Number(control.value);
     case "picker":
     case "datePicker": return control.value === "" ? null : control.value;
-    case "segmented": return control.querySelector(".row-segment[aria-checked='true']")?.dataset.option ?? null;
+    case "segmented": return control.querySelector("input[type=radio]:checked")?.value ?? null;
     default: return control.value;
   }
 }
@@ -358,9 +374,7 @@ function controlValue(row, control) {
 /** Makes an input control show a model's value (not for a secure field, whose copy is always ""). */
 function showValue(control, row) {
   if (row.kind === "segmented") {
-    for (const segment of control.querySelectorAll(".row-segment")) {
-      segment.setAttribute("aria-checked", String(segment.dataset.option === row.selected));
-    }
+    for (const radio of control.querySelectorAll("input[type=radio]")) radio.checked = radio.value === row.selected;
     return;
   }
   const shown = row[VALUE_FIELD[row.kind]];
@@ -1029,7 +1043,10 @@ export class TabulaView extends EventTarget {
 
   /** Whether an input row's control shows what the user entered and the copy may not have yet. */
   isBeingEdited(rowID, control) {
-    return this.pendingEdits.has(rowID) || this.sendingEdits.has(rowID) || control.contains(document.activeElement);
+    if (this.pendingEdits.has(rowID) || this.sendingEdits.has(rowID)) return true;
+    // A field with the focus may be typed into at any moment; a segmented control's choice
+    // is made by one click, sent at once: its focus says nothing of what the user does.
+    return control.tagName !== "DIV" && control.contains(document.activeElement);
   }
 
   /** After its edits are in: a control the user left shows the copy's value (another window may have changed it). */
@@ -1069,7 +1086,8 @@ export class TabulaView extends EventTarget {
         return;
       }
       const control = event.target.closest(".row-control");
-      if (control && control.tagName !== "DIV") {
+      // A segmented control is a group of radio buttons: the one chosen changes.
+      if (control && (control.tagName !== "DIV" || event.target.type === "radio")) {
         const row = rowOf(control)._model;
         this.editInput(row, controlValue(row, control), 0);
       }
@@ -1111,14 +1129,6 @@ export class TabulaView extends EventTarget {
         return;
       }
       if (target.closest(".row-grip, .row-switch")) return;
-      const segment = target.closest(".row-segment");
-      if (segment) {
-        if (segment.disabled) return;
-        const row = rowOf(segment);
-        for (const other of row.querySelectorAll(".row-segment")) other.setAttribute("aria-checked", String(other === segment));
-        this.editInput(row._model, segment.dataset.option, 0);
-        return;
-      }
       if (target.closest(".row-control")) return;
       const row = rowOf(target);
       if (!row) return;
@@ -1264,6 +1274,8 @@ export class TabulaView extends EventTarget {
       delete child.dataset.sectionId;
     }
     for (const attribute of ["data-row-id", "data-section-id", "id", "role", "tabindex"]) copy.removeAttribute(attribute);
+    // A copy's radio buttons in the live group would uncheck the live control's.
+    for (const radio of copy.querySelectorAll("input[type=radio]")) radio.removeAttribute("name");
     Object.assign(copy.style, {
       position: "absolute", top: `${rect.top - layerRect.top}px`, left: `${rect.left - layerRect.left}px`,
       width: `${rect.width}px`, height: `${rect.height}px`,
