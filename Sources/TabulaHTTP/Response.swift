@@ -54,7 +54,9 @@ public struct Response: Sendable {
     public mutating func appendHeaderFields(_ extra: HTTPFields) {
         guard !extra.isEmpty else { return }
         var fields = headerFields
-        fields.append(contentsOf: extra)
+        // A field the answer already has, as it is (a `Vary: Origin` of its own), is not
+        // written twice.
+        for field in extra where !fields.contains(field) { fields.append(field) }
         if case .stream(_, _, let stream) = storage {
             storage = .stream(status: status, headerFields: fields, stream)
         } else {

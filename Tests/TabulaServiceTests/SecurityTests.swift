@@ -107,6 +107,9 @@ import Testing
         #expect(allowed.status == 200)
         #expect(allowed.header("Access-Control-Allow-Origin") == "https://APP.example.com")
         #expect(allowed.header("Vary") == "Origin")
+        let client = try api.send("GET", "/client/tabula.js", headers: ["Origin: https://app.example.com"])
+        #expect(client.status == 200 && client.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        #expect(client.headers.filter { $0.name.lowercased() == "vary" }.map(\.value) == ["Origin"], "one Vary: Origin, not its own and CORS's")
         let preflight = try api.send(
             "OPTIONS", "/v1/screens/settings/switch",
             headers: [
