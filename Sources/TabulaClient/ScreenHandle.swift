@@ -238,7 +238,7 @@ public actor ScreenHandle {
             }
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
-                if let reason = endReason(for: problem) { return end(reason) }
+                if let reason = endReason(forScreenRequest: problem) { return end(reason) }
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
@@ -307,7 +307,7 @@ public actor ScreenHandle {
             var body: [UInt8] = []
             do { for try await chunk in stream.body { body += chunk } } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
-            if let reason = endReason(for: problem) { end(reason) }
+            if let reason = endReason(forScreenRequest: problem) { end(reason) }
             return false
         }
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
@@ -374,6 +374,14 @@ public actor ScreenHandle {
         case (404, "unknown-item"): .itemRemoved(problem.detail)
         default: nil
         }
+    }
+
+    /// ``endReason(for:)`` of an answer to the screen's `GET` or stream, which names nothing
+    /// but the screen and item: a 400 there refuses them as asked for, and would again.
+    /// (An event's 400 refuses that event only.)
+    private func endReason(forScreenRequest problem: ServiceProblem) -> EndReason? {
+        if let reason = endReason(for: problem) { return reason }
+        return problem.status == 400 ? .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) : nil
     }
 
     private func end(_ reason: EndReason) {

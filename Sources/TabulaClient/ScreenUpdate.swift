@@ -25,6 +25,9 @@ public enum EndReason: Hashable, Sendable, CustomStringConvertible {
     case screenRemoved(String)
     /// The item an item screen shows left its list.
     case itemRemoved(String)
+    /// The service refuses to show the screen as the handle asks for it (400, such as an
+    /// item named for a screen that is not an item screen): asking again cannot help.
+    case invalidRequest(String)
     /// The app closed the handle.
     case closed
 
@@ -33,6 +36,7 @@ public enum EndReason: Hashable, Sendable, CustomStringConvertible {
         case .sessionEnded(let detail): "the session ended: \(detail)"
         case .screenRemoved(let detail): "the screen was removed: \(detail)"
         case .itemRemoved(let detail): "the item was removed: \(detail)"
+        case .invalidRequest(let detail): "the service refused the request: \(detail)"
         case .closed: "closed"
         }
     }

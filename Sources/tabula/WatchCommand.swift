@@ -14,7 +14,8 @@ struct WatchCommand: ParsableCommand {
             "screen"}, the screen after the update in the wire model. It follows the screen \
             through disconnections, restarts of the service and deployments until SIGINT or \
             SIGTERM (exit 0), or until the session is gone: deleted, expired or unknown (exit 3, \
-            with the reason on standard error).
+            with the reason on standard error). A screen the service refuses as asked, such as \
+            --item for a screen that is not an item screen, ends it with 1.
             """
     )
 
@@ -115,6 +116,9 @@ private struct Watch: Sendable {
                 show(screen)
             case .answered, .refused:
                 break
+            case .ended(.invalidRequest(let detail)):
+                // What the command was asked for cannot be shown: a usage error, not a gone session.
+                return .failure(CommandFailure(detail))
             case .ended(let reason):
                 printToStandardError("tabula watch: \(reason)")
                 return .success(3)

@@ -48,6 +48,15 @@ import Testing
         #expect(!watch.standardError.isEmpty)
     }
 
+    /// An item for a screen that is not an item screen is refused (400) as asked, and would
+    /// be again: the watch says so and fails at once, rather than asking forever.
+    @Test(.timeLimit(.minutes(1))) func aRequestTheServiceRefusesEndsItWithItsReason() async throws {
+        let service = try LiveService()
+        let watch = try WatchProcess(["settings", "--url", service.url, "--item", "x"])
+        #expect(try await watch.exitStatus() == 1)
+        #expect(watch.standardError.contains("not an item screen") || watch.standardError.contains("is not one"), "\(watch.standardError)")
+    }
+
     private func switchRow(_ service: LiveService, token: String, _ row: String, _ isOn: Bool) throws {
         let answer = try service.request(
             "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(token)", "Content-Type: application/json"],
