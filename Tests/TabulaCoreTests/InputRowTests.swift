@@ -52,6 +52,22 @@ import Testing
         #expect(row(screen, "lock")?.enabled == true)
     }
 
+    /// A control shows only what it can hold, whatever a backend wrote into the state.
+    @Test func aControlShowsOnlyWhatItCanHold() throws {
+        let (form, initial) = try form()
+        var state = initial
+        state.values["security"] = .scalar(.string("zzz"))
+        state.values["birthday"] = .scalar(.string("garbage"))
+        state.values["volume"] = .scalar(.number(7))
+        state.values["copies"] = .scalar(.number(-3))
+        let screen = render(form, state)
+        #expect(row(screen, "security")?.content.inputValue == .null, "not one of its options: none chosen")
+        #expect(row(screen, "birthday")?.content.inputValue == .null, "not a date: none")
+        #expect(row(screen, "volume")?.content.inputValue == .number(1) && row(screen, "copies")?.content.inputValue == .number(1))
+        state.client = ClientContext(kinds: ["basic"])
+        #expect(row(render(form, state), "security")?.content == .leftRightTitles(leftTitle: "Security", rightTitle: ""))
+    }
+
     /// A text field refuses exactly the control characters (general category Cc), those
     /// Swift counts as newlines aside in a multiline one: every scalar is tried.
     @Test func aTextFieldRefusesExactlyTheControlCharacters() {

@@ -270,7 +270,10 @@ extension RowDefinition {
     }
 
     /// An input kind's content. A choice's `""` and a date's `""` are no choice (`nil`); a
-    /// secure text field shows no text. Not `labelled`: without title and placeholder.
+    /// secure text field shows no text. Not `labelled`: without title and placeholder. The
+    /// control shows only what it can hold, whatever the state says (a backend may write any
+    /// string or number there): a choice that is not one of its options, or a date not in its
+    /// mode's format, as none; a number outside `min`…`max` at the nearer end.
     private func inputContent(_ kind: String, _ values: FieldReader, _ context: EvaluationContext, labelled: Bool = true) -> RowContent {
         func optionalString(_ name: String) -> String? { fields[name] == nil ? nil : values.string(name) }
         func label(_ name: String) -> String { labelled ? values.string(name) : "" }
@@ -288,17 +291,21 @@ extension RowDefinition {
                     contentType: TextContentType(rawValue: values.string("contentType")) ?? .text, secure: secure,
                     multiline: values.bool("multiline"), maxLength: fields["maxLength"].map { _ in Int(values.number("maxLength")) }))
         case "slider", "stepper":
+            let (min, max) = (values.number("min"), values.number("max"))
             let number = NumberInput(
-                title: optionalLabel("title"), value: values.number("value"), min: values.number("min"), max: values.number("max"),
+                title: optionalLabel("title"), value: Swift.min(Swift.max(values.number("value"), min), max), min: min, max: max,
                 step: values.number("step"))
             return kind == "slider" ? .slider(number) : .stepper(number)
         case "picker", "segmented":
-            let choice = ChoiceInput(title: optionalLabel("title"), options: options?.evaluate(context) ?? [], selected: chosen("selected"))
+            let options = options?.evaluate(context) ?? []
+            let selected = chosen("selected").flatMap { id in options.contains { $0.id == id } ? id : nil }
+            let choice = ChoiceInput(title: optionalLabel("title"), options: options, selected: selected)
             return kind == "picker" ? .picker(choice) : .segmented(choice)
         default:
+            let mode = DateMode(rawValue: values.string("mode")) ?? .date
             return .datePicker(
                 DateInput(
-                    title: label("title"), mode: DateMode(rawValue: values.string("mode")) ?? .date, value: chosen("value"),
+                    title: label("title"), mode: mode, value: chosen("value").flatMap { mode.accepts($0) ? $0 : nil },
                     min: optionalString("min"), max: optionalString("max")))
         }
     }
