@@ -961,7 +961,7 @@ extension HostileInputTests {
         let nested = { (depth: Int) in Hostile.repeated(#"{"b":"#, depth) + "1" + Hostile.repeated("}", depth) }
         return [
             HostileCase(
-                "JSON Patch: fifteen copies of a list into itself (the probe)", .problem(400, "invalid-body"), on: .roomy,
+                "JSON Patch: fifteen copies of a list into itself (the probe)", .problem(422, "patch-not-applicable"), on: .roomy,
                 Hostile.stateWrite("[" + doubling.joined(separator: ",") + "]")),
             HostileCase(
                 "JSON Patch: a list copied into itself 80 times", .problem(422, "patch-not-applicable"),
@@ -977,7 +977,7 @@ extension HostileInputTests {
                         + Array(repeating: #"{"op":"copy","from":"/a","path":"/a\#(Hostile.repeated("/b", 13))/c"}"#, count: 4))
                         .joined(separator: ",") + "]")),
             HostileCase(
-                "JSON Patch: a 10,000-token pointer", .problem(400, "invalid-body"),
+                "JSON Patch: a 10,000-token pointer", .problem(422, "patch-not-applicable"),
                 Hostile.stateWrite(#"[{"op":"remove","path":"\#(Hostile.repeated("/a", 10_000))"}]"#)),
             HostileCase(
                 "JSON Patch: copies doubling a string to a megabyte", .problem(422, "patch-not-applicable"),

@@ -104,7 +104,8 @@ import Testing
 
     /// The probe that killed the service: `add /j []`, then fifteen copies of `/j` into its
     /// own innermost list. The document's depth doubles with each; the pointers' tokens do
-    /// too, and the seventh is longer than any document may be deep.
+    /// too, and the fifth copy's points deeper than any document a patch may build (a
+    /// request body's 16): it cannot apply, 422, before anything runs.
     @Test func theDoublingCopyProbeIsRefusedBeforeItApplies() throws {
         var operations = [#"{"op":"add","path":"/j","value":[]}"#]
         for copy in 1...15 {
@@ -114,7 +115,8 @@ import Testing
         let document = "[" + operations.joined(separator: ",") + "]"
         #expect(document.utf8.count > 60_000)
         let problem = try #require(throws: Problem.self) { try JSONPatchOperation.document(json(document)) }
-        #expect(problem.slug == "invalid-body" && problem.detail.contains("$[7].path has 65 tokens"), "\(problem.detail)")
+        #expect(problem.slug == "patch-not-applicable" && problem.status == .unprocessableContent, "\(problem.detail)")
+        #expect(problem.detail.contains("operation 5") && problem.detail.contains("17 tokens"), "\(problem.detail)")
     }
 
     /// With pointers short enough, a copy of a list into itself still nests one level
@@ -129,18 +131,18 @@ import Testing
             return
         }
         #expect(index < 40)
-        // Deep at once: a 40-deep value put 30 deep.
+        // Deep at once: a 12-deep value put 5 deep.
         let nested = { (depth: Int) in String(repeating: #"{"b":"#, count: depth) + "1" + String(repeating: "}", count: depth) }
-        let path = "/a" + String(repeating: "/b", count: 29)
-        let deep = #"[{"op":"add","path":"/a","value":\#(nested(30))},{"op":"add","path":"\#(path)","value":\#(nested(40))}]"#
+        let path = "/a" + String(repeating: "/b", count: 4)
+        let deep = #"[{"op":"add","path":"/a","value":\#(nested(5))},{"op":"add","path":"\#(path)","value":\#(nested(12))}]"#
         guard case .failure(.tooLarge(1, _, _)) = try apply(deep, to: "{}") else {
-            Issue.record("a value put where it makes the document 70 deep must be refused")
+            Issue.record("a value put where it makes the document 18 deep must be refused")
             return
         }
         // As deep as a body may be is fine.
-        let fits = #"[{"op":"add","path":"/a","value":\#(nested(30))},{"op":"add","path":"\#(path)","value":\#(nested(33))}]"#
+        let fits = #"[{"op":"add","path":"/a","value":\#(nested(5))},{"op":"add","path":"\#(path)","value":\#(nested(10))}]"#
         guard case .success = try apply(fits, to: "{}") else {
-            Issue.record("a document 64 deep is within the limits")
+            Issue.record("a document 16 deep, as deep as a body, is within the limits")
             return
         }
         // Replacing a large member over and over keeps the count right.

@@ -21,12 +21,13 @@ struct JSONPatchOperation: Sendable, Equatable {
         }
         var operations: [JSONPatchOperation] = []
         for (index, element) in elements.enumerated() {
-            operations.append(try operation(element, at: "$[\(index)]"))
+            operations.append(try operation(element, index: index))
         }
         return operations
     }
 
-    private static func operation(_ json: JSONValue, at location: String) throws(Problem) -> JSONPatchOperation {
+    private static func operation(_ json: JSONValue, index: Int) throws(Problem) -> JSONPatchOperation {
+        let location = "$[\(index)]"
         guard case .object(let members) = json else {
             throw Problem.invalidBody("\(location): an operation is an object, not \(json.typeName)")
         }
@@ -43,10 +44,15 @@ struct JSONPatchOperation: Sendable, Equatable {
                     "\(location).\(member): \"\(text.clippedForDetail)\" is not a JSON Pointer (RFC 6901): \"\" or \"/\"-separated tokens, with ~0 for ~ and ~1 for /"
                 )
             }
+            // A well-formed pointer, but to a place no document a patch may build has: the
+            // patch cannot apply, as a pointer to a missing member cannot.
             guard pointer.tokens.count <= JSONPointer.maxTokens else {
-                throw Problem.invalidBody(
-                    "\(location).\(member) has \(pointer.tokens.count) tokens; a state nests at most \(JSONPointer.maxTokens) deep, so a pointer has at most that many"
-                )
+                throw Problem.patchFailed(
+                    .unappliable(
+                        index: index, path: text,
+                        reason:
+                            "its \(member) has \(pointer.tokens.count) tokens, and no document a patch may build nests deeper than \(JSONPointer.maxTokens)"
+                    ))
             }
             return pointer
         }

@@ -8,7 +8,7 @@ struct JSONPointer: Sendable, Equatable {
 
     /// The most tokens a patch's pointers may have: no document a patch may build nests
     /// deeper (``PatchLimits``).
-    static let maxTokens = JSONParser().maxDepth
+    static let maxTokens = JSONBody.maxDepth
 
     /// `nil` when `text` is not a pointer: neither empty nor starting with `/`, or with a
     /// `~` not followed by `0` or `1`.

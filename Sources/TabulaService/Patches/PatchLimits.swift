@@ -6,7 +6,7 @@ import TabulaCore
 /// enough to overflow a thread's stack.
 struct PatchLimits: Sendable {
     /// The deepest nesting of arrays and objects: the same as a request body's.
-    var maxDepth = JSONParser().maxDepth
+    var maxDepth = JSONBody.maxDepth
     /// The largest document, measured as ``measure(_:)`` does.
     var maxBytes: Int
 
