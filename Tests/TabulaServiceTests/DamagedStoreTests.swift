@@ -144,13 +144,23 @@ import Testing
         try database.prepare("UPDATE answers SET status = 'two hundred' WHERE event_id = 'e-2'").run()
         let again = try api.send("POST", "/v1/screens/settings/selection", session: victim.token, json: #"{"row": "light", "eventId": "e-2"}"#)
         #expect(again.status == 500 && again.problemSlug == "store-corrupt", "\(again.status) \(again.bodyText)")
+        // A body cut short: not replayed as it is.
+        try database.prepare("UPDATE answers SET status = 200, body = CAST('{\"changes\":{\"ro' AS BLOB) WHERE event_id = 'e-2'").run()
+        let cut = try api.send("POST", "/v1/screens/settings/selection", session: victim.token, json: #"{"row": "light", "eventId": "e-2"}"#)
+        #expect(cut.status == 500 && cut.problemSlug == "store-corrupt", "\(cut.status) \(cut.bodyText)")
         #expect(try api.revision(victim.token) == victim.state.revision)
 
         let feed = try api.send("GET", "/v1/feed", headers: ["Authorization: Bearer \(Self.backendKey)"])
         #expect(feed.status == 200)
-        try database.prepare("UPDATE feed SET cause = 'bogus' WHERE cursor = (SELECT MAX(cursor) FROM feed)").run()
-        let damaged = try api.send("GET", "/v1/feed", headers: ["Authorization: Bearer \(Self.backendKey)"])
-        #expect(damaged.status == 500 && damaged.problemSlug == "store-corrupt", "\(damaged.status) \(damaged.bodyText)")
+        let newest = "cursor = (SELECT MAX(cursor) FROM feed)"
+        for damage in [
+            "UPDATE feed SET cause = 'bogus' WHERE \(newest)", "UPDATE feed SET cause = 'event', event = CAST('{garb' AS BLOB) WHERE \(newest)",
+            "UPDATE feed SET event = NULL, changed_keys = CAST('garbage' AS BLOB) WHERE \(newest)",
+        ] {
+            try database.prepare(damage).run()
+            let damaged = try api.send("GET", "/v1/feed", headers: ["Authorization: Bearer \(Self.backendKey)"])
+            #expect(damaged.status == 500 && damaged.problemSlug == "store-corrupt", "\(damage): \(damaged.status) \(damaged.bodyText)")
+        }
     }
 
     /// The same on PostgreSQL: a state's bytes damaged in the database.

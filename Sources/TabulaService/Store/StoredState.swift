@@ -33,9 +33,24 @@ struct StoredStateError: Error, Sendable, CustomStringConvertible {
 
 extension StoredAnswer {
     /// An answer as a store's columns hold it; `nil` when they are not what the store
-    /// writes (a missing fingerprint or body, a status that is not an HTTP status).
+    /// writes (a missing fingerprint or body, a status that is not an HTTP status, a body
+    /// that is not a JSON object). Read only for a retry, so checking it costs little.
     init?(fingerprint: [UInt8]?, status: Int64?, body: [UInt8]?, time: Int64) {
-        guard let fingerprint, let body, let status, (100...599).contains(status) else { return nil }
+        guard let fingerprint, let body, let status, (100...599).contains(status), case .object? = try? JSONParser().parse(body) else {
+            return nil
+        }
         self.init(fingerprint: fingerprint, status: Int(status), body: body, time: time)
+    }
+}
+
+extension FeedRecord {
+    /// Whether a feed entry's columns as a store holds them are what the feed writes:
+    /// `changedKeys` a JSON array of strings, `event` a JSON object or nothing. The feed
+    /// writes them into its answers as they are, so what fails is damaged.
+    static func readsBack(event: [UInt8]?, changedKeys: [UInt8]) -> Bool {
+        guard case .array(let keys)? = try? JSONParser().parse(changedKeys), keys.allSatisfy({ $0.stringValue != nil }) else { return false }
+        guard let event else { return true }
+        if case .object? = try? JSONParser().parse(event) { return true }
+        return false
     }
 }

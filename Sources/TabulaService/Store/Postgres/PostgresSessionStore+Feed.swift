@@ -139,7 +139,8 @@ extension PostgresSessionStore {
     static func feedEntry(_ row: [PostgresValue]) throws(PostgresError) -> FeedEntry {
         guard let cursor = cursor(row), let sessionID = row[2].text,
             let revision = row[4].integer, let cause = row[5].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[8].integer,
-            row[3] == .null || row[3].text != nil, row[6] == .null || row[6].bytes != nil, let changedKeys = row[7].bytes
+            row[3] == .null || row[3].text != nil, row[6] == .null || row[6].bytes != nil, let changedKeys = row[7].bytes,
+            FeedRecord.readsBack(event: row[6].bytes, changedKeys: changedKeys)
         else { throw .corrupt("the feed entry at \(row.first.map { "\($0)" } ?? "?") does not decode") }
         return FeedEntry(
             cursor: cursor, sessionID: sessionID, subject: row[3].text, revision: Int(revision),

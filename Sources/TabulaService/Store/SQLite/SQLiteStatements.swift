@@ -218,7 +218,8 @@ final class SQLiteStatements: @unchecked Sendable {
     private static func feedEntry(_ row: [SQLiteValue]) throws(SQLiteError) -> FeedEntry {
         guard let cursor = row[0].integer, cursor >= 0, let sessionID = row[1].text, let revision = row[3].integer,
             let cause = row[4].text.flatMap(FeedRecord.Cause.init(rawValue:)), let time = row[7].integer,
-            row[2] == .null || row[2].text != nil, row[5] == .null || row[5].blob != nil, let changedKeys = row[6].blob
+            row[2] == .null || row[2].text != nil, row[5] == .null || row[5].blob != nil, let changedKeys = row[6].blob,
+            FeedRecord.readsBack(event: row[5].blob, changedKeys: changedKeys)
         else { throw .corrupt("the feed entry at cursor \(row[0]) does not decode") }
         return FeedEntry(
             cursor: FeedCursor(low: UInt64(cursor)), sessionID: sessionID, subject: row[2].text, revision: Int(revision),
