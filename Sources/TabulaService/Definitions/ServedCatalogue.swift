@@ -14,6 +14,8 @@ final class ServedCatalogue: Sendable {
     private let defaults: [String: RenderedScreen]
     /// `GET /v1/screens`, built once.
     let screenList: PreparedResponse?
+    /// The list's body, for an answer made per request when libmicrohttpd could not prepare one.
+    let screenListBody: [UInt8]
     /// The `GET` answers each server thread gave, checked before a request is routed.
     let responses: ResponseCache
 
@@ -31,7 +33,8 @@ final class ServedCatalogue: Sendable {
         writer.key("screens")
         Self.writeScreens(catalogue, to: &writer, withFiles: false)
         writer.endObject()
-        screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: writer.bytes)
+        screenListBody = writer.bytes
+        screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: screenListBody)
     }
 
     /// The screens as `GET /v1/screens` lists them, `[{"id", "title"}]` (titles at the
