@@ -28,7 +28,7 @@ public final class BufferedStandardOutput: Sendable {
     }
 
     private let fileDescriptor: Int32
-    private let shards = ShardedStorage<Pending>(count: 8) { Pending() }
+    private let shards = ShardedStorage<Pending>(perThread: { Pending() })
     /// Held while lines are written, so that a shard's lines come out in order.
     private let writing = PlainLock()
     /// Never given a job: the background writer waits on it for its interval, until closed.
