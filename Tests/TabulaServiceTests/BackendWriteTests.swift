@@ -59,6 +59,22 @@ import Testing
         return fetched
     }
 
+    /// The state a backend reads is values only, whatever the service keeps beside them
+    /// (the client context, touched marks): sent back as it was read, a `PUT` takes it.
+    @Test(arguments: StoreKind.allCases)
+    func aStateReadBackIsOneAPutTakes(_ kind: StoreKind) throws {
+        let (api, _, id) = try setUp(kind)
+        defer { api.store.close() }
+        let created = try api.send("POST", "/v1/sessions", json: #"{"client": {"locale": "fr", "kinds": ["basic", "titleSwitch"]}}"#)
+        let other = try #require(created.json.objectValue?["id"]?.stringValue)
+        for session in [id, other] {
+            let state = try #require(try record(api, session)["state"])
+            #expect(state.objectValue?.keys.allSatisfy { !$0.hasPrefix("$") } == true, "\(state.canonicalText.prefix(200))")
+            let put = try write(api, session, state.canonicalText, method: "PUT", type: "application/json", ifMatch: #""0""#)
+            #expect(put.status == 200, "\(put.bodyText)")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func patchesReachTheClientAsChangeSets(_ kind: StoreKind) throws {
         let (api, token, id) = try setUp(kind)

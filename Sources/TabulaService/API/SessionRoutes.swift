@@ -113,9 +113,12 @@ extension APIContext {
         writer.key("id"); writer.string(record.id)
         writer.key("lastUsedAt"); writer.string(RFC3339.text(record.lastUsedAt))
         writer.key("revision"); writer.int(record.state.revision)
-        // The form marks are the service's: a backend reads and writes values.
+        // The form marks and the client context are the service's (stored beside the values
+        // under `$` keys, which no state key may have): a backend reads and writes values,
+        // and a state it sends back as it read it must be one a `PUT` takes.
         var state = record.state
         state.marks = FormMarks()
+        state.client = .unspecified
         writer.key("state"); writer.rawValue(state.valuesBytes)
         writer.key("subject")
         if let subject = record.subject { writer.string(subject) } else { writer.null() }
