@@ -35,6 +35,16 @@ struct ActionOptions: ParsableArguments {
     func resolved() throws -> ActionSettings? {
         let url = actionsURL ?? EnvironmentSetting.value("TABULA_ACTIONS_URL")
         let secret = actionsSecret ?? EnvironmentSetting.value("TABULA_ACTIONS_SECRET")
+        // Checked with or without a backend: a value out of range is a mistake either way.
+        let timeoutText = actionsTimeout ?? EnvironmentSetting.value("TABULA_ACTIONS_TIMEOUT") ?? Self.defaultTimeoutText
+        guard let milliseconds = Self.milliseconds(timeoutText), Self.timeoutRange.contains(milliseconds) else {
+            throw ValidationError("--actions-timeout \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
+        }
+        let concurrency = try EnvironmentSetting.resolve(actionsConcurrency, "TABULA_ACTIONS_CONCURRENCY", default: Self.defaultConcurrency)
+        guard Self.concurrencyRange.contains(concurrency) else {
+            throw ValidationError(
+                "--actions-concurrency must be between \(Self.concurrencyRange.lowerBound) and \(Self.concurrencyRange.upperBound), not \(concurrency)")
+        }
         guard let url else {
             if secret != nil { throw ValidationError("--actions-secret needs --actions-url (or TABULA_ACTIONS_URL), the backend it signs calls to") }
             return nil
@@ -46,15 +56,6 @@ struct ActionOptions: ParsableArguments {
         }
         guard let secret, !secret.isEmpty else {
             throw ValidationError("--actions-url needs --actions-secret (or TABULA_ACTIONS_SECRET): every call is signed with it")
-        }
-        let timeoutText = actionsTimeout ?? EnvironmentSetting.value("TABULA_ACTIONS_TIMEOUT") ?? Self.defaultTimeoutText
-        guard let milliseconds = Self.milliseconds(timeoutText), Self.timeoutRange.contains(milliseconds) else {
-            throw ValidationError("--actions-timeout \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
-        }
-        let concurrency = try EnvironmentSetting.resolve(actionsConcurrency, "TABULA_ACTIONS_CONCURRENCY", default: Self.defaultConcurrency)
-        guard Self.concurrencyRange.contains(concurrency) else {
-            throw ValidationError(
-                "--actions-concurrency must be between \(Self.concurrencyRange.lowerBound) and \(Self.concurrencyRange.upperBound), not \(concurrency)")
         }
         return ActionSettings(url: url, secret: secret, timeout: .milliseconds(milliseconds), concurrency: concurrency)
     }

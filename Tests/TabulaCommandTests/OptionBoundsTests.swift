@@ -32,6 +32,8 @@ import Testing
             ("--max-list-length", huge), ("--shutdown-grace", "inf"), ("--shutdown-grace", "nan"), ("--shutdown-grace", "-1"),
             ("--shutdown-grace", "1e300"), ("--header-timeout", huge), ("--header-timeout", "0"), ("--max-new-sessions-per-minute", "-1"),
             ("--max-client-kinds", "0"), ("--max-history-bytes", "10"), ("--max-answers-per-session", "0"), ("--state-cache-bytes", "1"),
+            // Without --actions-url too: a value out of range is a mistake either way.
+            ("--actions-concurrency", "0"),
         ]
         for (option, value) in cases {
             let result = try serve(["\(option)=\(value)"])
@@ -44,6 +46,8 @@ import Testing
         #expect(proxy.status == 64 && proxy.standardError.contains(#"trusted proxy "nginx" is not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
         let schemes = try serve(["--open-url-schemes", "myapp,java script"])
         #expect(schemes.status == 64 && schemes.standardError.contains(#""java script" is not a URL scheme"#), "\(schemes.standardError)")
+        let timeout = try serve(["--actions-timeout", "1h"])
+        #expect(timeout.status == 64 && timeout.standardError.contains(#"--actions-timeout "1h" is not a duration"#), "\(timeout.standardError)")
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }
