@@ -86,7 +86,7 @@ import Testing
         #expect(tooLong.status == 400 && tooLong.problemSlug == "invalid-body")
         let created = try api.send("POST", "/v1/sessions", json: #"{"client": {"kinds": \#(kinds(65, 8))}}"#)
         #expect(created.status == 400 && created.problemSlug == "invalid-body")
-        let metric = #"tabula_limit_reached_total{limit="client_kinds"} 2"#
+        let metric = #"tabula_limit_reached_total{limit="client_kinds"} 3"#  // too many twice, too long once
         #expect(try api.metrics(showing: metric).contains(metric))
     }
 
