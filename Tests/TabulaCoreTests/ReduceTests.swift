@@ -156,6 +156,9 @@ import Testing
         #expect(problems("myapp://x", try URLSchemes(adding: ["MyApp"])).isEmpty)
         #expect(problems("licenses").first?.contains("needs a scheme") == true)
         #expect(problems("/help/{{u}}").first?.contains("needs a scheme") == true)
+        // Constants only make one URL, whatever the state: judged when the definition loads.
+        #expect(problems("{{'javascript:'}}alert(1)").first?.contains(#"the URL scheme "javascript" is not one"#) == true)
+        #expect(problems("{{'https:'}}//example.com").isEmpty && problems("{{'lic'}}enses").first?.contains("needs a scheme") == true)
         #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["1app"]) }
         #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["my app"]) }
         #expect(URLSchemes.standardOnly.allows("HTTPS://x") && !URLSchemes.standardOnly.allows("javascript:x") && !URLSchemes.standardOnly.allows("x"))
