@@ -40,13 +40,23 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "The service's --stream-heartbeat: a stream silent for twice as long is taken as dead.")
     var heartbeat: String = "15s"
 
-    func run() throws {
+    /// Options out of their ranges are usage errors (exit 64), as `tabula serve`'s are.
+    func validate() throws {
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.split(separator: "/").count >= 2 else {
-            throw CommandFailure("--url \(url) is not an http:// or https:// URL such as http://127.0.0.1:8080")
+            throw ValidationError("--url \(url) is not an http:// or https:// URL such as http://127.0.0.1:8080")
         }
-        guard let heartbeatSeconds = DurationText.seconds(heartbeat), heartbeatSeconds > 0 else {
-            throw CommandFailure("--heartbeat \(heartbeat) is not a duration such as 15s or 1m")
+        guard heartbeatSeconds != nil else {
+            throw ValidationError("--heartbeat \(heartbeat) is not a duration such as 15s or 1m, at most 100 years")
         }
+    }
+
+    /// `--heartbeat` in seconds; `nil` when it is not a duration above 0.
+    private var heartbeatSeconds: Int? {
+        DurationText.seconds(heartbeat).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    func run() throws {
+        guard let heartbeatSeconds else { throw CommandFailure("--heartbeat \(heartbeat) is not a duration such as 15s or 1m") }
         let configuration = {
             var configuration = TabulaSession.Configuration()
             configuration.heartbeat = .seconds(heartbeatSeconds)

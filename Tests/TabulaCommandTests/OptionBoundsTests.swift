@@ -10,6 +10,18 @@ import Testing
         try runTabula(["serve", "--store", "memory", "--port", "0", "--screens", "/nonexistent"] + arguments, environment: environment)
     }
 
+    /// `tabula watch`'s options are usage errors too, before it asks anything.
+    @Test func watchOptionsOutsideTheirRangesAreRefused() throws {
+        for (arguments, message) in [
+            (["--url", "http://127.0.0.1:1", "--heartbeat", "99999999999999999d"], "--heartbeat 99999999999999999d is not a duration"),
+            (["--url", "http://127.0.0.1:1", "--heartbeat", "0"], "--heartbeat 0 is not a duration"),
+            (["--url", "ftp://example.com"], "--url ftp://example.com is not an http:// or https:// URL"),
+        ] {
+            let result = try runTabula(["watch", "settings"] + arguments)
+            #expect(result.status == 64 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
+        }
+    }
+
     @Test func durationsBeyondAHundredYearsAreRefused() throws {
         for option in ["--session-ttl", "--idempotency-ttl"] {
             // 40,000 days is past the 100-year bound (larger values overflowed the stores'
