@@ -61,11 +61,6 @@ extension DefinitionReader {
                 log.add(.urlScheme, at: argumentPath, refusal)
                 return nil
             }
-            // A template of constants only (`{{'javascript:'}}…`) makes one URL: judged now.
-            if url.expressions.allSatisfy(\.isConstant), let refusal = urlSchemes?.refusal(ofURL: url.evaluate(EvaluationContext(state: SessionState()))) {
-                log.add(.urlScheme, at: argumentPath, refusal)
-                return nil
-            }
             return .open(url)
         case .remove:
             return removeAction(argument, path: argumentPath, scope: scope)

@@ -27,8 +27,7 @@ extension DefinitionReader {
         switch kind {
         case "textField":
             let contentType = object.optionalEnumeration("contentType", as: TextContentType.self, log: &log) ?? .text
-            // A password field is secure whatever the definition says: `secure` can only add.
-            secure = (literalBool(&object, "secure") ?? false) || contentType.isSecret
+            secure = contentType.isSecure(declared: literalBool(&object, "secure"))
             fields["contentType"] = .template(Template(constant: contentType.rawValue))
             fields["secure"] = .expression(Expression(constant: .bool(secure)))
             fields["multiline"] = .expression(Expression(constant: .bool(literalBool(&object, "multiline") ?? false)))

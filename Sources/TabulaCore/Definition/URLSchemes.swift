@@ -41,12 +41,6 @@ public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
         Self.scheme(of: url).map(allowed.contains) ?? false
     }
 
-    /// Why a client may not be given `url` to open, or `nil` when it may.
-    func refusal(ofURL url: String) -> String? {
-        guard let scheme = Self.scheme(of: url) else { return Self.noScheme }
-        return allowed.contains(scheme) ? nil : refusal(of: scheme)
-    }
-
     /// What the constant start of a template says of the URLs it makes: `nil` when it
     /// cannot say (the URL begins with an expression); otherwise the reason such a URL is
     /// refused, or `""` when it is accepted.

@@ -93,13 +93,16 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         expressions.reduce(into: Set<String>()) { $0.formUnion($1.messageKeys) }
     }
 
-    /// The literal text before the first expression, and whether that is the whole template.
+    /// The text before the first expression that is not a constant (constants, such as
+    /// `{{'https:'}}`, count as their text), and whether that is the whole template.
     var leadingText: (text: String, isWhole: Bool) {
         var text = ""
         for part in parts {
             switch part {
             case .text(let more): text += more
-            case .expression: return (text, false)
+            case .expression(let expression):
+                guard case .literal(let value) = expression.node else { return (text, false) }
+                text += Self.text(of: value)
             }
         }
         return (text, true)

@@ -14,7 +14,7 @@ extension RowContent {
         case (.textField(let field), .string(let text)):
             if let maxLength = field.maxLength, text.count > maxLength { return false }
             return !text.unicodeScalars.contains { scalar in
-                Self.isControl(scalar) && !(field.multiline && Self.isNewline(scalar))
+                Self.isControl(scalar) && !(field.multiline && Character(scalar).isNewline)
             }
         case (.slider(let number), .number(let candidate)), (.stepper(let number), .number(let candidate)):
             return number.accepts(candidate)
@@ -34,12 +34,6 @@ extension RowContent {
     /// looking the category up in the tables for every scalar of every edit is dearer.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
-    /// Whether a control character is one Swift's `Character.isNewline` counts (LF, VT, FF,
-    /// CR and NEL).
-    static func isNewline(_ scalar: Unicode.Scalar) -> Bool {
-        (0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85
     }
 
     /// What ``accepts(_:)`` lets through, in words, for the message of a refused edit.

@@ -22,7 +22,7 @@ public struct TextFieldInput: Hashable, Sendable {
         self.text = text
         self.placeholder = placeholder
         self.contentType = contentType
-        self.secure = (secure ?? false) || contentType.isSecret
+        self.secure = contentType.isSecure(declared: secure)
         self.multiline = multiline
         self.maxLength = maxLength
     }
@@ -34,4 +34,10 @@ public enum TextContentType: String, CaseIterable, Hashable, Sendable {
 
     /// Whether a field of this type is always secure (a definition can make others secure too).
     public var isSecret: Bool { self == .password || self == .newPassword }
+
+    /// Whether a field of this type is secure when its definition or model says `declared`:
+    /// `secure` can only add, so a password field is secure whatever it says.
+    public func isSecure(declared: Bool?) -> Bool {
+        declared == true || isSecret
+    }
 }

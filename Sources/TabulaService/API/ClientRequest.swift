@@ -32,11 +32,11 @@ enum ClientRequest {
                 }
                 var kinds: Set<String> = []
                 for name in names {
-                    // A name too long is the size limit taking effect, as too many names are.
-                    if case .string(let kind) = name, kind.utf8.count > maxKindBytes { limits.limitCounts.add(.clientKinds) }
                     guard case .string(let kind) = name, !kind.isEmpty, kind.utf8.count <= maxKindBytes,
                         kind.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
                     else {
+                        // A name too long is the size limit taking effect, as too many names are.
+                        if case .string(let kind) = name, kind.utf8.count > maxKindBytes { limits.limitCounts.add(.clientKinds) }
                         throw Problem.invalidBody("\(path).kinds must hold kind names: 1 to \(maxKindBytes) printable ASCII characters each")
                     }
                     kinds.insert(kind)

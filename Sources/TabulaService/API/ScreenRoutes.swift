@@ -7,10 +7,7 @@ import TabulaPlatform
 /// in ScreenGet.swift).
 extension APIContext {
     func listScreens(_ context: RouteContext) throws(Problem) -> RouteAnswer {
-        guard let list = served.screenList else {
-            return .now(Response(status: .ok, headerFields: JSONResponse.headers(), body: served.screenListBody))
-        }
-        return .now(Response(list))
+        .now(served.screenListResponse)
     }
 
     func getChanges(_ context: RouteContext) throws(Problem) -> RouteAnswer {

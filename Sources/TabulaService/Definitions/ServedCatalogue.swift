@@ -13,9 +13,9 @@ final class ServedCatalogue: Sendable {
     /// Each screen at the catalogue's default state (revision 0).
     private let defaults: [String: RenderedScreen]
     /// `GET /v1/screens`, built once.
-    let screenList: PreparedResponse?
+    private let screenList: PreparedResponse?
     /// The list's body, for an answer made per request when libmicrohttpd could not prepare one.
-    let screenListBody: [UInt8]
+    private let screenListBody: [UInt8]
     /// The `GET` answers each server thread gave, checked before a request is routed.
     let responses: ResponseCache
 
@@ -35,6 +35,13 @@ final class ServedCatalogue: Sendable {
         writer.endObject()
         screenListBody = writer.bytes
         screenList = PreparedResponse(status: .ok, headerFields: JSONResponse.headers(), body: screenListBody)
+    }
+
+    /// `GET /v1/screens`'s answer: the prepared one, or (should libmicrohttpd not have
+    /// allocated it) the same built anew.
+    var screenListResponse: Response {
+        if let screenList { return Response(screenList) }
+        return Response(status: .ok, headerFields: JSONResponse.headers(), body: screenListBody)
     }
 
     /// The screens as `GET /v1/screens` lists them, `[{"id", "title"}]` (titles at the
