@@ -28,7 +28,7 @@ extension TabulaService {
 
     static func addOperationalRoutes(
         to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub, clients: ClientLimits,
-        actions: ActionCaller, connectionCount: Locked<(@Sendable () -> Int)?>
+        actions: ActionCaller, serverLoad: Locked<(@Sendable () -> ServerLoad)?>
     ) {
         router.add(.get, "/healthz") { _ in
             .later { reply in
@@ -43,7 +43,7 @@ extension TabulaService {
         router.add(
             .get, "/metrics"
         ) { _ in
-            let connections = connectionCount.withLock { $0?() } ?? 0
+            let load = serverLoad.withLock { $0?() } ?? ServerLoad(openConnections: 0, requestsInProgress: 0)
             var fields = HTTPFields()
             fields[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             fields[.cacheControl] = "no-store"
@@ -51,7 +51,7 @@ extension TabulaService {
                 Response(
                     status: .ok, headerFields: fields,
                     body: metrics.exposition(
-                        openConnections: connections, sessions: store.sessionCount(), openStreams: streams.count,
+                        server: load, sessions: store.sessionCount(), openStreams: streams.count,
                         actionConnections: actions.connectionsOpened, limits: [store.limitCounts, clients.limitCounts])))
         }
     }

@@ -17,7 +17,8 @@ public final class TabulaService: HTTPHandler {
     private let access: AccessPolicy
     /// Where work continues that a store reports from a thread of its own.
     private let pool: WorkerPool
-    private let connectionCount = Locked<(@Sendable () -> Int)?>(nil)
+    /// The attached server's open connections and requests in progress, for `/metrics`.
+    private let serverLoad = Locked<(@Sendable () -> ServerLoad)?>(nil)
     /// The problems of the last reload, when it was refused; its lock also keeps two
     /// reloads from running at once.
     let reloadProblems: Locked<[CatalogueProblem]>
@@ -52,7 +53,7 @@ public final class TabulaService: HTTPHandler {
         }
         Self.addOperationalRoutes(
             to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, actions: api.actions,
-            connectionCount: connectionCount)
+            serverLoad: serverLoad)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(.get, "/openapi.json") { _ in
             .now(Response(status: .ok, headerFields: JSONResponse.headers(cacheControl: "no-cache"), body: OpenAPIDocument.bytes))
@@ -84,9 +85,13 @@ public final class TabulaService: HTTPHandler {
     /// it can, or has no backend.
     public var actionsUnavailable: String? { api.actions.unavailable }
 
-    /// Lets `/metrics` report the server's open connections.
+    /// Lets `/metrics` report the server's open connections and requests in progress.
     public func attach(_ server: HTTPServer) {
-        connectionCount.withLock { $0 = { [weak server] in server?.openConnections ?? 0 } }
+        serverLoad.withLock {
+            $0 = { [weak server] in
+                ServerLoad(openConnections: server?.openConnections ?? 0, requestsInProgress: server?.requestsInProgress ?? 0)
+            }
+        }
     }
 
     public func handle(_ request: Request, responder: Responder) {

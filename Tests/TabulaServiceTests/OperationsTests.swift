@@ -51,6 +51,7 @@ import Testing
             #"tabula_http_rejected_requests_total{reason="body_too_large"} 0"#,
             #"tabula_http_rejected_requests_total{reason="uri_too_long"} 0"#,
             "tabula_http_open_connections 1",
+            "tabula_http_requests_in_progress 1",
             "tabula_sessions 0",
             "tabula_open_streams 0",
         ] {
@@ -123,7 +124,9 @@ import Testing
         let connection = try RawHTTPConnection(port: quiet.port)
         try connection.send(getRequest("/healthz"))
         _ = try connection.readResponse()
-        usleep(100_000)
+        // Once it has exited, the server has written every line it would.
+        quiet.signal(SIGTERM)
+        #expect(quiet.waitForExit(seconds: 5) == 0)
         #expect(!quiet.log.contains("GET /healthz"))
     }
 

@@ -76,7 +76,14 @@ import Testing
         try slow.send(
             "POST /v1/screens/settings/switch HTTP/1.1\r\nHost: x\r\nX-Session: \(token ?? "")\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
                 + String(body.prefix(10)))
-        usleep(200_000)
+        // In progress: the event's and the scrape's own.
+        let inProgress = eventually {
+            guard let scrape = try? RawHTTPConnection(port: server.port) else { return false }
+            try? scrape.send(getRequest("/metrics"))
+            let text = (try? scrape.readResponse().bodyText) ?? ""
+            return text.split(separator: "\n").contains { $0.hasPrefix("tabula_http_requests_in_progress 2") }
+        }
+        #expect(inProgress, "the event's head was not received")
         let signalled = Date()
         server.signal(SIGTERM)
         // Once the signal is handled, the port refuses new connections.

@@ -15,6 +15,7 @@ public final class ServiceMetrics: Sendable {
     private let actionCalls = Locked<[String: DurationHistogram]>([:])
 
     private let openConnections: CoreMetrics.Gauge
+    private let requestsInProgress: CoreMetrics.Gauge
     private let sessions: CoreMetrics.Gauge
     private let openStreams: CoreMetrics.Gauge
 
@@ -22,6 +23,7 @@ public final class ServiceMetrics: Sendable {
         registry = PrometheusCollectorRegistry()
         factory = PrometheusMetricsFactory(registry: registry)
         openConnections = CoreMetrics.Gauge(label: "tabula_http_open_connections", factory: factory)
+        requestsInProgress = CoreMetrics.Gauge(label: "tabula_http_requests_in_progress", factory: factory)
         sessions = CoreMetrics.Gauge(label: "tabula_sessions", factory: factory)
         openStreams = CoreMetrics.Gauge(label: "tabula_open_streams", factory: factory)
         // Every reason the HTTP layer knows starts at 0, so that a scrape before the first
@@ -70,10 +72,11 @@ public final class ServiceMetrics: Sendable {
     /// backend (`tabula_action_connections_opened_total`: calls reuse them), and how long
     /// its calls took (`tabula_action_call_duration_seconds{action}`).
     func exposition(
-        openConnections connections: Int, sessions sessionCount: Int, openStreams streams: Int, actionConnections: Int = 0,
+        server load: ServerLoad, sessions sessionCount: Int, openStreams streams: Int, actionConnections: Int = 0,
         limits: [LimitCounts] = []
     ) -> [UInt8] {
-        openConnections.record(connections)
+        openConnections.record(load.openConnections)
+        requestsInProgress.record(load.requestsInProgress)
         sessions.record(sessionCount)
         openStreams.record(streams)
         var text = "# HELP tabula_limit_reached_total Times a bound on growth took effect: a refusal, or something old dropped.\n"
