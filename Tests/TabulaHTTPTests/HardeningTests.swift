@@ -138,11 +138,7 @@ import Testing
                 let connection = try RawHTTPConnection(port: port)
                 try connection.send(refusal.request)
                 #expect(try connection.readResponse().status == refusal.status, "\(refusal.reason)")
-                var counted = observer.rejections.withLock { $0 }
-                for _ in 0..<100 where counted.count <= index {
-                    usleep(20_000)
-                    counted = observer.rejections.withLock { $0 }
-                }
+                #expect(eventually { observer.rejections.withLock { $0.count } > index }, "\(refusal.reason) was not counted")
                 usleep(50_000)  // time for a second count of the same refusal, which must not come
                 #expect(observer.rejections.withLock { $0 } == refusals[...index].map(\.reason))
             }
@@ -206,12 +202,14 @@ import Testing
             let other = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.2")
             try other.send(getRequest("/hello"))
             #expect(try other.readResponse().bodyText == "hello")
-            // Closing one frees a place for its address.
+            // Closing one frees a place for its address once the server has seen the close.
             held.removeFirst()
-            usleep(200_000)
-            let again = try RawHTTPConnection(port: port, sourceAddress: "127.0.0.1")
-            try again.send(getRequest("/hello"))
-            #expect(try again.readResponse().bodyText == "hello")
+            let served = eventually {
+                guard let again = try? RawHTTPConnection(port: port, sourceAddress: "127.0.0.1", timeout: 1) else { return false }
+                try? again.send(getRequest("/hello"))
+                return (try? again.readResponse().bodyText) == "hello"
+            }
+            #expect(served, "a place freed by a close was not given to the address")
         }
     }
 

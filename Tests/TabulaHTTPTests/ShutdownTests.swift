@@ -39,23 +39,23 @@ import Testing
     }
 
     func waitFor(_ flag: Locked<Bool>, seconds: Double) -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if flag.withLock({ $0 }) { return true }
-            usleep(10_000)
-        }
-        return false
+        eventually(within: seconds) { flag.withLock { $0 } }
+    }
+
+    /// Whether connecting to `port` is refused within a few seconds: the listening socket
+    /// closed.
+    func refusesConnections(_ port: UInt16) -> Bool {
+        eventually { (try? RawHTTPConnection(port: port)) == nil }
     }
 
     @Test func requestInProgressFinishesAndNewConnectionsAreRefused() throws {
         let (server, port) = try startServer(grace: 5)
         let slow = try RawHTTPConnection(port: port)
         try slow.send(getRequest("/late?ms=700"))
-        usleep(100_000)
+        #expect(eventually { server.requestsInProgress == 1 })
         let started = ContinuousClock.now
         let done = shutdownInBackground(server)
-        usleep(100_000)
-        #expect(throws: RawHTTPError.self) { _ = try RawHTTPConnection(port: port) }
+        #expect(refusesConnections(port))
         let response = try slow.readResponse()
         #expect(response.status == 200 && response.bodyText == "late")
         #expect(response.header("Connection")?.lowercased() == "close")
@@ -72,7 +72,8 @@ import Testing
         let idle = try RawHTTPConnection(port: port)
         try idle.send(getRequest("/hello"))
         #expect(try idle.readResponse().status == 200)
-        usleep(50_000)
+        // The slow request is in progress; the idle connection's has ended.
+        #expect(eventually { server.requestsInProgress == 1 })
         let done = shutdownInBackground(server)
         #expect(idle.closesWithin(seconds: 0.5))
         let answer = try slow.readResponse()
@@ -85,7 +86,7 @@ import Testing
         let (server, port) = try startServer(grace: 0.3)
         let stuck = try RawHTTPConnection(port: port)
         try stuck.send(getRequest("/late?ms=3000"))
-        usleep(100_000)
+        #expect(eventually { server.requestsInProgress == 1 })
         let done = shutdownInBackground(server)
         let response = try stuck.readResponse()
         #expect(response.status == 503)
@@ -135,10 +136,11 @@ import Testing
                     }
                 }
             }
+            // A moment chosen to fall at a different point of the load each round.
             usleep(UInt32(60_000 + round * 5_000))
             let done = shutdownInBackground(server)
             #expect(waitFor(done, seconds: 10), "round \(round): the shutdown did not end")
-            while running.withLock({ $0 }) > 0 { usleep(5_000) }
+            #expect(eventually(within: 10) { running.withLock { $0 } == 0 }, "round \(round): a client still runs")
             let counts = outcomes.withLock { $0 }
             #expect(Set(counts.keys).isSubset(of: ["200", "503", "error"]), "round \(round): \(counts)")
             #expect(counts["200", default: 0] > 2, "round \(round): too little load to tell: \(counts)")

@@ -30,11 +30,11 @@ import Testing
         let watcher = DirectoryWatcher(directory: directory.path, polling: polling) { calls.count.withLock { $0 += 1 } }
         defer { watcher.stop() }
         #expect(watcher.method == (polling ? "polling" : "inotify"))
-        usleep(300_000)
+        usleep(300_000)  // a call that must not come has no moment to wait for
         #expect(calls.count.withLock { $0 } == 0)
         for value in 0..<5 { try Data("burst \(value)".utf8).write(to: file) }
         #expect(calls.waitFor(1), "a write")
-        usleep(600_000)
+        usleep(600_000)  // nor a second call for the same burst
         #expect(calls.count.withLock { $0 } == 1, "a burst of writes is one call")
         try Data("new".utf8).write(to: directory.appendingPathComponent("b.json"))
         #expect(calls.waitFor(2), "a new file")

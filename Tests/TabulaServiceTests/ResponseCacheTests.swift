@@ -71,9 +71,11 @@ import Testing
             try full.start()
         }
 
+        /// Stops in the service group's order: the servers, the service's threads, the store.
         deinit {
             quick.shutdown()
             full.shutdown()
+            service.close()
             store.close()
         }
 
@@ -236,11 +238,8 @@ import Testing
             #expect(try connection.readResponse().status == 200, "\(request.path)")
         }
         // Reported once the answer is sent, which may be just after the client has read it.
-        var reports: [RequestSummary] = []
-        for _ in 0..<100 where reports.count < requests.count {
-            usleep(10_000)
-            reports = pair.quickReports.summaries.withLock { $0 }
-        }
+        #expect(eventually { pair.quickReports.summaries.withLock { $0.count } >= requests.count })
+        let reports = pair.quickReports.summaries.withLock { $0 }
         // The routed path reports the path without its query.
         #expect(reports.map(\.path) == requests.map { String($0.path.prefix { $0 != "?" }) })
         #expect(reports.map(\.status) == requests.map { _ in 200 })
@@ -293,7 +292,7 @@ import Testing
         #expect(pair.quick.quickAnswerCount == 1)
         let removed = Locked<Result<Bool, StoreError>?>(nil)
         pair.store.deleteSession(id: id) { result in removed.withLock { $0 = result } }
-        for _ in 0..<500 where removed.withLock({ $0 }) == nil { usleep(2_000) }
+        #expect(eventually { removed.withLock { $0 } != nil })
         #expect(try removed.withLock { $0 }?.get() == true)
         try connection.send(get)
         #expect(try connection.readResponse().status == 401)

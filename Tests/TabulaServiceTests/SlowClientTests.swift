@@ -84,7 +84,10 @@ func openFileLimit() -> Int {
                     usleep(200_000)
                 }
             } else {
-                usleep(300_000)  // let the slow clients settle in
+                // The 500 slow clients are all in before the normal one starts.
+                if !eventually(within: 10, { server.openConnections >= 500 }) {
+                    failures.withLock { $0.append("only \(server.openConnections) connections open before the load") }
+                }
                 for index in 0..<20 {
                     let started = ContinuousClock.now
                     do {
@@ -130,12 +133,7 @@ func openFileLimit() -> Int {
         #expect(rejected.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0 >= 1, "the refusal was not counted")
         held.removeFirst()
         // The server learns of the close on its next poll: until then the address is full.
-        let deadline = ContinuousClock.now + .seconds(5)
-        var answered = false
-        while !answered && ContinuousClock.now < deadline {
-            answered = (try? api.get("/healthz", from: "127.0.0.3", timeout: 1).status) == 200
-            if !answered { usleep(20_000) }
-        }
+        let answered = eventually { (try? api.get("/healthz", from: "127.0.0.3", timeout: 1).status) == 200 }
         #expect(answered, "a place freed by a close was not given to the address within 5 s")
     }
 

@@ -94,6 +94,7 @@ import Testing
         while stream.wants(atTwo) && ContinuousClock.now < deadline { usleep(1_000) }
         #expect(!stream.wants(atTwo) && stream.waitingRevision == nil, "revision 2 changes nothing on the screen")
         hub.committed(.token(token), on)
+        // Something that must not happen has no moment to wait for: give the hub's thread time.
         usleep(100_000)
         #expect(stream.waitingRevision == nil, "revision 1, delivered after 2, would take the client back")
         guard case .wait = stream.nextChunk() else {
