@@ -16,26 +16,26 @@ final class RequestCounts: @unchecked Sendable {
     private let counters: UnsafeMutablePointer<Atomic<Int>>
     /// Shards: one per thread that may count (a power of two, so that a thread's shard is its
     /// slot's low bits).
-    private static var shardCount: Int { ThreadShards.count }
+    private let shardCount = ThreadShards.count
     /// Counters a shard spans: 128 bytes, the span the adjacent-line prefetcher pulls in together.
     private static var shardStride: Int { 128 / MemoryLayout<Atomic<Int>>.stride }
 
     init() {
-        let total = Self.shardCount * Self.shardStride
+        let total = shardCount * Self.shardStride
         counters = UnsafeMutableRawPointer.allocate(byteCount: total * MemoryLayout<Atomic<Int>>.stride, alignment: 128)
             .bindMemory(to: Atomic<Int>.self, capacity: total)
         for index in 0..<total { (counters + index).initialize(to: Atomic(0)) }
     }
 
     deinit {
-        counters.deinitialize(count: Self.shardCount * Self.shardStride)
+        counters.deinitialize(count: shardCount * Self.shardStride)
         counters.deallocate()
     }
 
     /// Adds `amount` to a count, and to a second one if given, in the calling thread's shard
     /// (found once for both).
     func add(_ amount: Int, to count: Count, and other: Count? = nil) {
-        let base = (ThreadSlot.current & (Self.shardCount - 1)) * Self.shardStride
+        let base = (ThreadSlot.current & (shardCount - 1)) * Self.shardStride
         counters[base + count.rawValue].wrappingAdd(amount, ordering: .relaxed)
         if let other { counters[base + other.rawValue].wrappingAdd(amount, ordering: .relaxed) }
     }
@@ -43,7 +43,7 @@ final class RequestCounts: @unchecked Sendable {
     /// A count added up over the shards.
     func total(_ count: Count) -> Int {
         var sum = 0
-        for shard in 0..<Self.shardCount {
+        for shard in 0..<shardCount {
             sum &+= counters[shard * Self.shardStride + count.rawValue].load(ordering: .relaxed)
         }
         return sum

@@ -22,29 +22,3 @@ public struct Unretained<Object: AnyObject>: @unchecked Sendable {
     /// The object, retained: for a caller that keeps it.
     public var object: Object { reference.takeUnretainedValue() }
 }
-
-/// How many shards per-thread storage has (``ShardedStorage/init(perThread:)``): threads
-/// take shards by their ``ThreadSlot``, given out in order of first use, so there must be
-/// a shard for every thread that uses them (the server's threads, one per processor and
-/// one more; the service's worker pool, one per processor; a few of the stores' and the
-/// hub's) for none to share a shard's lock with another.
-public enum ThreadShards {
-    public static let count: Int = {
-        let threads = 2 * ProcessorCount.online + 8
-        var count = 8
-        while count < threads { count *= 2 }
-        return count
-    }()
-}
-
-/// The processors online, as the thread counts' defaults take them.
-public enum ProcessorCount {
-    public static var online: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-}
-
-extension ShardedStorage {
-    /// One shard per thread that may use it (``ThreadShards/count``), each starting as `initial()`.
-    public convenience init(perThread initial: () -> Value) {
-        self.init(count: ThreadShards.count, initial)
-    }
-}

@@ -204,6 +204,8 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let settings = try resolvedSettings()
+        // Before anything sharded per thread is built: a shard for each thread that serves.
+        ThreadShards.reserve(threads: settings.server.threads + ServiceConfiguration().workerThreads)
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: level) }
         defer { BufferedStandardOutput.shared.flush() }

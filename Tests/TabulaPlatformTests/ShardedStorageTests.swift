@@ -26,6 +26,21 @@ import Testing
         #expect(ShardedStorage<(Int, Int, Int, Int, Int, Int, Int, Int, Int, Int)>.stride == 256)
     }
 
+    /// Shards follow the threads a process runs: a power of two with room for them and the
+    /// few others, never fewer than the defaults need; fixed once read.
+    @Test func threadShardsFollowTheThreadsAndAreFixedOnceRead() {
+        #expect(ThreadShards.count(for: 0) == 8)
+        #expect(ThreadShards.count(for: 3) == 16)
+        #expect(ThreadShards.count(for: 8) == 16)
+        #expect(ThreadShards.count(for: 9) == 32)
+        #expect(ThreadShards.count(for: 1024 + 1024) == 4096)
+        let count = ThreadShards.count
+        #expect(count >= ThreadShards.defaultCount && count.nonzeroBitCount == 1)
+        #expect(!ThreadShards.reserve(threads: 4096), "a count already read changed")
+        #expect(ThreadShards.count == count)
+        #expect(ShardedStorage<Int>(perThread: { 0 }).count == count)
+    }
+
     @Test func eachThreadKeepsItsOwnSlot() {
         let slots = Locked<[Int]>([])
         let threads = (0..<4).map { _ in
