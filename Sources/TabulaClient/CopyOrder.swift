@@ -7,7 +7,7 @@ enum CopyOrder: Equatable {
     case held
     /// It starts from the copy: apply it.
     case next
-    /// It starts from another copy: catch up from the copy instead.
+    /// It starts from another copy: fetch the screen again instead.
     case gap
 
     static func place(_ update: CopyUpdate, after copy: Screen) -> CopyOrder {

@@ -9,8 +9,9 @@ import TabulaModel
 ///   body) after a transport failure, so it applies once. Events are sent one at a time, in
 ///   the order the app made them.
 /// - Updates, from the stream and from answers alike, are applied in revision order, each
-///   once, never backwards. One that does not fit the copy is caught up with `changes?since=`,
-///   and failing that the screen is fetched again and published whole, as it is after `409`.
+///   once, never backwards. One that does not fit the copy (it starts from another
+///   revision, or does not apply) makes the handle fetch the screen again and publish it
+///   whole, as it does after `409`.
 /// - The stream is resumed with `Last-Event-ID` naming the copy held, after a wait that
 ///   doubles from its `retry:` (with jitter, up to the configuration's maximum); a stream
 ///   silent for twice the heartbeat is taken as dead.
@@ -199,7 +200,9 @@ public actor ScreenHandle {
     }
 
     /// Applies an update from the stream, or an answer that no longer starts from the copy:
-    /// in revision order, once, never backwards.
+    /// in revision order, once, never backwards. One that does not fit the copy (it starts
+    /// from another revision) is not caught up piece by piece: the screen is fetched again
+    /// and published whole, as after a `409`.
     private func receive(_ update: CopyUpdate) async {
         guard let copy else { return }
         switch CopyOrder.place(update, after: copy) {
@@ -208,22 +211,7 @@ public actor ScreenHandle {
         case .next:
             accept(update, base: copy)
         case .gap:
-            await catchUp()
-        }
-    }
-
-    /// Asks for the change set from the copy to the current screen (`changes?since=`).
-    private func catchUp() async {
-        guard let copy, let definition = copy.definition else { return await fetchWhole() }
-        let request = session.request(
-            "GET", "\(screenPath)/changes", query: [("since", String(copy.revision)), ("definition", definition)] + itemQuery)
-        guard let answer = try? await session.transport.send(request), answer.status == 200,
-            let update = try? CopyUpdate(json: try JSONValue.answer(answer.body)), let current = self.copy
-        else { return await fetchWhole() }
-        switch CopyOrder.place(update, after: current) {
-        case .held: return
-        case .next: accept(update, base: current)
-        case .gap: await fetchWhole()
+            await fetchWhole()
         }
     }
 

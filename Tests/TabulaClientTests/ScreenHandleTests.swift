@@ -111,6 +111,44 @@ import Testing
         }
     }
 
+    /// An answer that does not start from the copy (the stream brought another client's
+    /// change while the event was on its way) is a gap: the handle fetches the screen and
+    /// publishes it whole, and never asks for `changes?since=`.
+    @Test(.timeLimit(.minutes(1))) func anAnswerThatDoesNotFitTheCopyFetchesTheScreenWhole() async throws {
+        let service = try LiveService()
+        let transport = GatedTransport(URLSessionTransport())
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: transport)
+        defer { session.close() }
+        let toggles = UpdateRecorder(session.screen("protocol-settings"))
+        try await toggles.waitForScreen()
+        #expect(await toggles.handle.screen?.revision == 0)
+        // The event names revision 0, and waits at the gate.
+        transport.holdEvents(true)
+        let isOn = await toggles.handle.screen?.switchState("offline-maps") ?? false
+        await toggles.handle.send(.toggle(row: "offline-maps", isOn: !isOn))
+        try await toggles.poll("the event at the gate") { transport.waitingEvents == 1 }
+        // Another client's change reaches the copy through the stream: revision 1.
+        let other = try service.request(
+            "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(session.token)", "Content-Type: application/json"],
+            body: #"{"row":"departure-reminder","isOn":false}"#)
+        #expect(other.status == 200)
+        try await toggles.poll("the copy at revision 1") { await toggles.handle.screen?.revision == 1 }
+        // The event commits revision 2; its answer goes from 0, the copy it named, and comes
+        // before the stream's own change set for it.
+        transport.holdStream(true)
+        let wholeBefore = await toggles.wholeScreens
+        transport.holdEvents(false)
+        try await toggles.poll("a whole screen at revision 2") {
+            let whole = await toggles.wholeScreens
+            let revision = await toggles.handle.screen?.revision
+            return whole > wholeBefore && revision == 2
+        }
+        transport.holdStream(false)
+        try await toggles.waitUntilCurrent(service, token: session.token)
+        #expect(!transport.paths.contains { $0.contains("/changes") }, "\(transport.paths)")
+        #expect(try service.screen("protocol-settings", token: session.token).switchState("offline-maps") == !isOn)
+    }
+
     @Test(.timeLimit(.minutes(1))) func anEditAnswerKeepsWhatTheUserTypedSince() async throws {
         let service = try LiveService()
         let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: URLSessionTransport())
@@ -137,6 +175,8 @@ import Testing
 actor UpdateRecorder {
     let handle: ScreenHandle
     private(set) var screens: [Screen] = []
+    /// How many of them came whole (`.screen`), not as a change set.
+    private(set) var wholeScreens = 0
     private(set) var refusals = 0
     private(set) var end: EndReason?
     private var reader: Task<Void, Never>?
@@ -155,7 +195,10 @@ actor UpdateRecorder {
 
     private func record(_ update: ScreenUpdate) {
         switch update {
-        case .changes(_, let screen), .screen(let screen): screens.append(screen)
+        case .changes(_, let screen): screens.append(screen)
+        case .screen(let screen):
+            screens.append(screen)
+            wholeScreens += 1
         case .refused(let event, let problem):
             Issue.record("refused \(event): \(problem)")
             refusals += 1
@@ -195,7 +238,7 @@ actor UpdateRecorder {
         }
     }
 
-    private func poll(_ what: String, seconds: Double = 30, _ done: () async -> Bool) async throws {
+    func poll(_ what: String, seconds: Double = 30, _ done: () async -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if await done() { return }
