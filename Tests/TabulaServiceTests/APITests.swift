@@ -231,7 +231,11 @@ import Testing
         #expect(response.problemSlug == "stale-revision")
         #expect(response.json.objectValue?["currentRevision"] == 102)
         let changes = try api.send("GET", "/v1/screens/settings/changes?since=1", session: session)
-        #expect(changes.status == 409)
+        #expect(changes.status == 409 && changes.problemSlug == "stale-revision")
+        // A catch-up gets the whole screen in its problem; an event does not (it changed nothing).
+        let screen = try api.send("GET", "/v1/screens/settings", session: session)
+        #expect(changes.json.objectValue?["currentScreen"] == screen.json)
+        #expect(response.json.objectValue?["currentScreen"] == nil)
         #expect(try api.send("GET", "/v1/screens/settings/changes?since=2", session: session).status == 200)
         #expect(try api.revision(session) == 102)
     }

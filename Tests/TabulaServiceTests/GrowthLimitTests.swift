@@ -91,9 +91,9 @@ import Testing
     }
 
     /// Client contexts of ~2 KB, one revision each, under a 16 KiB history: the oldest
-    /// revisions go before --keep-revisions would drop them, catch-up from them is 409
-    /// stale-revision (the client fetches the whole screen), and what is stored stays within
-    /// the bound.
+    /// revisions go before --keep-revisions would drop them, catch-up from them gets the
+    /// whole screen (409 stale-revision carrying it as `currentScreen`), and what is stored
+    /// stays within the bound.
     @Test(arguments: StoreKind.allCases)
     func aSessionsHistoryKeepsItsBytes(kind: StoreKind) throws {
         let factory = try StoreFactory(kind)
@@ -111,6 +111,9 @@ import Testing
         #expect(try api.revision(session) == 40)
         let old = try api.send("GET", "/v1/screens/settings/changes?since=1", session: session)
         #expect(old.status == 409 && old.problemSlug == "stale-revision", "\(old.status) \(old.bodyText)")
+        let whole = try api.send("GET", "/v1/screens/settings", session: session)
+        #expect(old.json.objectValue?["currentScreen"] == whole.json, "the whole screen, as GET answers it")
+        #expect(old.json.objectValue?["currentRevision"] == 40)
         let detail = old.json.objectValue?["detail"]?.stringValue ?? ""
         let oldest = try #require(detail.firstMatch(of: /the oldest kept is (\d+)/).flatMap { Int($0.1) }, "\(detail)")
         #expect(oldest > 20 && oldest < 40, "oldest kept \(oldest)")

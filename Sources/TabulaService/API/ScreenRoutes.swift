@@ -53,7 +53,15 @@ extension APIContext {
             case .future(let revision):
                 reply.fail(.futureRevision(since, current: revision))
             case .tooOld(let oldest):
-                reply.fail(.staleRevision(since, oldestKept: oldest, current: current.revision))
+                // Catch-up from a revision no longer kept gets the whole screen instead: the
+                // problem carries it, so that the client needs no second request.
+                do throws(Problem) {
+                    try Self.requireItem(item, definition, in: current)
+                } catch {
+                    return reply.fail(error)
+                }
+                let screen = cache.renderedScreen(session: SessionKey(token), definition, current, item: item).screen
+                reply.fail(.staleRevision(since, oldestKept: oldest, current: current.revision, currentScreen: screen))
             case .found(let old):
                 reply(
                     Result { () throws(Problem) in

@@ -140,12 +140,22 @@ extension Problem {
         Problem(slug: "unknown-row", title: "Unknown Row", status: .notFound, detail: detail)
     }
 
-    static func staleRevision(_ revision: Int, oldestKept: Int, current: Int) -> Problem {
-        Problem(
+    /// An event's or a catch-up's revision is no longer kept. A catch-up's problem carries
+    /// the current screen whole (`currentScreen`, as `GET` answers it), which the client
+    /// takes instead of a change set.
+    static func staleRevision(_ revision: Int, oldestKept: Int, current: Int, currentScreen: Screen? = nil) -> Problem {
+        var extensions: [String: JSONValue] = ["currentRevision": .number(Double(current))]
+        let advice: String
+        if let screen = currentScreen.flatMap({ try? JSONParser().parse($0.jsonBytes) }) {
+            extensions["currentScreen"] = screen
+            advice = "take the whole screen in \"currentScreen\" instead, and continue from its revision"
+        } else {
+            advice = "fetch the screen again with GET and continue from its revision"
+        }
+        return Problem(
             slug: "stale-revision", title: "Stale Revision", status: .conflict,
-            detail:
-                "revision \(revision) can no longer be rebuilt (the oldest kept is \(oldestKept)); fetch the screen again with GET and continue from its revision",
-            extensions: ["currentRevision": .number(Double(current))])
+            detail: "revision \(revision) can no longer be rebuilt (the oldest kept is \(oldestKept)); \(advice)",
+            extensions: extensions)
     }
 
     static func futureRevision(_ revision: Int, current: Int) -> Problem {
