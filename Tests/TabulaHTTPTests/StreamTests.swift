@@ -67,8 +67,7 @@ import Testing
             // Far more than the sockets' buffers hold: the stream keeps bytes to send.
             let chunk = String(repeating: "x", count: 65_536)
             for _ in 0..<128 { stuckSource.push(chunk) }
-            let deadline = ContinuousClock.now + .seconds(8)
-            while !stuckSource.closed.withLock({ $0 }) && ContinuousClock.now < deadline { usleep(50_000) }
+            _ = eventually(within: 8) { stuckSource.closed.withLock { $0 } }
             #expect(stuckSource.closed.withLock { $0 }, "a client that reads nothing was not dropped")
             // The waiting stream, quiet for longer than the timeout, is still open.
             #expect(!idleSource.closed.withLock { $0 })

@@ -72,12 +72,8 @@ final class TestStreamSource: StreamSource, Sendable {
 
     /// The stream opened under `name`, once it is.
     static func waitFor(_ name: String, seconds: Double = 5) -> TestStreamSource? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if let source = opened.withLock({ $0[name] }) { return source }
-            usleep(2_000)
-        }
-        return nil
+        _ = eventually(within: seconds) { opened.withLock { $0[name] } != nil }
+        return opened.withLock { $0[name] }
     }
 }
 

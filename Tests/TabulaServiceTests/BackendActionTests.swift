@@ -251,8 +251,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
                 }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        _ = eventually(within: 10) { !backend.calls.withLock { $0.isEmpty } }
         let switched = try api.send("POST", "/v1/screens/sign-in/switch", session: session, json: #"{"row": "remember", "isOn": false}"#)
         #expect(switched.status == 200 && switched.json.objectValue?["toRevision"] == 1, "\(switched.bodyText)")
         gate.signal()
@@ -295,8 +294,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         DispatchQueue.global().async(group: group) {
             answer.withLock { $0 = try? api.send("POST", "/v1/screens/strict/selection", session: session, json: #"{"row": "go", "eventId": "go-1"}"#) }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        _ = eventually(within: 10) { !backend.calls.withLock { $0.isEmpty } }
         let strict = try api.send("POST", "/v1/screens/strict/switch", session: session, json: #"{"row": "strict", "isOn": true}"#)
         #expect(strict.status == 200)
         gate.signal()
@@ -352,8 +350,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         DispatchQueue.global().async(group: group) {
             held.withLock { $0 = try? self.signIn(api, first, password: "correct horse") }
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while backend.calls.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(5_000) }
+        _ = eventually(within: 10) { !backend.calls.withLock { $0.isEmpty } }
         let busy = try signIn(api, try api.newSession(), password: "correct horse")
         #expect(busy.status == 503 && busy.problemSlug == "actions-busy" && busy.header("Retry-After") == "1", "\(busy.bodyText)")
         gate.signal()

@@ -1,6 +1,7 @@
 import TabulaCore
 import TabulaPlatform
 import TabulaSamples
+import TabulaTestSupport
 import Testing
 
 @testable import TabulaService
@@ -24,8 +25,7 @@ import Testing
             created.withLock { $0 = (pool.runsCurrentThread, call.isInsideCall) }
         }
         call.callReturned()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while created.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(1_000) }
+        _ = eventually(within: 10) { created.withLock { $0 } != nil }
         let outcome = try #require(created.withLock { $0 })
         switch kind {
         case .memory:

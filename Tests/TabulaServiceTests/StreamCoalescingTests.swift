@@ -56,8 +56,7 @@ import Testing
             hub.committed(.token(token), state)
         }
         // The hub's thread offers each commit; wait until the newest is the waiting one.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while stream.waitingRevision != state.revision && ContinuousClock.now < deadline { usleep(2_000) }
+        _ = eventually { stream.waitingRevision == state.revision }
         guard case .bytes(let bytes) = stream.nextChunk() else {
             Issue.record("nothing to send after \(commits) commits")
             return
@@ -90,8 +89,7 @@ import Testing
         #expect(off.revision == 2 && render(definition, off).sections == copy.screen.sections)
         hub.committed(.token(token), off)
         let atTwo = ScreenCopy(definitionID: definition.definitionID, revision: 2, screen: copy.screen)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while stream.wants(atTwo) && ContinuousClock.now < deadline { usleep(1_000) }
+        _ = eventually { !stream.wants(atTwo) }
         #expect(!stream.wants(atTwo) && stream.waitingRevision == nil, "revision 2 changes nothing on the screen")
         hub.committed(.token(token), on)
         // Something that must not happen has no moment to wait for: give the hub's thread time.

@@ -49,24 +49,25 @@ extension APIContext {
         }
         readSession(.token(token), SessionRead(revision: since), onProblem: reply.fail) { [self] snapshot in
             let current = snapshot.current
+            /// The screen the changes lead to, which a catch-up from too far back gets whole.
+            func currentScreen() throws(Problem) -> Screen {
+                try Self.requireItem(item, definition, in: current)
+                return cache.renderedScreen(session: SessionKey(token), definition, current, item: item).screen
+            }
             switch snapshot.past {
             case .future(let revision):
                 reply.fail(.futureRevision(since, current: revision))
             case .tooOld(let oldest):
-                // Catch-up from a revision no longer kept gets the whole screen instead: the
-                // problem carries it, so that the client needs no second request.
+                // The problem carries the whole screen, so that the client needs no second request.
                 do throws(Problem) {
-                    try Self.requireItem(item, definition, in: current)
+                    reply.fail(.staleRevision(since, oldestKept: oldest, current: current.revision, currentScreen: try currentScreen()))
                 } catch {
-                    return reply.fail(error)
+                    reply.fail(error)
                 }
-                let screen = cache.renderedScreen(session: SessionKey(token), definition, current, item: item).screen
-                reply.fail(.staleRevision(since, oldestKept: oldest, current: current.revision, currentScreen: screen))
             case .found(let old):
                 reply(
                     Result { () throws(Problem) in
-                        try Self.requireItem(item, definition, in: current)
-                        let newScreen = cache.renderedScreen(session: SessionKey(token), definition, current, item: item).screen
+                        let newScreen = try currentScreen()
                         let changes = diff(old: render(try copy.definition(current: definition), old, item: item), new: newScreen)
                         return JSONResponse.make(
                             .ok, AnswerBody.encode(definition, item: item, from: since, to: current.revision, changes: changes))
