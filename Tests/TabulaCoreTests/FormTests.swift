@@ -42,6 +42,51 @@ import Testing
         #expect(render(form, mismatch.state, reusing: render(form, initial), renderedAt: initial) == render(form, mismatch.state))
     }
 
+    /// An `equals` with a secure row is checked at a submit, which carries the secure value;
+    /// what it found shows until the row's next edit, and `valid` agrees with the submit.
+    @Test func anEqualsWithASecureRowThatFailsAtSubmitShowsItsError() throws {
+        let rows = #"""
+            {"id": "pw", "kind": "textField", "title": "Password", "secure": true, "validate": [{"required": true, "message": "Enter it"}]},
+            {"id": "hint", "kind": "textField", "title": "Hint", "text": "{{hint}}", "onEdit": {"set": "hint"},
+             "validate": [{"equals": "pw", "message": "Must match"}]},
+            {"id": "status", "kind": "basic", "title": "{{valid('f') ? 'valid' : 'invalid'}}"},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"set": {"done": true}}]},
+            {"id": "clear", "kind": "button", "title": "Clear", "onSelect": {"reset": "f"}}
+            """#
+        let file = definition(id: "f", state: #"{"hint": "", "done": false}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let typed = try reduce(catalogue.initialState, .edit(row: "hint", value: "abc"), form).state
+        #expect(row(form, typed, "hint")?.error == nil, "passes before a submit: the secure value is not known")
+        let failed = try reduction(of: .select(row: "go"), on: typed, form, values: [("pw", "xyz")])
+        #expect(failed.submit == SubmitResult(form: "f", valid: false) && failed.state.scalar("done") == .bool(false))
+        #expect(row(form, failed.state, "hint")?.error == "Must match" && row(form, failed.state, "pw")?.error == nil)
+        #expect(row(form, failed.state, "status")?.content == .basic(title: "invalid"), "valid agrees with the submit")
+        #expect(render(form, failed.state, reusing: render(form, typed), renderedAt: typed) == render(form, failed.state))
+        let edited = try reduce(failed.state, .edit(row: "hint", value: "xyz"), form).state
+        #expect(row(form, edited, "hint")?.error == nil && row(form, edited, "status")?.content == .basic(title: "valid"))
+        let passed = try reduction(of: .select(row: "go"), on: edited, form, values: [("pw", "xyz")])
+        #expect(passed.submit?.valid == true && passed.state.scalar("done") == .bool(true))
+        let cleared = try reduce(failed.state, .select(row: "clear"), form).state
+        #expect(cleared.marks.isEmpty)
+    }
+
+    /// The feed records a submit's values as the submit found them, not as the actions after
+    /// it (a reset) left them.
+    @Test func aSubmitsValuesAreTheFormAsTheSubmitFoundIt() throws {
+        let rows = #"""
+            {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": {"set": "name"}},
+            {"id": "pw", "kind": "textField", "title": "Password", "secure": true},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"set": {"last": "{{name}}"}}, {"reset": "f"}]}
+            """#
+        let file = definition(id: "f", state: #"{"name": "", "last": ""}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let submitted = try reduction(of: .select(row: "go"), on: catalogue.initialState, form, values: [("name", "Home"), ("pw", "secret")])
+        #expect(submitted.state.scalar("name") == .string("") && submitted.state.scalar("last") == .string("Home"))
+        #expect(submitted.submittedValues.map(\.row) == ["name"] && submitted.submittedValues.map(\.value) == [.string("Home")])
+    }
+
     @Test func valuesOutsideTheSubmittedFormAreRefused() throws {
         let (form, initial) = try form()
         #expect(throws: EventError.self) { try reduction(of: .select(row: "go"), on: initial, form, values: [("status", "x")]) }

@@ -109,7 +109,7 @@ import Testing
         }
         let (secure, _) = try reduce(state, .edit(row: "password", value: .string("hunter2")), form)
         #expect(secure.values == state.values && secure.revision == 1, "a secure field's value is checked and forgotten; what it came to is kept")
-        #expect(secure.marks == FormMarks(touched: ["form/password"], secureResults: ["form/password": ""]))
+        #expect(secure.marks == FormMarks(touched: ["form/password"], secureResults: ["form/password": FormMarks.passed]))
         #expect(try reduction(of: .edit(row: "password", value: .string("hunter2")), on: state, form).editedSecureField)
         #expect(try !reduction(of: .edit(row: "email", value: .string("bo@example.com")), on: state, form).editedSecureField)
         #expect(throws: EventError.rowNotEditable("copies")) { try reduce(state, .edit(row: "copies", value: .number(3)), form) }
@@ -120,6 +120,10 @@ import Testing
         #expect(throws: EventError.invalidValue(row: "security", accepts: #"the id of one of its options ("none", "wpa2") or null"#)) {
             try reduce(state, .edit(row: "security", value: .bool(true)), form)
         }
+        let (overshot, _) = try reduce(state, .edit(row: "volume", value: .number(1 + 5e-10)), form)
+        #expect(overshot.scalar("volume") == .number(1), "a rounding past a bound is stored as the bound: the control shows no more")
+        let (undershot, _) = try reduce(state, .edit(row: "volume", value: .number(-5e-10)), form)
+        #expect(undershot.scalar("volume") == .number(0))
         var oldClient = state
         oldClient.client = ClientContext(kinds: ["leftRightTitles", "basic"])
         #expect(throws: EventError.rowNotEditable("email")) { try reduce(oldClient, .edit(row: "email", value: .string("x")), form) }

@@ -88,6 +88,53 @@ import Testing
         #expect(try edit(long, "password", "correct horse", form) == long, "the same result again: no revision")
     }
 
+    /// A secure field keeps which rule its value failed, not the message: the message is
+    /// written when the row is drawn, so it follows the state (and the language) like any
+    /// other row's, and a rule whose message comes to `""` still fails.
+    @Test func aSecureFieldsErrorIsItsRulesMessageWrittenWhenDrawn() throws {
+        let rows = #"""
+            {"id": "pw", "kind": "textField", "title": "Password", "secure": true, "validate": [{"minLength": 8, "message": "{{hint}}"}]},
+            {"id": "status", "kind": "basic", "title": "{{valid('f') ? 'valid' : 'invalid'}}"},
+            {"id": "french", "kind": "basic", "title": "French", "onSelect": {"set": {"hint": "Trop court"}}},
+            {"id": "silent", "kind": "basic", "title": "Silent", "onSelect": {"set": {"hint": ""}}}
+            """#
+        let file = definition(id: "f", state: #"{"hint": "Too short"}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let short = try edit(catalogue.initialState, "pw", "abc", form)
+        #expect(error(form, short, "pw") == "Too short" && short.marks.secureResults == ["f/pw": 0])
+        let french = try reduce(short, .select(row: "french"), form).state
+        #expect(error(form, french, "pw") == "Trop court")
+        #expect(render(form, french, reusing: render(form, short), renderedAt: short) == render(form, french))
+        let silent = try reduce(short, .select(row: "silent"), form).state
+        #expect(error(form, silent, "pw") == "", "a failing rule with an empty message still fails")
+        #expect(!form.isFormValid("f", silent))
+        let long = try edit(silent, "pw", "long enough", form)
+        #expect(error(form, long, "pw") == nil && form.isFormValid("f", long))
+    }
+
+    /// Only `required` takes a value of blanks for empty: to the others it is a value.
+    @Test func blanksAreAValueToEveryRuleButRequired() throws {
+        let (form, initial) = try form()
+        var state = try edit(initial, "email", "   ", form)
+        #expect(error(form, state, "email") == "Enter your e-mail address")
+        state = try edit(state, "repeat", "  ", form)
+        #expect(error(form, state, "repeat") == "Does not match", "blanks are not the other row's value")
+        state = try edit(state, "repeat", "", form)
+        #expect(error(form, state, "repeat") == nil, "an empty value passes every rule but required")
+    }
+
+    /// Marks written when a secure field's result was its message still read: `""` passed;
+    /// any other message names no rule, and counts as never seen.
+    @Test func marksThatKeptMessagesStillRead() throws {
+        let legacy = try JSONParser().parse(#"{"secure": {"form/a": "", "form/b": "At least 8 characters"}, "touched": ["form/a"]}"#)
+        let marks = try FormMarks(stored: legacy, path: "marks")
+        #expect(marks.secureResults == ["form/a": FormMarks.passed] && marks.touched == ["form/a"])
+        #expect(try FormMarks(stored: marks.json, path: "marks") == marks)
+        #expect(throws: StateDecodingError.self) { try FormMarks(stored: try JSONParser().parse(#"{"secure": {"form/a": true}}"#), path: "marks") }
+        #expect(throws: StateDecodingError.self) { try FormMarks(stored: try JSONParser().parse(#"{"secure": {"form/a": 1.5}}"#), path: "marks") }
+    }
+
     /// Two rows that must equal each other read each other's value, never each other's
     /// error: rendering them ends.
     @Test func rowsThatEqualEachOtherRender() throws {

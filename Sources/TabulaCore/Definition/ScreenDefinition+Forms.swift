@@ -32,10 +32,13 @@ extension ScreenDefinition {
         formInputs(form, state, screenItem: screenItem).allSatisfy { input in
             var context = context(state, screenItem: screenItem)
             context.item = input.item
+            let kept = input.definition.keptResult(state.marks.secureResults[FormMarks.key(screen: id, row: input.id)], context: context)
             if input.content.isSecureText {
-                return state.marks.secureResults[FormMarks.key(screen: id, row: input.id)] == ""
+                if case .passed? = kept { return true }
+                return false
             }
-            return input.definition.firstFailure(of: input.content.inputValue, context: context) {
+            if case .failed? = kept { return false }
+            return input.definition.firstFailingRule(of: input.content.inputValue, context: context) {
                 inputValue(ofRow: $0, state, screenItem: screenItem)
             } == nil
         }
@@ -76,7 +79,11 @@ extension ScreenDefinition {
     /// A form's values as the client sees them, secure rows left out: what a submit's feed
     /// entry carries.
     public func formValues(_ form: String, _ state: SessionState, item: String? = nil) -> [(row: String, value: InputValue)] {
-        formInputs(form, state, screenItem: self.item(item, in: state)).compactMap { input in
+        formValues(form, state, screenItem: self.item(item, in: state))
+    }
+
+    func formValues(_ form: String, _ state: SessionState, screenItem: Record?) -> [(row: String, value: InputValue)] {
+        formInputs(form, state, screenItem: screenItem).compactMap { input in
             guard !input.content.isSecureText, let value = input.content.inputValue else { return nil }
             return (input.id, value)
         }

@@ -64,17 +64,22 @@ extension ValidationRule {
     /// with a value that is not known passes.
     func passes(_ value: InputValue?, context: EvaluationContext, other: (String) -> InputValue?) -> Bool {
         let text: String? = if case .string(let string)? = value { string } else { nil }
-        let isEmpty: Bool =
+        if case .required = check {
             switch value {
             // Empty once trimmed: no character but whitespace and newlines (the first other
             // one settles it, usually the first character).
-            case .string(let string)?: !string.contains { !$0.isWhitespace && !$0.isNewline }
-            case .null?, nil: true
-            case .number?: false
+            case .string(let string)?: return string.contains { !$0.isWhitespace && !$0.isNewline }
+            case .null?, nil: return false
+            case .number?: return true
             }
-        // Only `required` judges an empty value: the others, `when` too, pass on it.
-        if case .required = check { return !isEmpty }
-        if isEmpty { return true }
+        }
+        // Only `required` judges an empty value: the others, `when` too, pass on it. Blanks
+        // are a value to them: five spaces break a `maxLength` of 3.
+        switch value {
+        case .string(let string)? where string.isEmpty: return true
+        case .null?, nil: return true
+        default: break
+        }
         switch check {
         case .minLength(let length): return (text?.count ?? 0) >= length
         case .maxLength(let length): return (text?.count ?? 0) <= length
@@ -106,7 +111,35 @@ extension ValidationRule {
 extension RowDefinition {
     /// The message of the first rule `value` fails, or `nil` when it passes them all.
     func firstFailure(of value: InputValue?, context: EvaluationContext, other: (String) -> InputValue?) -> String? {
-        validate.first { !$0.passes(value, context: context, other: other) }?.message.evaluate(context)
+        firstFailingRule(of: value, context: context, other: other).map { validate[$0].message.evaluate(context) }
+    }
+
+    /// The index in ``validate`` of the first rule `value` fails, or `nil` when it passes
+    /// them all.
+    func firstFailingRule(of value: InputValue?, context: EvaluationContext, other: (String) -> InputValue?) -> Int? {
+        validate.firstIndex { !$0.passes(value, context: context, other: other) }
+    }
+
+    /// What a result kept in the marks (``FormMarks/secureResults``) says of the row now: the
+    /// message of the rule it names, written at this state. `nil` when none is kept, or the
+    /// rules no longer have that place (the definition changed since): then it counts as
+    /// never kept.
+    func keptResult(_ result: Int?, context: EvaluationContext) -> KeptResult? {
+        guard let result else { return nil }
+        if result == FormMarks.passed { return .passed }
+        guard validate.indices.contains(result) else { return nil }
+        return .failed(message: validate[result].message.evaluate(context))
+    }
+}
+
+/// A rules' result kept for a value the service does not keep (see ``FormMarks``).
+enum KeptResult {
+    case passed
+    case failed(message: String)
+
+    var message: String? {
+        if case .failed(let message) = self { return message }
+        return nil
     }
 }
 

@@ -236,19 +236,22 @@ extension RowDefinition {
 
     /// What the backend said of the row, if it said something since the row's last edit or
     /// its form's last submit; else the message of the first rule the row's value fails,
-    /// once the row is touched: for a secure field, what its last value seen came to (an
-    /// empty value's, if none was seen).
+    /// once the row is touched: for a secure field, of the rule its last value seen failed
+    /// (an empty value's, if none was seen); for another row, of the rule it fails now, or
+    /// failed at its form's last submit against a secure field's value.
     private func shownError(_ content: RowContent, id: String, context: EvaluationContext, screen: ScreenDefinition) -> String? {
         let marks = context.state.marks
         guard !validate.isEmpty || !marks.backendErrors.isEmpty else { return nil }
         let key = FormMarks.key(screen: screen.id, row: id)
         if let message = marks.backendErrors[key] { return message }
         guard !validate.isEmpty, marks.touched.contains(key) else { return nil }
+        let kept = marks.secureResults.isEmpty ? nil : keptResult(marks.secureResults[key], context: context)
         if content.isSecureText {
-            if let result = marks.secureResults[key] { return result.isEmpty ? nil : result }
+            if let kept { return kept.message }
             return firstFailure(of: .string(""), context: context) { _ in nil }
         }
         return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state, screenItem: context.screenItem) }
+            ?? kept?.message
     }
 
     private func displayContent(_ values: FieldReader) -> RowContent {

@@ -12,10 +12,13 @@ public struct FormMarks: Hashable, Sendable {
         get { storage?.touched ?? [] }
         _modify { yield &uniqueStorage().touched }
     }
-    /// For each secure text field whose value was seen (by an edit or a submit): the
-    /// message of its first failing rule, `""` when the value passed. The value itself is
-    /// never kept.
-    public var secureResults: [String: String] {
+    /// What the rules said of values the service does not keep: for each secure text field
+    /// whose value was seen (by an edit or a submit), and each row whose `equals` failed
+    /// only against a secure field's value at a submit, the index of the first rule it
+    /// failed in the row's `validate`, or ``passed``. Neither the value nor the message is
+    /// kept: the message is the rule's, written when the row is drawn, so that it follows
+    /// the client's language and the state like every other row's.
+    public var secureResults: [String: Int] {
         get { storage?.secureResults ?? [:] }
         _modify { yield &uniqueStorage().secureResults }
     }
@@ -31,13 +34,16 @@ public struct FormMarks: Hashable, Sendable {
     /// no reference count, and one at most once there are some.
     private var storage: Storage?
 
+    /// A ``secureResults`` entry: the value passed every rule.
+    public static let passed = -1
+
     private final class Storage: @unchecked Sendable {
         // Mutated only through `uniqueStorage()`, when no other copy holds it.
         var touched: Set<String>
-        var secureResults: [String: String]
+        var secureResults: [String: Int]
         var backendErrors: [String: String]
 
-        init(touched: Set<String>, secureResults: [String: String], backendErrors: [String: String]) {
+        init(touched: Set<String>, secureResults: [String: Int], backendErrors: [String: String]) {
             self.touched = touched
             self.secureResults = secureResults
             self.backendErrors = backendErrors
@@ -51,7 +57,7 @@ public struct FormMarks: Hashable, Sendable {
         return unique
     }
 
-    public init(touched: Set<String> = [], secureResults: [String: String] = [:], backendErrors: [String: String] = [:]) {
+    public init(touched: Set<String> = [], secureResults: [String: Int] = [:], backendErrors: [String: String] = [:]) {
         if !touched.isEmpty || !secureResults.isEmpty || !backendErrors.isEmpty {
             storage = Storage(touched: touched, secureResults: secureResults, backendErrors: backendErrors)
         }
@@ -78,12 +84,18 @@ public struct FormMarks: Hashable, Sendable {
     /// A row's name in the marks: screen ids never hold a `/`, so the first one separates.
     public static func key(screen: String, row: String) -> String { "\(screen)/\(row)" }
 
-    /// `{"backend": {KEY: MESSAGE}, "secure": {KEY: MESSAGE}, "touched": [KEY, ...]}`, keys
-    /// sorted, empty members left out, as stores keep it.
+    /// `{"backend": {KEY: MESSAGE}, "secure": {KEY: RULE-INDEX}, "touched": [KEY, ...]}`,
+    /// keys sorted, empty members left out, as stores keep it (a rule index of -1: passed).
     public var json: JSONValue {
         var object = JSONObject()
         if !backendErrors.isEmpty { object["backend"] = Self.messages(backendErrors) }
-        if !secureResults.isEmpty { object["secure"] = Self.messages(secureResults) }
+        if !secureResults.isEmpty {
+            var results = JSONObject()
+            for key in secureResults.keys.sorted(by: { $0.utf8Precedes($1) }) {
+                results[key] = secureResults[key].map { .number(Double($0)) }
+            }
+            object["secure"] = .object(results)
+        }
         if !touched.isEmpty { object["touched"] = .array(touched.sorted(by: { $0.utf8Precedes($1) }).map(JSONValue.string)) }
         return .object(object)
     }
@@ -105,13 +117,33 @@ public struct FormMarks: Hashable, Sendable {
                     touched.insert(key)
                 }
             case ("secure", .object(let results)):
-                secureResults = try Self.messages(results, path: "\(path).secure")
+                secureResults = try Self.ruleIndexes(results, path: "\(path).secure")
             case ("backend", .object(let errors)):
                 backendErrors = try Self.messages(errors, path: "\(path).backend")
             default:
                 throw StateDecodingError(path: "\(path).\(key)", message: "not a member of form marks")
             }
         }
+    }
+
+    /// Rule indexes; a message, as marks written before rules were kept by index held, is
+    /// `""` for a value that passed, and any other text for one whose failing rule is not
+    /// known, which then counts as never seen.
+    private static func ruleIndexes(_ object: JSONObject, path: String) throws(StateDecodingError) -> [String: Int] {
+        var results: [String: Int] = [:]
+        for (row, result) in object.pairs {
+            switch result {
+            case .number(let number) where number >= Double(passed) && number < 1_000_000 && number.rounded() == number:
+                results[row] = Int(number)
+            case .string(""):
+                results[row] = passed
+            case .string:
+                continue
+            default:
+                throw StateDecodingError(path: path, message: "a rule's result is a rule index (-1: passed)")
+            }
+        }
+        return results
     }
 
     private static func messages(_ object: JSONObject, path: String) throws(StateDecodingError) -> [String: String] {

@@ -26,6 +26,10 @@ public struct Reduction: Sendable {
     /// The form a `submit` action checked, and whether every row passed (the actions after
     /// a failed submit do not run) and the backend named no errors.
     public var submit: SubmitResult?
+    /// The values of that form's rows as the submit found them, secure rows left out (`nil`
+    /// for no choice or no date): what the feed records of it, whatever the actions after
+    /// it did (a `reset`, say).
+    public var submittedValues: [(row: String, value: InputValue)] = []
     /// The `call` the actions stopped at, unanswered: nothing of this reduction may be
     /// kept; reduce again with the backend's answer.
     public var pendingCall: PendingCall?
@@ -171,7 +175,8 @@ private func reduceConforming(
     let editedSecureField = if case .edit = event { run.secureValues[event.rowID] != nil } else { false }
     if let pendingCall = run.pendingCall {
         return Reduction(
-            state: run.state, effects: run.effects, submit: run.submit, pendingCall: pendingCall, editedSecureField: editedSecureField)
+            state: run.state, effects: run.effects, submit: run.submit, submittedValues: run.submittedValues, pendingCall: pendingCall,
+            editedSecureField: editedSecureField)
     }
     var next = run.state
     var changedKeys: [String] = []
@@ -180,13 +185,13 @@ private func reduceConforming(
     }
     guard !changedKeys.isEmpty || next.marks != state.marks else {
         return Reduction(
-            state: state, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer,
-            editedSecureField: editedSecureField)
+            state: state, effects: run.effects, submit: run.submit, submittedValues: run.submittedValues,
+            appliedCallAnswer: run.appliedCallAnswer, editedSecureField: editedSecureField)
     }
     next.revision = state.revision + 1
     return Reduction(
-        state: next, effects: run.effects, submit: run.submit, appliedCallAnswer: run.appliedCallAnswer, changedKeys: changedKeys,
-        editedSecureField: editedSecureField)
+        state: next, effects: run.effects, submit: run.submit, submittedValues: run.submittedValues,
+        appliedCallAnswer: run.appliedCallAnswer, changedKeys: changedKeys, editedSecureField: editedSecureField)
 }
 
 /// The row an event names, refused unless it is on screen and enabled.
@@ -206,6 +211,7 @@ private struct ActionRun {
     var setKeys: [String] = []
     var effects: [Effect] = []
     var submit: SubmitResult?
+    var submittedValues: [(row: String, value: InputValue)] = []
     var secureValues: [String: InputValue] = [:]
     /// A failed submit, a backend's errors, or a call to make stop the actions after it.
     var stopped = false
@@ -248,17 +254,21 @@ private struct ActionRun {
         context.item = instance.item
         let control = row.control(context)
         guard row.onEdit != nil || control.isSecureText else { throw .rowNotEditable(rowID) }
-        guard let value = InputValue(json: json), control.accepts(value) else {
+        guard let sent = InputValue(json: json), control.accepts(sent) else {
             throw .invalidValue(row: rowID, accepts: control.acceptedValues)
         }
+        let value = control.settled(sent)
         let mark = FormMarks.key(screen: definition.id, row: rowID)
         state.marks.clearBackendError(mark)
         if control.isSecureText {
             secureValues[rowID] = value
             state.marks.touched.insert(mark)
-            state.marks.secureResults[mark] = row.firstFailure(of: value, context: context) { _ in nil } ?? ""
-        } else if !row.validate.isEmpty {
-            state.marks.touched.insert(mark)
+            state.marks.secureResults[mark] = row.firstFailingRule(of: value, context: context) { _ in nil } ?? FormMarks.passed
+        } else {
+            if !row.validate.isEmpty { state.marks.touched.insert(mark) }
+            // What its form's last submit kept of it (an `equals` with a secure field that
+            // failed) lasts until this edit.
+            if state.marks.secureResults[mark] != nil { state.marks.secureResults[mark] = nil }
         }
         switch row.onEdit {
         case .set(let key)?:
@@ -318,6 +328,7 @@ private struct ActionRun {
             case .submit(let form):
                 let valid = submit(form)
                 submit = SubmitResult(form: form, valid: valid)
+                submittedValues = definition.formValues(form, state, screenItem: screenItem)
                 stopped = !valid
             case .reset(let form):
                 reset(form)
@@ -353,7 +364,9 @@ private struct ActionRun {
 
     /// Touches every input row of the form the client sees and checks it: a secure row
     /// against the value this event carried (none counts as empty), whose result it keeps;
-    /// an `equals` with a secure row compares the values this event carried.
+    /// an `equals` with a secure row compares the values this event carried, and a failure
+    /// only that comparison finds is kept too, to show until the row's next edit (it cannot
+    /// be found again without the secure value).
     private mutating func submit(_ form: String) -> Bool {
         var valid = true
         let snapshot = state
@@ -368,11 +381,23 @@ private struct ActionRun {
             var context = definition.context(snapshot, screenItem: screenItem)
             context.item = input.item
             if input.content.isSecureText {
-                let failure = input.definition.firstFailure(of: secureValues[input.id] ?? .string(""), context: context, other: other)
-                state.marks.secureResults[mark] = failure ?? ""
+                let failure = input.definition.firstFailingRule(of: secureValues[input.id] ?? .string(""), context: context, other: other)
+                state.marks.secureResults[mark] = failure ?? FormMarks.passed
                 if failure != nil { valid = false }
-            } else if input.definition.firstFailure(of: input.content.inputValue, context: context, other: other) != nil {
-                valid = false
+                continue
+            }
+            let value = input.content.inputValue
+            let failure = input.definition.firstFailingRule(of: value, context: context, other: other)
+            if failure != nil { valid = false }
+            let foundWithoutSecureValues =
+                failure != nil
+                && input.definition.firstFailingRule(of: value, context: context) {
+                    definition.inputValue(ofRow: $0, snapshot, screenItem: screenItem)
+                } != nil
+            if let failure, !foundWithoutSecureValues {
+                state.marks.secureResults[mark] = failure
+            } else if state.marks.secureResults[mark] != nil {
+                state.marks.secureResults[mark] = nil
             }
         }
         return valid

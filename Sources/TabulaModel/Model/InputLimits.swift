@@ -29,6 +29,18 @@ extension RowContent {
         }
     }
 
+    /// The value an edit that ``accepts(_:)`` `value` stores: the value itself, but that a
+    /// number up to 1e-9 past `min` or `max` (a client's arithmetic on steps) is the bound,
+    /// so that the state never holds what the control cannot show.
+    public func settled(_ value: InputValue) -> InputValue {
+        switch (self, value) {
+        case (.slider(let number), .number(let candidate)), (.stepper(let number), .number(let candidate)):
+            .number(Swift.min(Swift.max(candidate, number.min), number.max))
+        default:
+            value
+        }
+    }
+
     /// Whether a scalar is a control character (general category Cc): U+0000–U+001F and
     /// U+007F–U+009F, a set Unicode's stability policy keeps as it is. Compared by value:
     /// looking the category up in the tables for every scalar of every edit is dearer.

@@ -18,7 +18,9 @@ public struct NumberInput: Hashable, Sendable {
         self.step = step
     }
 
-    /// Whether `candidate` is within `min`…`max` and on a step (to 1e-9).
+    /// Whether `candidate` is within `min`…`max` and on a step, each to 1e-9: a client's
+    /// `min + k × step` may miss by a rounding (an edit stores such a value at the bound:
+    /// ``RowContent/settled(_:)``).
     public func accepts(_ candidate: Double) -> Bool {
         guard candidate.isFinite, candidate >= min - 1e-9, candidate <= max + 1e-9 else { return false }
         guard step > 0 else { return true }

@@ -205,7 +205,7 @@ final class EventProcessor: SessionDecision {
         let changed = next.revision != current.revision
         let answer = EventAnswer(body: body, changed: changed, changeCount: changes.itemCount, newScreen: newScreen)
         guard changed || request.eventID != nil else { return .success((.answer(answer), nil)) }
-        let recorded = recordedInput(event, reduction, next: next)
+        let recorded = recordedInput(event, reduction)
         let commit = SessionCommit(
             expectedRevision: current.revision,
             change: changed ? (next, feedRecord(request, event, changedKeys: reduction.changedKeys, recorded)) : nil,
@@ -242,12 +242,12 @@ final class EventProcessor: SessionDecision {
     /// What the event log and the feed may show of an event's input: an edit's value unless
     /// its row is a secure field, a submit's form with its values but the secure ones.
     /// Worked out once, and only for edits and submits.
-    private func recordedInput(_ event: Event, _ reduction: Reduction, next: SessionState) -> RecordedInput {
+    private func recordedInput(_ event: Event, _ reduction: Reduction) -> RecordedInput {
         var recorded = RecordedInput()
         if case .edit(_, let value) = event, !reduction.editedSecureField { recorded.value = value }
         if let submit = reduction.submit {
             var values = JSONObject()
-            for (row, value) in definition.formValues(submit.form, next, item: request.item) { values[row] = value.json }
+            for (row, value) in reduction.submittedValues { values[row] = value.json }
             recorded.form = (submit.form, .object(values))
         }
         return recorded
