@@ -51,6 +51,9 @@ import Testing
         // Number operators: usual precedence, above comparisons; / by 0 gives 0.
         ("1 + 2 * 3", .number(7)), ("(1 + 2) * 3", .number(9)), ("10 - 4 - 3", .number(3)), ("8 / 2 / 2", .number(2)),
         ("volume / 0", .number(0)), ("volume + 50 > 56", .bool(true)), ("-volume * 2", .number(-14)), ("volume-1", .number(6)),
+        // No result past the largest finite number: every number evaluated is one JSON holds.
+        ("\(String(repeating: "9", count: 200)) * \(String(repeating: "9", count: 200))", .number(.greatestFiniteMagnitude)),
+        ("-\(String(repeating: "9", count: 200)) * \(String(repeating: "9", count: 200)) - 1", .number(-.greatestFiniteMagnitude)),
         // Text functions compare lowercased forms; an empty needle is in everything.
         ("contains(item.name, 'OM')", .bool(true)), ("contains(item.name, '')", .bool(true)), ("contains('', 'a')", .bool(false)),
         ("startsWith(item.name, 'ho')", .bool(true)), ("startsWith(item.name, 'me')", .bool(false)),

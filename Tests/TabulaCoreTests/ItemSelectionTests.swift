@@ -154,6 +154,10 @@ import Testing
             "expected a number expression, but \"query\" is a string"
         ),
         (
+            #""id": "x{{item.id}}", "forEach": "songs", "limit": "length(item.title)""#, "$.sections[0].rows[0].limit",
+            #""limit" counts the items, so it reads none of them: 'item' is not defined in it"#
+        ),
+        (
             #""id": "x{{item.id}}", "forEach": "songs", "sort": {"by": "item.title", "order": "up"}"#, "$.sections[0].rows[0].sort.order",
             #""sort" is {"by": EXPRESSION, "order": "ascending" or "descending"}, like {"by": "item.date", "order": "descending"}"#
         ),

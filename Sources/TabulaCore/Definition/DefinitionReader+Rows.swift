@@ -175,7 +175,11 @@ extension DefinitionReader {
             return nil
         }
         let filter = object.take(RowMember.filter).flatMap { expression($0, type: .bool, path: object.memberPath(RowMember.filter), scope: scope) }
-        let limit = object.take(RowMember.limit).flatMap { expression($0, type: .number, path: object.memberPath(RowMember.limit), scope: scope) }
+        // The limit counts the items, so it reads no item of them: on an item screen, `item`
+        // in it is the screen's, as outside `forEach` rows.
+        var limitScope = stateScope
+        limitScope.withoutItem = "\"limit\" counts the items, so it reads none of them: 'item' is not defined in it"
+        let limit = object.take(RowMember.limit).flatMap { expression($0, type: .number, path: object.memberPath(RowMember.limit), scope: limitScope) }
         let sort = object.take(RowMember.sort).flatMap { itemSort($0, path: object.memberPath(RowMember.sort), scope: scope) }
         return ItemSelection(filter: filter, sort: sort, limit: limit)
     }

@@ -2,7 +2,8 @@
 /// current item).
 ///
 /// The language: literals (`true`, `false`, numbers, `'text'`), state keys, `item.field`
-/// inside `forEach`, `list.count`, `!`, unary `-`, `+`, `-`, `*`, `/` (by 0 gives 0), `&&`,
+/// inside `forEach`, `list.count`, `!`, unary `-`, `+`, `-`, `*`, `/` (by 0 gives 0; no result
+/// past the largest finite number), `&&`,
 /// `||`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `c ? a : b`, parentheses, the functions of
 /// ``ExpressionFunction`` and `count(LIST, CONDITION)` (the items of a list for which the
 /// condition holds, `item` being the item), and messages of the string tables in the client's
@@ -91,6 +92,9 @@ public struct ExpressionScope: Sendable {
     public var strings: StringTables?
     /// In an input row's `onEdit` actions: the type of `value`, the edited value.
     public var editedValue: ScalarType?
+    /// Why `item` is not defined here, when a row with `forEach` reads no item of its own
+    /// (its `limit` counts the items): the message of an expression that reads one.
+    public var withoutItem: String?
 
     public init(
         state: [String: StateType], item: (list: String, schema: RecordSchema)? = nil, strings: StringTables? = nil, editedValue: ScalarType? = nil
@@ -149,7 +153,9 @@ enum ComparisonOperator: String, Hashable, Sendable {
     }
 }
 
-/// The number operators; `/` by 0 gives 0, so that evaluation stays total.
+/// The number operators; `/` by 0 gives 0, and a result past the largest finite number is
+/// that number (with its sign), so that evaluation stays total and every number it gives
+/// can be stored and written as JSON.
 enum ArithmeticOperator: String, Hashable, Sendable {
     case add = "+"
     case subtract = "-"
@@ -160,12 +166,15 @@ enum ArithmeticOperator: String, Hashable, Sendable {
     static let multiplicative: [ArithmeticOperator] = [.multiply, .divide]
 
     func apply(_ left: Double, _ right: Double) -> Double {
-        switch self {
-        case .add: left + right
-        case .subtract: left - right
-        case .multiply: left * right
-        case .divide: right == 0 ? 0 : left / right
-        }
+        let result: Double =
+            switch self {
+            case .add: left + right
+            case .subtract: left - right
+            case .multiply: left * right
+            case .divide: right == 0 ? 0 : left / right
+            }
+        if result.isFinite { return result }
+        return result.isNaN ? 0 : result > 0 ? .greatestFiniteMagnitude : -.greatestFiniteMagnitude
     }
 }
 

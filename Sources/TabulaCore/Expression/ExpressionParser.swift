@@ -376,7 +376,7 @@ struct ExpressionParser {
 
     private func itemPath(_ components: [String], offset: Int) throws(ExpressionError) -> Typed {
         guard let item = scope.item else {
-            throw ExpressionError("'item' is only defined in a row with \"forEach\"", at: offset, kind: .typeMismatch)
+            throw ExpressionError(scope.withoutItem ?? "'item' is only defined in a row with \"forEach\"", at: offset, kind: .typeMismatch)
         }
         guard components.count == 2 else {
             throw ExpressionError(
