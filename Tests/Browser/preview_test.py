@@ -44,6 +44,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.select import Select
 
 BACKEND_KEY = "preview-test-backend-key"
 ACTIONS_SECRET = "preview-test-actions-secret"
@@ -184,6 +185,26 @@ def make_driver(output):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service("/usr/bin/chromedriver", log_output=os.path.join(output, "chromedriver.log"))
     return webdriver.Chrome(service=service, options=options)
+
+
+# A form with a secure row and a button that submits nothing, served beside the fixtures.
+PIN_FORM = {
+    "id": "pin-form", "title": "PIN", "state": {"user": "", "resetAsked": False, "loggedIn": False},
+    "sections": [
+        {"id": "fields", "form": "login", "rows": [
+            {"id": "user", "kind": "textField", "title": "User", "text": "{{user}}", "onEdit": {"set": "user"}},
+            {"id": "pin", "kind": "textField", "title": "PIN", "secure": True, "validate": [{"required": True, "message": "Enter your PIN"}]}]},
+        {"id": "actions", "rows": [
+            {"id": "forgot", "kind": "button", "title": "Forgot PIN", "onSelect": {"set": {"resetAsked": True}}},
+            {"id": "login", "kind": "button", "title": "Log in", "onSelect": [{"submit": "login"}, {"set": {"loggedIn": True}}]},
+            {"id": "asked", "kind": "basic", "title": "{{resetAsked ? 'Reset asked' : 'No reset'}}"},
+            {"id": "status", "kind": "basic", "title": "{{loggedIn ? 'Logged in' : 'Logged out'}}"}]}]}
+
+# A switch the service refuses (it has no onSwitch): written once the random events are
+# done, which expect every switch to apply.
+STUCK_SWITCH = {
+    "id": "stuck-switch", "title": "Stuck", "state": {"stuck": True},
+    "sections": [{"id": "main", "rows": [{"id": "stuck", "kind": "titleSwitch", "title": "Stuck", "isOn": "stuck"}]}]}
 
 
 def wait_for(driver, condition, timeout, what):
@@ -582,6 +603,85 @@ class PreviewTest:
         signed_in = self.api.screen("sign-in", session)
         if "Signed in as ann@example.com" not in json.dumps(signed_in):
             raise Failure(f"the backend's answer did not sign the session in: {json.dumps(signed_in)[:400]}")
+
+    def check_secure_values_follow_the_rows(self):
+        step("a form whose secure row was hidden after typing: the submit goes without its value")
+        driver = self.driver
+        session = self.open("join-network")
+        name = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="name"] .row-control')
+        click(driver, name)
+        name.send_keys("Home")
+        password = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="password"] .row-control')
+        click(driver, password)
+        password.send_keys("abcdefghi")
+        Select(driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="security"] select')).select_by_value("none")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id="password"]'), 5,
+                 "the password row to go once the network is open")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="join"]'))
+        # The service refuses a value for a hidden row (422): sent, the join would not happen.
+        footer = lambda d: d.execute_script(
+            "return (document.querySelector('#screen section.section .section-footer') || {}).textContent || ''")
+        wait_for(driver, lambda d: "Joined Home" in footer(d), 5, "the join to go through without the hidden password's value")
+        assert_page_matches(driver, self.api, "join-network", session, "after joining an open network")
+
+    def check_buttons_that_submit_nothing(self):
+        step("a secure value typed, then a button that submits no form: it goes without the value, and the submit still carries it")
+        if not self.screens_dir:
+            print("   skipped: the server was not started by this test", flush=True)
+            return
+        driver = self.driver
+        session = self.open("pin-form")
+        title = lambda d, row: d.find_element(By.CSS_SELECTOR, f'#screen .row[data-row-id="{row}"] .row-title').text
+        pin = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="pin"] .row-control')
+        click(driver, pin)
+        pin.send_keys("1234")
+        # The service refuses values for a selection that submits no form (422); the client
+        # sends it again without them.
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="forgot"]'))
+        wait_for(driver, lambda d: title(d, "asked") == "Reset asked", 5, "Forgot PIN to go through")
+        click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="login"]'))
+        wait_for(driver, lambda d: title(d, "status") == "Logged in", 5, "Log in to submit the form with the PIN that was typed")
+        assert_page_matches(driver, self.api, "pin-form", session, "after logging in")
+        step("a switch the service refuses flips back")
+        write_atomically(os.path.join(self.screens_dir, "stuck-switch.json"), json.dumps(STUCK_SWITCH))
+        deadline = time.monotonic() + 5
+        while self.api.call("GET", "/v1/screens/stuck-switch", session=session)[0] != 200:
+            if time.monotonic() > deadline:
+                raise Failure("the service did not serve stuck-switch.json once written")
+            time.sleep(0.05)
+        session = self.open("stuck-switch", session)
+        toggle = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="stuck"] input.row-switch')
+        if driver.execute_script("arguments[0].click(); return arguments[0].checked", toggle):
+            raise Failure("the click did not turn the switch off")
+        wait_for(driver, lambda d: toggle.is_selected(), 5, "the refused switch to go back on")
+        assert_page_matches(driver, self.api, "stuck-switch", session, "after a refused switch")
+        os.remove(os.path.join(self.screens_dir, "stuck-switch.json"))
+
+    def check_second_flip_holds(self):
+        step("a switch flipped twice before the first answer: no answer flips it back")
+        driver = self.driver
+        session = self.open("settings")
+        selector = '#screen .row[data-row-id="bluetooth"] input.row-switch'
+        start = driver.find_element(By.CSS_SELECTOR, selector).is_selected()
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 600, "downloadThroughput": -1, "uploadThroughput": -1})
+        try:
+            # The switch's state every 20 ms: from the second click on, it must stay as the user left it.
+            driver.execute_script("""
+              const state = () => document.querySelector(arguments[0]).checked;
+              window.__flips = [];
+              document.querySelector(arguments[0]).click();
+              setTimeout(() => {
+                document.querySelector(arguments[0]).click();
+                window.__watch = setInterval(() => window.__flips.push(state()), 20);
+              }, 100);""", selector)
+            wait_for(driver, lambda d: d.execute_script("return window.__flips.length") > 100, 10, "the switch watched for two seconds")
+        finally:
+            driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        flips = driver.execute_script("clearInterval(window.__watch); return window.__flips")
+        if any(state != start for state in flips):
+            raise Failure(f"the switch, flipped back by the user, showed {flips.count(not start)} times the other state while the answers came")
+        assert_page_matches(driver, self.api, "settings", session, "after two flips")
 
     def wait_applied(self, before, what):
         wait_for(self.driver, lambda d: applied(d) > before, 5, what)
@@ -989,6 +1089,8 @@ def main():
         else:
             screens_dir = os.path.join(temporary, "screens")
             shutil.copytree(args.fixtures, screens_dir)
+            with open(os.path.join(screens_dir, "pin-form.json"), "w", encoding="utf-8") as file:
+                json.dump(PIN_FORM, file)
             # The string tables beside the screens, as tabula finds them.
             strings = os.path.join(os.path.dirname(os.path.abspath(args.fixtures)), "strings")
             if os.path.isdir(strings):
@@ -1003,6 +1105,9 @@ def main():
         test.check_screens(screen_ids)
         test.check_effects()
         test.check_form()
+        test.check_secure_values_follow_the_rows()
+        test.check_buttons_that_submit_nothing()
+        test.check_second_flip_holds()
         test.check_lists()
         test.check_item_screens()
         test.check_two_windows()

@@ -633,6 +633,16 @@ export class TabulaView extends EventTarget {
     this.sendingEdits = new Set();
     /** What was typed into secure fields, by row id: sent with a button's selection (a submit), never kept in the copy. */
     this.secureValues = new Map();
+    /**
+     * What the user did whose events wait for their answers: switches flipped (by row: the
+     * newest state, and how many events of the row wait) and rows dropped (each after the row
+     * it was dropped after), in order. Every draw shows them, so that the answer to an earlier
+     * event never takes them back (see showingUserChanges).
+     */
+    this.userSwitches = new Map();
+    this.userMoves = [];
+    /** Buttons the service took no secure values for (their actions submit no form that has those rows). */
+    this.buttonsWithoutValues = new Set();
     this.listeners = new AbortController();
     this.timers = new Set();
     this.ownGhostLayer = !options.ghostLayer;
@@ -944,13 +954,83 @@ export class TabulaView extends EventTarget {
    * unchanged after a network failure, so the service applies it once.
    */
   send(kind, rowID, extra = {}) {
-    return this.enqueue(() => this.sendNow(kind, rowID, extra));
+    const release = this.holdUserChange(kind, rowID, extra);
+    return this.enqueue(() => this.sendNow(kind, rowID, extra, release));
+  }
+
+  /** Keeps what the user did showing until its event is answered; returns what lets it go. */
+  holdUserChange(kind, rowID, extra) {
+    if (kind === "switch") {
+      const held = this.userSwitches.get(rowID) || { isOn: extra.isOn, count: 0 };
+      held.isOn = extra.isOn;
+      held.count += 1;
+      this.userSwitches.set(rowID, held);
+      return () => {
+        held.count -= 1;
+        if (held.count === 0 && this.userSwitches.get(rowID) === held) this.userSwitches.delete(rowID);
+      };
+    }
+    if (kind === "move") {
+      let previous = this.rowNodes.get(rowID)?.previousElementSibling;
+      while (previous && !previous.classList.contains("row")) previous = previous.previousElementSibling;
+      const move = { row: rowID, after: previous ? previous.dataset.rowId : null };
+      this.userMoves.push(move);
+      return () => {
+        const index = this.userMoves.indexOf(move);
+        if (index >= 0) this.userMoves.splice(index, 1);
+      };
+    }
+    return () => {};
+  }
+
+  /**
+   * The screen as the user sees it: with the switches they flipped and the rows they dropped
+   * whose events wait for their answers. An answer starts from what the user saw when they
+   * acted, so it never holds what they did after: drawn as it is, it would flip a switch
+   * back, or move a dropped row back to move it again with the next answer.
+   */
+  showingUserChanges(screen) {
+    if (!this.userSwitches.size && !this.userMoves.length) return screen;
+    const shown = clone(screen);
+    for (const section of shown.sections) {
+      for (const row of section.rows) {
+        const held = this.userSwitches.get(row.id);
+        if (held && row.kind === "titleSwitch") row.isOn = held.isOn;
+      }
+    }
+    for (const move of this.userMoves) {
+      const section = shown.sections.find((candidate) => candidate.rows.some((row) => row.id === move.row));
+      if (!section) continue;
+      const from = section.rows.findIndex((row) => row.id === move.row);
+      const [row] = section.rows.splice(from, 1);
+      const anchor = move.after === null ? -1 : section.rows.findIndex((candidate) => candidate.id === move.after);
+      section.rows.splice(move.after !== null && anchor < 0 ? from : anchor + 1, 0, row); // Its anchor gone: it stays.
+    }
+    return shown;
+  }
+
+  /**
+   * What a button's selection carries: a button is what submits a form, and a submit needs
+   * the secure fields' values, which the copy never holds. They go for the secure rows the
+   * user can type into now (shown and enabled; a value typed into a row that is gone is
+   * forgotten). The wire model does not say which form a button submits, so a button the
+   * service refuses them for (see sendNow) goes without them from then on.
+   */
+  secureValuesFor(rowID) {
+    if (this.buttonsWithoutValues.has(rowID)) return {};
+    const values = {};
+    for (const [id, value] of this.secureValues) {
+      const row = this.findRow(id);
+      if (!row || !row.secure) this.secureValues.delete(id);
+      else if (row.enabled !== false) values[id] = value;
+    }
+    return values;
   }
 
   /** The body of send(), run in its turn of the queue. */
-  async sendNow(kind, rowID, extra) {
+  async sendNow(kind, rowID, extra, release = () => {}) {
     const copy = this.copy;
-    if (!copy) return;
+    if (!copy) return release();
     const sent = { definition: copy.definition, revision: copy.revision };
     const body = { row: rowID, revision: sent.revision, definition: sent.definition, eventId: `web-${randomID()}`, ...extra };
     // The answer starts from what the user sees: the copy shows the values sent, and a
@@ -965,23 +1045,33 @@ export class TabulaView extends EventTarget {
       result = await this.requestUntilAnswered("POST", this.screenPath(`/${kind}`), { body, session: this.session },
         (attempt, error) => this.dispatch("retry", { ...event, attempt, error }));
     } catch (error) {
+      release();
       if (this.closed) return;
       if (error instanceof Problem && error.status === 409) {
         // stale-revision, future-revision, unknown-definition: the copy is not one the
         // service can answer from; take the screen as it is now.
         this.dispatch("error", { error, ...event });
         await this.refetch(error.slug);
+        if (kind !== "edit") this.redrawRow(rowID); // The event is not applied: a flipped switch goes back.
         return;
       }
       showValues(copy, previous);
+      if (kind === "selection" && extra.values && error instanceof Problem && error.slug === "invalid-value" && this.onlySecure(extra.values)) {
+        // A button whose actions submit no form with those secure rows takes no values:
+        // the same selection again, without them (nothing changed, so a new event id).
+        this.buttonsWithoutValues.add(rowID);
+        const { values: _, ...rest } = extra;
+        return this.sendNow(kind, rowID, rest);
+      }
       if (kind === "move") {
         await this.refetch("the move was refused"); // Puts the row back where the service has it.
-      } else {
-        this.draw(this.copy, { animated: false }); // Puts back a switch the user flipped.
+      } else if (kind !== "edit") {
+        this.redrawRow(rowID); // Puts back a switch the user flipped.
       }
       this.failed(error, event);
       return;
     }
+    release();
     const now = this.copy;
     if (now.definition === sent.definition && now.revision === sent.revision) {
       try {
@@ -994,6 +1084,22 @@ export class TabulaView extends EventTarget {
       await this.refetch("the copy changed while the event was sent");
     }
     for (const effect of result.effects || []) this.dispatch("effect", { effect, ...event });
+  }
+
+  /**
+   * Draws a row again from the copy, whatever its node shows: a control the user changed
+   * for an event the service did not apply shows what the copy holds again (the copy never
+   * held the change, so a plain draw would find the row unchanged and leave it).
+   */
+  redrawRow(rowID) {
+    const node = this.rowNodes.get(rowID);
+    if (node) node._json = undefined;
+    if (this.copy) this.draw(this.copy, { animated: false });
+  }
+
+  /** Whether every value names a secure row: values only a button's selection adds. */
+  onlySecure(values) {
+    return Object.keys(values).every((id) => this.secureValues.has(id));
   }
 
   /** Sends a row's edit now: its newest value, if one waits. */
@@ -1141,9 +1247,7 @@ export class TabulaView extends EventTarget {
       setTimeout(() => row.classList.remove("selected"), 350);
       // What the user typed goes first.
       this.flushEdits();
-      // A button is what submits a form, and a submit needs the secure fields' values,
-      // which the copy never holds: they go with a button's selection.
-      const values = row.dataset.kind === "button" ? Object.fromEntries(this.secureValues) : {};
+      const values = row.dataset.kind === "button" ? this.secureValuesFor(row.dataset.rowId) : {};
       this.send("selection", row.dataset.rowId, Object.keys(values).length ? { values } : {});
     });
     on("keydown", (event) => {
@@ -1352,6 +1456,7 @@ export class TabulaView extends EventTarget {
    * holds the final state as soon as this returns.
    */
   draw(screen, { animated = true } = {}) {
+    screen = this.showingUserChanges(screen);
     const root = this.element;
     const motion = animated && this.motion && root.isConnected;
     const before = new Map();
