@@ -33,6 +33,8 @@ public actor ScreenHandle {
     private var shown: Screen?
     /// What the user's controls show, by row, until the service answered for it.
     private var shownByUser: [String: UserValue] = [:]
+    /// The rows the user dragged, in the order dropped, until the service answered for them.
+    private var movedByUser: [UserMove] = []
     private var queue: [PendingEvent] = []
     private var sender: Task<Void, Never>?
     private var follower: Task<Void, Never>?
@@ -86,6 +88,7 @@ public actor ScreenHandle {
             shown = shown?.showing([row: .isOn(isOn)])
         case .move(let row, let destination):
             shown = shown?.moving(row: row, to: destination) ?? shown
+            if let shown { movedByUser.append(UserMove(row: row, in: shown)) }
         default:
             break
         }
@@ -148,11 +151,16 @@ public actor ScreenHandle {
         switch outcome {
         case .answered(let answer):
             forgetShownByUser(pending.event)
+            forgetMoveByUser(pending.event)
             if let named = pending.named, let copy, copy.revision == named.revision, copy.definition == named.definition,
                 answer.update.fromRevision == named.revision
             {
                 // The answer goes from the copy the event named, as the user saw it.
                 accept(answer.update, base: pending.seen(in: copy))
+            } else if let named = pending.named, let copy, copy.definition != named.definition {
+                // A deployment reached the copy meanwhile: an answer from the copy of the
+                // definition before does not fit it, whatever its revisions say.
+                if CopyOrder.place(answer.update, after: copy) != .held { await fetchWhole() }
             } else {
                 await receive(answer.update)
             }
@@ -163,6 +171,8 @@ public actor ScreenHandle {
                 return
             }
             forgetShownByUser(pending.event)
+            // A move sent again after a 409 still shows where the user dropped it.
+            if problem.status != 409 || pending.resent { forgetMoveByUser(pending.event) }
             if problem.status == 409, !pending.resent {
                 // The copy is out of date: fetch it and send the event again, against it.
                 await fetchWhole()
@@ -184,6 +194,12 @@ public actor ScreenHandle {
         for (row, value) in event.userValues where shownByUser[row] == value {
             if !queue.contains(where: { $0.event.userValues[row] != nil }) { shownByUser[row] = nil }
         }
+    }
+
+    /// The service answered for a row the user dragged (the oldest move of it that waits).
+    private func forgetMoveByUser(_ event: ClientEvent) {
+        guard case .move(let row, _) = event, let index = movedByUser.firstIndex(where: { $0.row == row }) else { return }
+        movedByUser.remove(at: index)
     }
 
     // MARK: The copy
@@ -243,7 +259,7 @@ public actor ScreenHandle {
     private func adopt(_ whole: Screen) {
         if let copy, copy.revision > whole.revision { return }
         copy = whole
-        let target = whole.showing(shownByUser)
+        let target = whole.showing(shownByUser).showing(movedByUser)
         shown = target
         publish(.screen(target))
     }
@@ -253,7 +269,7 @@ public actor ScreenHandle {
     /// does not take the published screen to it.
     private func advance(to next: Screen, by changes: ChangeSet) {
         copy = next
-        let target = next.showing(shownByUser)
+        let target = next.showing(shownByUser).showing(movedByUser)
         let published = changes.showing(shownByUser)
         defer { shown = target }
         if let shown, var applied = try? published.applyChecked(to: shown) {

@@ -66,3 +66,43 @@ extension ChangeSet {
         return changes
     }
 }
+
+/// A row the user dragged, until the service answers for the move: it shows after the row
+/// it was dropped after (first in its section when none), whatever updates come meanwhile,
+/// so that an update never takes it back to be moved again by the answer.
+struct UserMove: Hashable, Sendable {
+    let row: String
+    let after: String?
+
+    /// The move as `shown` has it, the row dropped there.
+    init(row: String, in shown: Screen) {
+        self.row = row
+        guard let path = shown.path(ofRow: row), path.row > 0 else {
+            after = nil
+            return
+        }
+        after = shown.sections[path.section].rows[path.row - 1].id
+    }
+}
+
+extension Screen {
+    /// The screen showing the rows the user dragged where they dropped them, in order; a
+    /// move whose row, or the row it follows in the row's section, is gone shows nothing.
+    func showing(_ moves: [UserMove]) -> Screen {
+        guard !moves.isEmpty else { return self }
+        var screen = self
+        for move in moves {
+            guard let source = screen.path(ofRow: move.row) else { continue }
+            var rows = screen.sections[source.section].rows
+            let row = rows.remove(at: source.row)
+            var place = 0
+            if let after = move.after {
+                guard let anchor = rows.firstIndex(where: { $0.id == after }) else { continue }
+                place = anchor + 1
+            }
+            rows.insert(row, at: place)
+            screen.sections[source.section].rows = rows
+        }
+        return screen
+    }
+}

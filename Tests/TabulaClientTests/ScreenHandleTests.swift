@@ -117,36 +117,90 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func anAnswerThatDoesNotFitTheCopyFetchesTheScreenWhole() async throws {
         let service = try LiveService()
         let transport = GatedTransport(URLSessionTransport())
-        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: transport)
-        defer { session.close() }
-        let toggles = UpdateRecorder(session.screen("protocol-settings"))
-        try await toggles.waitForScreen()
-        #expect(await toggles.handle.screen?.revision == 0)
         // The event names revision 0, and waits at the gate.
-        transport.holdEvents(true)
-        let isOn = await toggles.handle.screen?.switchState("offline-maps") ?? false
-        await toggles.handle.send(.toggle(row: "offline-maps", isOn: !isOn))
-        try await toggles.poll("the event at the gate") { transport.waitingEvents == 1 }
+        let (session, toggles, isOn) = try await toggleHeldAtTheGate(service, transport)
+        defer { session.close() }
         // Another client's change reaches the copy through the stream: revision 1.
         let other = try service.request(
             "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(session.token)", "Content-Type: application/json"],
             body: #"{"row":"departure-reminder","isOn":false}"#)
         #expect(other.status == 200)
         try await toggles.poll("the copy at revision 1") { await toggles.handle.screen?.revision == 1 }
-        // The event commits revision 2; its answer goes from 0, the copy it named, and comes
-        // before the stream's own change set for it.
-        transport.holdStream(true)
-        let wholeBefore = await toggles.wholeScreens
-        transport.holdEvents(false)
-        try await toggles.poll("a whole screen at revision 2") {
-            let whole = await toggles.wholeScreens
-            let revision = await toggles.handle.screen?.revision
-            return whole > wholeBefore && revision == 2
-        }
-        transport.holdStream(false)
+        // The event commits revision 2; its answer goes from 0, the copy it named.
+        try await releaseEventBeforeStream(transport, toggles, wholeAt: 2)
         try await toggles.waitUntilCurrent(service, token: session.token)
         #expect(!transport.paths.contains { $0.contains("/changes") }, "\(transport.paths)")
         #expect(try service.screen("protocol-settings", token: session.token).switchState("offline-maps") == !isOn)
+    }
+
+    /// An answer goes from the copy its event named: when a deployment reached the copy
+    /// while the event was on its way, the answer does not fit it, revision or not.
+    @Test(.timeLimit(.minutes(1))) func anAnswerFromACopyOfAnotherDefinitionFetchesTheScreenWhole() async throws {
+        let service = try LiveService()
+        let transport = GatedTransport(URLSessionTransport())
+        let (session, toggles, _) = try await toggleHeldAtTheGate(service, transport)
+        defer { session.close() }
+        let named = try #require(await toggles.handle.screen?.definition)
+        // A deployment reaches the copy through the stream: the same revision, another definition.
+        try service.changeDefinition("protocol-settings")
+        try await toggles.poll("the copy of the new definition") { await toggles.handle.screen?.definition != named }
+        try await releaseEventBeforeStream(transport, toggles, wholeAt: 1)
+        try await toggles.waitUntilCurrent(service, token: session.token)
+    }
+
+    /// A session whose handle on protocol-settings sent a switch event that waits at the
+    /// gate, naming revision 0; and the switch's state before it.
+    func toggleHeldAtTheGate(
+        _ service: LiveService, _ transport: GatedTransport
+    ) async throws -> (session: TabulaSession, toggles: UpdateRecorder, isOn: Bool) {
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: transport)
+        let toggles = UpdateRecorder(session.screen("protocol-settings"))
+        try await toggles.waitForScreen()
+        #expect(await toggles.handle.screen?.revision == 0)
+        transport.holdEvents(true)
+        let isOn = await toggles.handle.screen?.switchState("offline-maps") ?? false
+        await toggles.handle.send(.toggle(row: "offline-maps", isOn: !isOn))
+        try await toggles.poll("the event at the gate") { transport.waitingEvents == 1 }
+        return (session, toggles, isOn)
+    }
+
+    /// Lets the event at the gate go with the stream held, so that its answer comes before
+    /// the stream's change set for it; waits for the whole screen the handle publishes at
+    /// `revision`, then lets the stream go.
+    func releaseEventBeforeStream(_ transport: GatedTransport, _ toggles: UpdateRecorder, wholeAt revision: Int) async throws {
+        transport.holdStream(true)
+        let wholeBefore = await toggles.wholeScreens
+        transport.holdEvents(false)
+        try await toggles.poll("a whole screen at revision \(revision)") {
+            let whole = await toggles.wholeScreens
+            let current = await toggles.handle.screen?.revision
+            return whole > wholeBefore && current == revision
+        }
+        transport.holdStream(false)
+    }
+
+    /// Two rows dragged before the first answer: every screen published shows both where
+    /// the user dropped them, so that no row goes back to be moved again.
+    @Test(.timeLimit(.minutes(1))) func droppedRowsStayWhereTheUserDroppedThem() async throws {
+        let service = try LiveService()
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: URLSessionTransport())
+        defer { session.close() }
+        let inbox = UpdateRecorder(session.screen("inbox"))
+        try await inbox.waitForScreen()
+        let favourites = { (screen: Screen) in screen.sections[0].rows.map(\.id) }
+        #expect(await inbox.handle.screen.map(favourites) == ["favourite-ann", "favourite-bob", "favourite-chloe", "favourite-grace"])
+        service.proxy.freeze(true)
+        await inbox.handle.send(.move(row: "favourite-ann", to: RowPath(section: 0, row: 1)))
+        await inbox.handle.send(.move(row: "favourite-grace", to: RowPath(section: 0, row: 0)))
+        let dropped = ["favourite-grace", "favourite-bob", "favourite-ann", "favourite-chloe"]
+        #expect(await inbox.handle.screen.map(favourites) == dropped)
+        let publishedBefore = await inbox.screens.count
+        service.proxy.freeze(false)
+        try await inbox.waitUntilCurrent(service, token: session.token)
+        for screen in await inbox.screens.dropFirst(publishedBefore) {
+            #expect(favourites(screen) == dropped, "a screen published before the answers showed the rows elsewhere")
+        }
+        #expect(favourites(try service.screen("inbox", token: session.token)) == dropped)
     }
 
     @Test(.timeLimit(.minutes(1))) func anEditAnswerKeepsWhatTheUserTypedSince() async throws {
