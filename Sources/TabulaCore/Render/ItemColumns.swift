@@ -6,8 +6,8 @@
 /// change; a service that remembers a list's columns while the list keeps its storage (an
 /// ``ItemColumnSource``) makes the search a walk over arrays. `Scripts/bench-lists` prints
 /// what a keystroke costs in a list of 10,000 items against one of 100.
-public final class ItemColumn: Hashable, Sendable {
-    public let values: [FieldValue]
+package final class ItemColumn: Hashable, Sendable {
+    package let values: [FieldValue]
     /// For a column of strings: their UTF-8 bytes, A–Z folded, one after another; text `i`
     /// is `foldedBytes[starts[i]..<starts[i + 1]]`, of the class `byteClasses[i]`. A search
     /// reads them without touching the strings (whose reference counts, shared by the
@@ -20,7 +20,7 @@ public final class ItemColumn: Hashable, Sendable {
 
     /// The field's value of each record as `item.FIELD` reads it: the type's zero where a
     /// record lacks the field or holds another type.
-    public init(_ field: String, _ type: ScalarType, of records: [Record]) {
+    package init(_ field: String, _ type: ScalarType, of records: [Record]) {
         values = records.map { ExpressionNode.itemValue($0, field, type) }
         var foldedBytes: [UInt8] = []
         var starts: [Int] = []
@@ -56,8 +56,8 @@ public final class ItemColumn: Hashable, Sendable {
         return FoldedText.characters(function, text, part.characters)
     }
 
-    public static func == (lhs: ItemColumn, rhs: ItemColumn) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package static func == (lhs: ItemColumn, rhs: ItemColumn) -> Bool { lhs === rhs }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// `contains` or `startsWith` of a string column's texts and a prepared text.
@@ -79,7 +79,7 @@ final class ColumnSearch: Hashable, Sendable {
 /// Gives the columns of lists it remembers. A column it gives must hold what
 /// ``ItemColumn/init(_:_:of:)`` computes of the same records; `nil` has the list's items read
 /// one by one (as for a list it has not seen often enough to remember).
-public protocol ItemColumnSource: Sendable {
+package protocol ItemColumnSource: Sendable {
     /// The column of `field`, read as `type`, of `records`, the value of the state key `list`.
     func column(_ field: String, _ type: ScalarType, ofList list: String, _ records: [Record]) -> ItemColumn?
 }
@@ -87,8 +87,8 @@ public protocol ItemColumnSource: Sendable {
 /// Where the core finds an ``ItemColumnSource``: a service binds one around its work
 /// (`ItemColumns.$source.withValue(source) { … }`); without one, every item's fields are
 /// looked up as they are read. Results are the same either way.
-public enum ItemColumns {
-    @TaskLocal public static var source: (any ItemColumnSource)?
+package enum ItemColumns {
+    @TaskLocal package static var source: (any ItemColumnSource)?
 
     /// Lists shorter than this are read item by item: they cost a few microseconds to
     /// search, and remembering them would crowd the long ones out of a source's memory.

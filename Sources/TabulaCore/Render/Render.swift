@@ -35,8 +35,8 @@ public func render(
 
 /// ``render(_:_:reusing:renderedAt:)`` told which keys' values differ between the two
 /// states (a ``Reduction/changedKeys``; any list that holds them all will do): the states'
-/// values are not compared.
-public func render(
+/// values are not compared. A hook of the service's event path, not part of the engine's API.
+package func render(
     _ definition: ScreenDefinition, _ state: SessionState, reusing previous: Screen, renderedAt previousState: SessionState,
     changedKeys: [String]
 ) -> Screen {
