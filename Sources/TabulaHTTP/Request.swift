@@ -76,6 +76,11 @@ public struct Request: Sendable {
         }
     }
 
+    /// How many query arguments have this name: a route that takes one refuses more.
+    public func queryCount(_ name: String) -> Int {
+        rawQuery.count { PercentDecoding.decode(Substring($0.name).utf8, plusIsSpace: true) == name }
+    }
+
     /// The decoded value of the first query argument with this name; `.none` when absent,
     /// `.some(nil)` when present without a value, and `.malformed` for a bad escape.
     public func queryValue(_ name: String) -> QueryValue {

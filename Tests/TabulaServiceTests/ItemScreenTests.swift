@@ -46,6 +46,8 @@ import Testing
             ("/v1/screens/people-details?item=nobody", 404, "unknown-item"),
             ("/v1/screens/people-details/changes?since=0", 404, "unknown-item"),
             ("/v1/screens/people-details/stream", 404, "unknown-item"),
+            ("/v1/screens/people-details?item=alex-great&item=john-doe", 400, "invalid-query"),
+            ("/v1/screens/people-details/changes?since=0&item=alex-great&item=nobody", 400, "invalid-query"),
             ("/v1/screens/settings?item=x", 400, "invalid-query"),
             ("/v1/screens/settings/changes?since=0&item=x", 400, "invalid-query"),
         ] {

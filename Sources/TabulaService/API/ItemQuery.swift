@@ -17,6 +17,9 @@ extension APIContext {
             }
             return nil
         }
+        guard value == .absent || request.queryCount("item") == 1 else {
+            throw Problem.invalidQuery("?item= names one item; this request names several: keep one")
+        }
         switch value {
         case .present(let id?) where !id.isEmpty && id.utf8.count <= maxItemIDLength:
             return id
