@@ -15,7 +15,8 @@ struct WatchCommand: ParsableCommand {
             through disconnections, restarts of the service and deployments until SIGINT or \
             SIGTERM (exit 0), or until the session is gone: deleted, expired or unknown (exit 3, \
             with the reason on standard error). A screen the service refuses as asked, such as \
-            --item for a screen that is not an item screen, ends it with 1.
+            --item for a screen that is not an item screen, or a screen or item it does not \
+            have, ends it with 1; one removed while followed, with 3.
             """
     )
 
@@ -120,15 +121,20 @@ private struct Watch: Sendable {
         }
         let handle = tabula.screen(screen, item: item)
         await handle.start()
+        var shown = false
         for await update in handle.updates {
             switch update {
             case .changes(_, let screen), .screen(let screen):
+                shown = true
                 show(screen)
             case .answered, .refused:
                 break
             case .ended(.invalidRequest(let detail)):
                 // What the command was asked for cannot be shown: a usage error, not a gone session.
                 return .failure(CommandFailure(detail))
+            case .ended(.screenRemoved(let detail)) where !shown, .ended(.itemRemoved(let detail)) where !shown:
+                // Named wrong from the start: a usage error too. Removed while followed: gone.
+                return .failure(CommandFailure("no screen \"\(screen)\"\(item.map { " with item \"\($0)\"" } ?? ""): \(detail)"))
             case .ended(let reason):
                 printToStandardError("tabula watch: \(reason)")
                 return .success(3)

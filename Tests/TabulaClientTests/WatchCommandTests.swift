@@ -57,6 +57,16 @@ import Testing
         #expect(watch.standardError.contains("not an item screen") || watch.standardError.contains("is not one"), "\(watch.standardError)")
     }
 
+    /// A screen or an item the service does not have, named from the start, is a usage
+    /// error: the session is not gone.
+    @Test(.timeLimit(.minutes(1)), arguments: [["nosuch"], ["people-details", "--item", "nobody"]])
+    func aScreenOrItemTheServiceLacksEndsItWithOne(_ arguments: [String]) async throws {
+        let service = try LiveService()
+        let watch = try WatchProcess(arguments + ["--url", service.url])
+        #expect(try await watch.exitStatus() == 1)
+        #expect(watch.standardError.contains("no screen \"\(arguments[0])\""), "\(watch.standardError)")
+    }
+
     private func switchRow(_ service: LiveService, token: String, _ row: String, _ isOn: Bool) throws {
         let answer = try service.request(
             "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(token)", "Content-Type: application/json"],
