@@ -63,12 +63,37 @@ import Testing
         #expect(row(form, failed.state, "hint")?.error == "Must match" && row(form, failed.state, "pw")?.error == nil)
         #expect(row(form, failed.state, "status")?.content == .basic(title: "invalid"), "valid agrees with the submit")
         #expect(render(form, failed.state, reusing: render(form, typed), renderedAt: typed) == render(form, failed.state))
+        let retyped = try reduce(failed.state, .edit(row: "pw", value: "abc"), form).state
+        #expect(row(form, retyped, "hint")?.error == nil, "a new secure value: the comparison passes again until a submit")
+        #expect(row(form, retyped, "status")?.content == .basic(title: "valid"))
+        var stale = failed.state
+        stale.marks.secureResults["f/hint"] = 7
+        #expect(row(form, stale, "hint")?.error == nil, "a kept result whose rule is gone (the definition changed) counts for nothing")
         let edited = try reduce(failed.state, .edit(row: "hint", value: "xyz"), form).state
         #expect(row(form, edited, "hint")?.error == nil && row(form, edited, "status")?.content == .basic(title: "valid"))
         let passed = try reduction(of: .select(row: "go"), on: edited, form, values: [("pw", "xyz")])
         #expect(passed.submit?.valid == true && passed.state.scalar("done") == .bool(true))
         let cleared = try reduce(failed.state, .select(row: "clear"), form).state
         #expect(cleared.marks.isEmpty)
+    }
+
+    /// A form whose rows read its own validity: judged inside its judging, it is not valid,
+    /// and rendering ends.
+    @Test func aFormThatReadsItsOwnValidityRenders() throws {
+        let rows = #"""
+            {"id": "x", "kind": "textField", "title": "{{valid('f') ? 'X' : 'x'}}", "text": "{{x}}", "onEdit": {"set": "x"},
+             "validate": [{"when": "valid('f')", "message": "{{valid('f') ? '' : 'Loop'}}"}]},
+            {"id": "pw", "kind": "textField", "title": "PW", "secure": true, "visibleWhen": "!valid('f')",
+             "validate": [{"required": true, "message": "{{valid('f') ? '' : 'Enter it'}}"}]},
+            {"id": "status", "kind": "basic", "title": "{{valid('f') ? 'valid' : 'invalid'}}"}
+            """#
+        let file = definition(id: "f", state: #"{"x": ""}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let state = try reduce(catalogue.initialState, .edit(row: "x", value: "a"), form).state
+        let typed = try reduce(state, .edit(row: "pw", value: "b"), form).state
+        #expect(row(form, typed, "status")?.content == .basic(title: "invalid"))
+        #expect(row(form, typed, "x")?.error == "Loop")
     }
 
     /// The feed records a submit's values as the submit found them, not as the actions after

@@ -32,12 +32,10 @@ extension ScreenDefinition {
         formInputs(form, state, screenItem: screenItem).allSatisfy { input in
             var context = context(state, screenItem: screenItem)
             context.item = input.item
-            let kept = input.definition.keptResult(state.marks.secureResults[FormMarks.key(screen: id, row: input.id)], context: context)
-            if input.content.isSecureText {
-                if case .passed? = kept { return true }
-                return false
-            }
-            if case .failed? = kept { return false }
+            let secure = input.content.isSecureText
+            let kept = input.definition.keptVerdict(state.marks.secureResults[FormMarks.key(screen: id, row: input.id)], secure: secure)
+            if secure { return kept == true }
+            if kept == false { return false }
             return input.definition.firstFailingRule(of: input.content.inputValue, context: context) {
                 inputValue(ofRow: $0, state, screenItem: screenItem)
             } == nil

@@ -124,11 +124,23 @@ extension RowDefinition {
     /// message of the rule it names, written at this state. `nil` when none is kept, or the
     /// rules no longer have that place (the definition changed since): then it counts as
     /// never kept.
-    func keptResult(_ result: Int?, context: EvaluationContext) -> KeptResult? {
+    func keptResult(_ result: Int?, secure: Bool, context: EvaluationContext) -> KeptResult? {
+        guard let result, let passed = keptVerdict(result, secure: secure) else { return nil }
+        return passed ? .passed : .failed(message: validate[result].message.evaluate(context))
+    }
+
+    /// Whether a kept result says the value passed, without writing a message; `nil` as for
+    /// ``keptResult(_:secure:context:)``. A result kept for a row that is not secure (an
+    /// `equals` that failed against a secure field's value) counts only while its rule is
+    /// an `equals` (the definition may have changed since).
+    func keptVerdict(_ result: Int?, secure: Bool) -> Bool? {
         guard let result else { return nil }
-        if result == FormMarks.passed { return .passed }
+        if result == FormMarks.passed { return true }
         guard validate.indices.contains(result) else { return nil }
-        return .failed(message: validate[result].message.evaluate(context))
+        if !secure {
+            guard case .equals = validate[result].check else { return nil }
+        }
+        return false
     }
 }
 

@@ -137,6 +137,11 @@ public struct EvaluationContext: Sendable {
     }
 }
 
+/// The forms whose `valid(FORM)` is being worked out on this thread, innermost last.
+enum FormsBeingJudged {
+    @TaskLocal static var forms: [String] = []
+}
+
 enum ComparisonOperator: String, Hashable, Sendable {
     case less = "<"
     case lessOrEqual = "<="
@@ -329,7 +334,13 @@ indirect enum ExpressionNode: Hashable, Sendable {
             for argument in arguments { values[argument.name] = argument.value.evaluate(context) }
             return .string(strings.text(key, locale: context.state.client.locale, arguments: values))
         case .formValid(let form):
-            return .bool(context.screen?.isFormValid(form, context.state, screenItem: context.screenItem) ?? false)
+            // A form's rows may read its validity (a rule's `when`, a message, a value): read
+            // while the form is being judged, it is false, and the judging ends.
+            guard let screen = context.screen, !FormsBeingJudged.forms.contains(form) else { return .bool(false) }
+            return .bool(
+                FormsBeingJudged.$forms.withValue(FormsBeingJudged.forms + [form]) {
+                    screen.isFormValid(form, context.state, screenItem: context.screenItem)
+                })
         }
     }
 

@@ -245,7 +245,7 @@ extension RowDefinition {
         let key = FormMarks.key(screen: screen.id, row: id)
         if let message = marks.backendErrors[key] { return message }
         guard !validate.isEmpty, marks.touched.contains(key) else { return nil }
-        let kept = marks.secureResults.isEmpty ? nil : keptResult(marks.secureResults[key], context: context)
+        let kept = marks.secureResults.isEmpty ? nil : keptResult(marks.secureResults[key], secure: content.isSecureText, context: context)
         if content.isSecureText {
             if let kept { return kept.message }
             return firstFailure(of: .string(""), context: context) { _ in nil }

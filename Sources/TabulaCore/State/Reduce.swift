@@ -264,6 +264,7 @@ private struct ActionRun {
             secureValues[rowID] = value
             state.marks.touched.insert(mark)
             state.marks.secureResults[mark] = row.firstFailingRule(of: value, context: context) { _ in nil } ?? FormMarks.passed
+            forgetEqualsFailures(comparingWith: rowID)
         } else {
             if !row.validate.isEmpty { state.marks.touched.insert(mark) }
             // What its form's last submit kept of it (an `equals` with a secure field that
@@ -278,6 +279,21 @@ private struct ActionRun {
             perform(actions, item: instance.item, list: instance.list, editedValue: value.stateValue)
         case nil:
             break
+        }
+    }
+
+    /// Forgets what a submit kept of rows whose `equals` failed against the secure field
+    /// `rowID`'s value: that value is replaced, and until the next submit the comparison
+    /// passes, as it did before the first.
+    private mutating func forgetEqualsFailures(comparingWith rowID: String) {
+        let prefix = FormMarks.key(screen: definition.id, row: "")
+        for mark in state.marks.secureResults.keys where mark.hasPrefix(prefix) {
+            let row = String(mark.dropFirst(prefix.count))
+            guard row != rowID, let instance = definition.rowInstance(row, state, screenItem: screenItem),
+                instance.definition.validate.contains(where: { if case .equals(rowID) = $0.check { true } else { false } }),
+                !definition.isSecureTextField(row: row, state, item: itemID)
+            else { continue }
+            state.marks.secureResults[mark] = nil
         }
     }
 
