@@ -187,13 +187,17 @@ def make_driver(output):
     return webdriver.Chrome(service=service, options=options)
 
 
-# A form with a secure row and a button that submits nothing, served beside the fixtures.
+# Two forms with a secure row each, and a button that submits nothing, served beside the
+# fixtures.
 PIN_FORM = {
     "id": "pin-form", "title": "PIN", "state": {"user": "", "resetAsked": False, "loggedIn": False},
     "sections": [
         {"id": "fields", "form": "login", "rows": [
             {"id": "user", "kind": "textField", "title": "User", "text": "{{user}}", "onEdit": {"set": "user"}},
             {"id": "pin", "kind": "textField", "title": "PIN", "secure": True, "validate": [{"required": True, "message": "Enter your PIN"}]}]},
+        {"id": "erasing", "form": "erase", "rows": [
+            {"id": "confirm", "kind": "textField", "title": "Confirm", "secure": True},
+            {"id": "erase", "kind": "button", "title": "Erase", "onSelect": {"submit": "erase"}}]},
         {"id": "actions", "rows": [
             {"id": "forgot", "kind": "button", "title": "Forgot PIN", "onSelect": {"set": {"resetAsked": True}}},
             {"id": "login", "kind": "button", "title": "Log in", "onSelect": [{"submit": "login"}, {"set": {"loggedIn": True}}]},
@@ -625,7 +629,7 @@ class PreviewTest:
         assert_page_matches(driver, self.api, "join-network", session, "after joining an open network")
 
     def check_buttons_that_submit_nothing(self):
-        step("a secure value typed, then a button that submits no form: it goes without the value, and the submit still carries it")
+        step("secure values typed into two forms, then a button that submits neither, and one that submits one: each goes with what it takes")
         if not self.screens_dir:
             print("   skipped: the server was not started by this test", flush=True)
             return
@@ -635,12 +639,16 @@ class PreviewTest:
         pin = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="pin"] .row-control')
         click(driver, pin)
         pin.send_keys("1234")
-        # The service refuses values for a selection that submits no form (422); the client
-        # sends it again without them.
+        confirm = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="confirm"] .row-control')
+        click(driver, confirm)
+        confirm.send_keys("erase it")
+        # The service refuses a value for a row of no form the selection submits (422, naming
+        # the row); the client sends it again without that value.
         click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="forgot"]'))
         wait_for(driver, lambda d: title(d, "asked") == "Reset asked", 5, "Forgot PIN to go through")
         click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="login"]'))
-        wait_for(driver, lambda d: title(d, "status") == "Logged in", 5, "Log in to submit the form with the PIN that was typed")
+        wait_for(driver, lambda d: title(d, "status") == "Logged in", 5,
+                 "Log in to submit its form with the PIN that was typed, without the other form's value")
         assert_page_matches(driver, self.api, "pin-form", session, "after logging in")
         step("a switch the service refuses flips back")
         write_atomically(os.path.join(self.screens_dir, "stuck-switch.json"), json.dumps(STUCK_SWITCH))

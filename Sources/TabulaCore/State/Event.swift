@@ -73,6 +73,18 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An `append` whose item's id is one the list holds already.
     case duplicateItem(list: String, id: String)
 
+    /// The row the refusal is about: the event's own, or one whose value a selection
+    /// carried; `nil` for a duplicate item.
+    public var row: String? {
+        switch self {
+        case .unknownRow(let id), .rowHidden(let id), .rowDisabled(let id), .rowNotSelectable(let id), .rowHasNoSwitch(let id),
+            .rowNotDeletable(let id), .rowNotEditable(let id), .rowNotMovable(let id):
+            id
+        case .invalidValue(let row, _), .invalidMove(let row, _), .unknownAction(let row, _): row
+        case .duplicateItem: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .unknownRow(let id): "the screen has no row \"\(id)\"; fetch the screen and use one of its row ids"

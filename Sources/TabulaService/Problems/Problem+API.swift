@@ -173,25 +173,30 @@ extension Problem {
             extensions: ["currentDefinition": .string(screen.definitionID)])
     }
 
+    /// An event the core refused, naming the row it refused (`row`): the event's own, or
+    /// one whose value a selection carried, which a client can then leave out.
     static func eventNotApplicable(_ error: EventError) -> Problem {
+        var problem: Problem
         switch error {
         case .unknownRow:
-            return unknownRow(error.description)
+            problem = unknownRow(error.description)
         case .rowDisabled:
-            return Problem(slug: "row-disabled", title: "Row Disabled", status: .unprocessableContent, detail: error.description)
+            problem = Problem(slug: "row-disabled", title: "Row Disabled", status: .unprocessableContent, detail: error.description)
         case .invalidValue:
-            return Problem(slug: "invalid-value", title: "Invalid Value", status: .unprocessableContent, detail: error.description)
+            problem = Problem(slug: "invalid-value", title: "Invalid Value", status: .unprocessableContent, detail: error.description)
         case .invalidMove:
-            return Problem(slug: "invalid-move", title: "Invalid Move", status: .unprocessableContent, detail: error.description)
+            problem = Problem(slug: "invalid-move", title: "Invalid Move", status: .unprocessableContent, detail: error.description)
         case .duplicateItem:
-            return Problem(slug: "duplicate-item", title: "Duplicate Item", status: .unprocessableContent, detail: error.description)
+            problem = Problem(slug: "duplicate-item", title: "Duplicate Item", status: .unprocessableContent, detail: error.description)
         case .unknownAction:
-            return Problem(slug: "unknown-action", title: "Unknown Action", status: .unprocessableContent, detail: error.description)
+            problem = Problem(slug: "unknown-action", title: "Unknown Action", status: .unprocessableContent, detail: error.description)
         case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable, .rowNotEditable, .rowNotMovable:
-            return Problem(
+            problem = Problem(
                 slug: "event-not-applicable", title: "Event Not Applicable", status: .unprocessableContent,
                 detail: error.description)
         }
+        if let row = error.row { problem.extensions["row"] = .string(row) }
+        return problem
     }
 
     static func eventIDReused(_ id: String) -> Problem {

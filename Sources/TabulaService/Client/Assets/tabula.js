@@ -641,8 +641,11 @@ export class TabulaView extends EventTarget {
      */
     this.userSwitches = new Map();
     this.userMoves = [];
-    /** Buttons the service took no secure values for (their actions submit no form that has those rows). */
-    this.buttonsWithoutValues = new Set();
+    /**
+     * The secure rows whose values the service refused with a button's selection (its
+     * actions submit no form that has them), by definition and button: not sent with it again.
+     */
+    this.refusedValues = new Map();
     this.listeners = new AbortController();
     this.timers = new Set();
     this.ownGhostLayer = !options.ghostLayer;
@@ -953,9 +956,15 @@ export class TabulaView extends EventTarget {
    * the copy shown when it is sent; the body (and its eventId) is built once and sent again
    * unchanged after a network failure, so the service applies it once.
    */
-  send(kind, rowID, extra = {}) {
+  /** Sends an event in its turn; `secureValues`: a button's selection, which carries them (see secureValuesFor). */
+  send(kind, rowID, extra = {}, { secureValues = false } = {}) {
     const release = this.holdUserChange(kind, rowID, extra);
-    return this.enqueue(() => this.sendNow(kind, rowID, extra, release));
+    return this.enqueue(() => {
+      // Worked out in the event's turn, once the edits sent before it are answered: a row
+      // they hid or disabled takes no value.
+      const values = secureValues ? this.secureValuesFor(rowID) : {};
+      return this.sendNow(kind, rowID, Object.keys(values).length ? { ...extra, values } : extra, release);
+    });
   }
 
   /** Keeps what the user did showing until its event is answered; returns what lets it go. */
@@ -1013,16 +1022,17 @@ export class TabulaView extends EventTarget {
    * What a button's selection carries: a button is what submits a form, and a submit needs
    * the secure fields' values, which the copy never holds. They go for the secure rows the
    * user can type into now (shown and enabled; a value typed into a row that is gone is
-   * forgotten). The wire model does not say which form a button submits, so a button the
-   * service refuses them for (see sendNow) goes without them from then on.
+   * forgotten). The wire model does not say which form a button submits: a row whose value
+   * the service refuses with this button (see sendNow) is left out from then on, while the
+   * definition stays the same.
    */
   secureValuesFor(rowID) {
-    if (this.buttonsWithoutValues.has(rowID)) return {};
+    const refused = this.refusedValues.get(`${this.copy?.definition}\n${rowID}`);
     const values = {};
     for (const [id, value] of this.secureValues) {
       const row = this.findRow(id);
       if (!row || !row.secure) this.secureValues.delete(id);
-      else if (row.enabled !== false) values[id] = value;
+      else if (row.enabled !== false && !refused?.has(id)) values[id] = value;
     }
     return values;
   }
@@ -1056,12 +1066,18 @@ export class TabulaView extends EventTarget {
         return;
       }
       showValues(copy, previous);
-      if (kind === "selection" && extra.values && error instanceof Problem && error.slug === "invalid-value" && this.onlySecure(extra.values)) {
-        // A button whose actions submit no form with those secure rows takes no values:
-        // the same selection again, without them (nothing changed, so a new event id).
-        this.buttonsWithoutValues.add(rowID);
+      const refused = error instanceof Problem && error.status === 422 ? error.problem.row : undefined;
+      if (kind === "selection" && extra.values && refused !== rowID && this.secureValues.has(refused) && refused in extra.values) {
+        // A secure row's value the button does not take (its actions submit no form with
+        // that row): the same selection again without it (nothing changed, so a new event
+        // id), and never with this button again while the definition is the same.
+        const key = `${sent.definition}\n${rowID}`;
+        if (!this.refusedValues.has(key)) this.refusedValues.set(key, new Set());
+        this.refusedValues.get(key).add(refused);
+        const values = { ...extra.values };
+        delete values[refused];
         const { values: _, ...rest } = extra;
-        return this.sendNow(kind, rowID, rest);
+        return this.sendNow(kind, rowID, Object.keys(values).length ? { ...rest, values } : rest);
       }
       if (kind === "move") {
         await this.refetch("the move was refused"); // Puts the row back where the service has it.
@@ -1095,11 +1111,6 @@ export class TabulaView extends EventTarget {
     const node = this.rowNodes.get(rowID);
     if (node) node._json = undefined;
     if (this.copy) this.draw(this.copy, { animated: false });
-  }
-
-  /** Whether every value names a secure row: values only a button's selection adds. */
-  onlySecure(values) {
-    return Object.keys(values).every((id) => this.secureValues.has(id));
   }
 
   /** Sends a row's edit now: its newest value, if one waits. */
@@ -1247,8 +1258,7 @@ export class TabulaView extends EventTarget {
       setTimeout(() => row.classList.remove("selected"), 350);
       // What the user typed goes first.
       this.flushEdits();
-      const values = row.dataset.kind === "button" ? this.secureValuesFor(row.dataset.rowId) : {};
-      this.send("selection", row.dataset.rowId, Object.keys(values).length ? { values } : {});
+      this.send("selection", row.dataset.rowId, {}, { secureValues: row.dataset.kind === "button" });
     });
     on("keydown", (event) => {
       const row = event.target.closest?.(".row[data-selectable='true']");
