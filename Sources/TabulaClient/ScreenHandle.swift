@@ -170,9 +170,11 @@ public actor ScreenHandle {
                 end(reason)
                 return
             }
-            forgetShownByUser(pending.event)
-            // A move sent again after a 409 still shows where the user dropped it.
-            if problem.status != 409 || pending.resent { forgetMoveByUser(pending.event) }
+            // An event sent again after a 409 still shows what the user did meanwhile.
+            if problem.status != 409 || pending.resent {
+                forgetShownByUser(pending.event)
+                forgetMoveByUser(pending.event)
+            }
             if problem.status == 409, !pending.resent {
                 // The copy is out of date: fetch it and send the event again, against it.
                 await fetchWhole()

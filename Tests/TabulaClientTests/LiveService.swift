@@ -10,14 +10,17 @@ final class LiveService: @unchecked Sendable {
     let proxy: FreezableProxy
     let port: UInt16
     private(set) var server: ServerProcess
+    /// Arguments of `tabula serve` besides the ones every test's service has.
+    let extraArguments: [String]
 
-    init() throws {
+    init(_ extraArguments: [String] = []) throws {
+        self.extraArguments = extraArguments
         directory = try makeTemporaryDirectory()
         try FileManager.default.copyItem(
             at: repositoryRoot.appendingPathComponent("Fixtures/screens"), to: directory.appendingPathComponent("screens"))
         try FileManager.default.copyItem(
             at: repositoryRoot.appendingPathComponent("Fixtures/strings"), to: directory.appendingPathComponent("strings"))
-        server = try ServerProcess(arguments: Self.arguments(directory))
+        server = try ServerProcess(arguments: Self.arguments(directory) + extraArguments)
         port = server.port
         proxy = try FreezableProxy(to: port)
     }
@@ -46,7 +49,7 @@ final class LiveService: @unchecked Sendable {
     func killAndRestart() throws {
         server.signal(SIGKILL)
         _ = server.waitForExit(seconds: 10)
-        server = try ServerProcess(arguments: Self.arguments(directory), port: port)
+        server = try ServerProcess(arguments: Self.arguments(directory) + extraArguments, port: port)
     }
 
     /// A request straight to the service (not through the proxy).

@@ -179,6 +179,30 @@ import Testing
         transport.holdStream(false)
     }
 
+    /// An event refused with a 409 (its copy's revision was dropped meanwhile) is sent again
+    /// from the screen fetched whole, and that screen already shows what the user did.
+    @Test(.timeLimit(.minutes(1))) func anEventSentAgainAfterA409KeepsShowingTheUsersChange() async throws {
+        let service = try LiveService(["--keep-revisions", "1"])
+        let transport = GatedTransport(URLSessionTransport())
+        let (session, toggles, isOn) = try await toggleHeldAtTheGate(service, transport)
+        defer { session.close() }
+        // Two changes of another client: revision 0, which the event names, is dropped.
+        for value in [false, true] {
+            let other = try service.request(
+                "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(session.token)", "Content-Type: application/json"],
+                body: #"{"row":"departure-reminder","isOn":\#(value)}"#)
+            #expect(other.status == 200)
+        }
+        try await toggles.poll("the copy at revision 2") { await toggles.handle.screen?.revision == 2 }
+        let publishedBefore = await toggles.screens.count
+        transport.holdEvents(false)
+        try await toggles.waitUntilCurrent(service, token: session.token)
+        for screen in await toggles.screens.dropFirst(publishedBefore) {
+            #expect(screen.switchState("offline-maps") == !isOn, "a screen published before the event was applied again showed the switch back")
+        }
+        #expect(try service.screen("protocol-settings", token: session.token).switchState("offline-maps") == !isOn)
+    }
+
     /// Two rows dragged before the first answer: every screen published shows both where
     /// the user dropped them, so that no row goes back to be moved again.
     @Test(.timeLimit(.minutes(1))) func droppedRowsStayWhereTheUserDroppedThem() async throws {
