@@ -78,14 +78,18 @@ public struct Request: Sendable {
 
     /// How many query arguments have this name: a route that takes one refuses more.
     public func queryCount(_ name: String) -> Int {
-        rawQuery.count { PercentDecoding.decode(Substring($0.name).utf8, plusIsSpace: true) == name }
+        rawQuery.count { Self.isNamed($0, name) }
+    }
+
+    /// Whether a query argument's name, decoded, is `name`.
+    private static func isNamed(_ argument: (name: String, value: String?), _ name: String) -> Bool {
+        PercentDecoding.decode(Substring(argument.name).utf8, plusIsSpace: true) == name
     }
 
     /// The decoded value of the first query argument with this name; `.none` when absent,
     /// `.some(nil)` when present without a value, and `.malformed` for a bad escape.
     public func queryValue(_ name: String) -> QueryValue {
-        guard let argument = rawQuery.first(where: { PercentDecoding.decode(Substring($0.name).utf8, plusIsSpace: true) == name })
-        else { return .absent }
+        guard let argument = rawQuery.first(where: { Self.isNamed($0, name) }) else { return .absent }
         guard let raw = argument.value else { return .present(nil) }
         guard let decoded = PercentDecoding.decode(Substring(raw).utf8, plusIsSpace: true) else { return .malformed }
         return .present(decoded)

@@ -608,16 +608,18 @@ class PreviewTest:
         if "Signed in as ann@example.com" not in json.dumps(signed_in):
             raise Failure(f"the backend's answer did not sign the session in: {json.dumps(signed_in)[:400]}")
 
+    def type_into(self, row_id, text):
+        """Types into the control of an input row of the page's screen."""
+        control = self.driver.find_element(By.CSS_SELECTOR, f'#screen .row[data-row-id="{row_id}"] .row-control')
+        click(self.driver, control)
+        control.send_keys(text)
+
     def check_secure_values_follow_the_rows(self):
         step("a form whose secure row was hidden after typing: the submit goes without its value")
         driver = self.driver
         session = self.open("join-network")
-        name = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="name"] .row-control')
-        click(driver, name)
-        name.send_keys("Home")
-        password = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="password"] .row-control')
-        click(driver, password)
-        password.send_keys("abcdefghi")
+        self.type_into("name", "Home")
+        self.type_into("password", "abcdefghi")
         Select(driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="security"] select')).select_by_value("none")
         wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, '#screen .row[data-row-id="password"]'), 5,
                  "the password row to go once the network is open")
@@ -636,12 +638,8 @@ class PreviewTest:
         driver = self.driver
         session = self.open("pin-form")
         title = lambda d, row: d.find_element(By.CSS_SELECTOR, f'#screen .row[data-row-id="{row}"] .row-title').text
-        pin = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="pin"] .row-control')
-        click(driver, pin)
-        pin.send_keys("1234")
-        confirm = driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="confirm"] .row-control')
-        click(driver, confirm)
-        confirm.send_keys("erase it")
+        self.type_into("pin", "1234")
+        self.type_into("confirm", "erase it")
         # The service refuses a value for a row of no form the selection submits (422, naming
         # the row); the client sends it again without that value.
         click(driver, driver.find_element(By.CSS_SELECTOR, '#screen .row[data-row-id="forgot"]'))

@@ -120,19 +120,11 @@ extension RowDefinition {
         validate.firstIndex { !$0.passes(value, context: context, other: other) }
     }
 
-    /// What a result kept in the marks (``FormMarks/secureResults``) says of the row now: the
-    /// message of the rule it names, written at this state. `nil` when none is kept, or the
-    /// rules no longer have that place (the definition changed since): then it counts as
-    /// never kept.
-    func keptResult(_ result: Int?, secure: Bool, context: EvaluationContext) -> KeptResult? {
-        guard let result, let passed = keptVerdict(result, secure: secure) else { return nil }
-        return passed ? .passed : .failed(message: validate[result].message.evaluate(context))
-    }
-
-    /// Whether a kept result says the value passed, without writing a message; `nil` as for
-    /// ``keptResult(_:secure:context:)``. A result kept for a row that is not secure (an
-    /// `equals` that failed against a secure field's value) counts only while its rule is
-    /// an `equals` (the definition may have changed since).
+    /// Whether a result kept in the marks (``FormMarks/secureResults``) says the value passed;
+    /// `nil` when none is kept, or the rules no longer have the place it names (the
+    /// definition changed since): it then counts as never kept. A result kept for a row that
+    /// is not secure (an `equals` that failed against a secure field's value) counts only
+    /// while its rule is an `equals`.
     func keptVerdict(_ result: Int?, secure: Bool) -> Bool? {
         guard let result else { return nil }
         if result == FormMarks.passed { return true }
@@ -141,17 +133,6 @@ extension RowDefinition {
             guard case .equals = validate[result].check else { return nil }
         }
         return false
-    }
-}
-
-/// A rules' result kept for a value the service does not keep (see ``FormMarks``).
-enum KeptResult {
-    case passed
-    case failed(message: String)
-
-    var message: String? {
-        if case .failed(let message) = self { return message }
-        return nil
     }
 }
 

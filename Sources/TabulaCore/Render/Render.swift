@@ -245,13 +245,17 @@ extension RowDefinition {
         let key = FormMarks.key(screen: screen.id, row: id)
         if let message = marks.backendErrors[key] { return message }
         guard !validate.isEmpty, marks.touched.contains(key) else { return nil }
-        let kept = marks.secureResults.isEmpty ? nil : keptResult(marks.secureResults[key], secure: content.isSecureText, context: context)
+        let results = marks.secureResults
+        let kept = results.isEmpty ? nil : results[key]
+        let verdict = keptVerdict(kept, secure: content.isSecureText)
+        // The kept failure's message, written at this state.
+        let keptFailure = verdict == false ? kept.map { validate[$0].message.evaluate(context) } : nil
         if content.isSecureText {
-            if let kept { return kept.message }
+            if verdict != nil { return keptFailure }
             return firstFailure(of: .string(""), context: context) { _ in nil }
         }
         return firstFailure(of: content.inputValue, context: context) { screen.inputValue(ofRow: $0, context.state, screenItem: context.screenItem) }
-            ?? kept?.message
+            ?? keptFailure
     }
 
     private func displayContent(_ values: FieldReader) -> RowContent {

@@ -290,7 +290,7 @@ private struct ActionRun {
         for mark in state.marks.secureResults.keys where mark.hasPrefix(prefix) {
             let row = String(mark.dropFirst(prefix.count))
             guard row != rowID, let instance = definition.rowInstance(row, state, screenItem: screenItem),
-                instance.definition.validate.contains(where: { if case .equals(rowID) = $0.check { true } else { false } }),
+                instance.definition.equalsTargets.contains(rowID),
                 !definition.isSecureTextField(row: row, state, item: itemID)
             else { continue }
             state.marks.secureResults[mark] = nil

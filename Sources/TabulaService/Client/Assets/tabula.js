@@ -954,16 +954,15 @@ export class TabulaView extends EventTarget {
   /**
    * Sends an event about a row and applies its answer. Events go one at a time, each from
    * the copy shown when it is sent; the body (and its eventId) is built once and sent again
-   * unchanged after a network failure, so the service applies it once.
+   * unchanged after a network failure, so the service applies it once. `secureValues`: a
+   * button's selection, which carries them (see secureValuesFor).
    */
-  /** Sends an event in its turn; `secureValues`: a button's selection, which carries them (see secureValuesFor). */
   send(kind, rowID, extra = {}, { secureValues = false } = {}) {
     const release = this.holdUserChange(kind, rowID, extra);
     return this.enqueue(() => {
       // Worked out in the event's turn, once the edits sent before it are answered: a row
       // they hid or disabled takes no value.
-      const values = secureValues ? this.secureValuesFor(rowID) : {};
-      return this.sendNow(kind, rowID, Object.keys(values).length ? { ...extra, values } : extra, release);
+      return this.sendNow(kind, rowID, secureValues ? withValues(extra, this.secureValuesFor(rowID)) : extra, release);
     });
   }
 
@@ -1074,10 +1073,8 @@ export class TabulaView extends EventTarget {
         const key = `${sent.definition}\n${rowID}`;
         if (!this.refusedValues.has(key)) this.refusedValues.set(key, new Set());
         this.refusedValues.get(key).add(refused);
-        const values = { ...extra.values };
-        delete values[refused];
-        const { values: _, ...rest } = extra;
-        return this.sendNow(kind, rowID, Object.keys(values).length ? { ...rest, values } : rest);
+        const { [refused]: _, ...values } = extra.values;
+        return this.sendNow(kind, rowID, withValues(extra, values));
       }
       if (kind === "move") {
         await this.refetch("the move was refused"); // Puts the row back where the service has it.
@@ -1635,6 +1632,12 @@ function moveInCopy(copy, rowID, to) {
     section.rows.splice(Math.min(to.row, section.rows.length), 0, row);
     return;
   }
+}
+
+/** An event's extra body members with `values`, or without the member when there are none. */
+function withValues(extra, values) {
+  const { values: _, ...rest } = extra;
+  return Object.keys(values).length ? { ...rest, values } : rest;
 }
 
 /** Sets input rows' value fields in a copy (not a secure row's, whose copy holds ""); returns the values they had, to put back. */
