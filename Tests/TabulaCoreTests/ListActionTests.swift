@@ -52,6 +52,47 @@ import Testing
         #expect(renamed.records("tasks").map(\.id) == ids(state))
     }
 
+    /// `onEdit: {"set": "item.FIELD"}`, as a switch's, in a `forEach` row and on an item
+    /// screen: the edited value goes into that field of the row's or the screen's item.
+    @Test func anEditStoresIntoAFieldOfItsItem() throws {
+        let people = """
+            {"id": "people", "title": "People",
+             "state": {"people": {"type": "list", "item": {"name": "string", "age": "number"}, "default": [
+               {"id": "ann", "name": "Ann", "age": 30}, {"id": "bo", "name": "Bo", "age": 41}]}},
+             "sections": [{"id": "list", "rows": [
+               {"id": "name-{{item.id}}", "kind": "textField", "forEach": "people", "title": "Name", "text": "{{item.name}}", "onEdit": {"set": "item.name"}}]}]}
+            """
+        let person = """
+            {"id": "person", "title": "{{item.name}}", "item": {"list": "people"},
+             "sections": [{"id": "person", "rows": [
+               {"id": "age", "kind": "stepper", "title": "Age", "value": "item.age", "min": 0, "max": 130, "onEdit": {"set": "item.age"}}]}]}
+            """
+        let catalogue = try Catalogue.load([
+            DefinitionFile(name: "people.json", bytes: Array(people.utf8)), DefinitionFile(name: "person.json", bytes: Array(person.utf8)),
+        ])
+        let list = try #require(catalogue.screen(id: "people"))
+        let detail = try #require(catalogue.screen(id: "person"))
+        let renamed = try reduce(catalogue.initialState, .edit(row: "name-bo", value: .string("Bob")), list).state
+        #expect(renamed.records("people").map { $0.fields["name"] } == [.string("Ann"), .string("Bob")] && renamed.revision == 1)
+        #expect(render(list, renamed).sections[0].rows[1].content.inputValue == .string("Bob"))
+        let aged = try reduce(renamed, .edit(row: "age", value: .number(31)), detail, item: "ann").state
+        #expect(aged.records("people").map { $0.fields["age"] } == [.number(31), .number(41)] && aged.revision == 2)
+        #expect(throws: EventError.self) { try reduce(renamed, .edit(row: "age", value: .number(131)), detail, item: "ann") }
+        let problems = definitionProblems([
+            "a.json":
+                #"{"id": "a", "title": "A", "state": {"people": {"type": "list", "item": {"name": "string"}, "default": []}}, "sections": [{"id": "s", "rows": ["#
+                + #"{"id": "n-{{item.id}}", "kind": "stepper", "forEach": "people", "title": "N", "value": "1", "min": 0, "max": 9, "onEdit": {"set": "item.name"}},"#
+                + #"{"id": "i-{{item.id}}", "kind": "textField", "forEach": "people", "title": "I", "text": "{{item.id}}", "onEdit": {"set": "item.id"}},"#
+                + #"{"id": "x", "kind": "textField", "title": "X", "text": "", "onEdit": {"set": "item.name"}}]}]}"#
+        ])
+        #expect(
+            problems.map(\.message).sorted() == [
+                #""item.name" is a field of an item: only a row with "forEach", or a screen with "item", has one"#,
+                "an item's id never changes; it is its identity",
+                #"the items of "people" have no number field "name"; a stepper stores a number"#,
+            ])
+    }
+
     @Test func appendGivesIdsThatARetryGivesAgain() throws {
         let (definition, initial) = try definition()
         var state = initial

@@ -81,9 +81,10 @@ extension DefinitionReader {
         return (fields, options, secure)
     }
 
-    /// `onEdit: {"set": KEY}` stores the edited value in a key of the kind's state type;
-    /// an action or a list of them runs with the expression `value`, the edited value, of
-    /// that type. They may not ask the backend: an edit is sent as the user types.
+    /// `onEdit: {"set": KEY}` stores the edited value in a key of the kind's state type, or
+    /// with `{"set": "item.FIELD"}` in a field of that type of the row's (or the screen's)
+    /// item; an action or a list of them runs with the expression `value`, the edited value,
+    /// of that type. They may not ask the backend: an edit is sent as the user types.
     mutating func editAction(_ value: JSONValue, kind: String?, secure: Bool, path: String, scope: ExpressionScope) -> EditAction? {
         guard let kind else { return nil }
         guard let type = RowContent.inputStateTypes[kind] else {
@@ -115,6 +116,11 @@ extension DefinitionReader {
             }
             return .actions(actions)
         }
+        if let field = Action.itemField(of: key) {
+            var editScope = scope
+            editScope.editedValue = type
+            return itemFieldEdit(key: key, field: field, kind: kind, type: type, path: "\(path).\(set)", scope: editScope)
+        }
         switch stateTypes[key] {
         case nil:
             log.add(.unknownStateKey, at: "\(path).\(set)", "unknown state key \"\(key)\"; declare it under \"state\"")
@@ -125,6 +131,30 @@ extension DefinitionReader {
             log.add(.typeMismatch, at: "\(path).\(set)", "\"\(key)\" is a \(other), but a \(kind) stores a \(type.rawValue)")
             return nil
         }
+    }
+
+    /// `{"set": "item.FIELD"}`: the same as the action `{"set": {"item.FIELD": value}}`, as
+    /// a switch's `{"set": "item.FIELD"}` is; the field has the kind's state type.
+    private mutating func itemFieldEdit(
+        key: String, field: String, kind: String, type: ScalarType, path: String, scope: ExpressionScope
+    ) -> EditAction? {
+        guard let item = scope.item, field != "id", item.schema.type(of: field) == type else {
+            let problem =
+                if let item = scope.item {
+                    field == "id"
+                        ? "an item's id never changes; it is its identity"
+                        : "the items of \"\(item.list)\" have no \(type.rawValue) field \"\(field)\"; a \(kind) stores a \(type.rawValue)"
+                } else {
+                    "\"\(key)\" is a field of an item: only a row with \"forEach\", or a screen with \"item\", has one"
+                }
+            log.add(.typeMismatch, at: path, problem)
+            return nil
+        }
+        // The edited value as it is: a string through a template of `value` alone, a number
+        // through the expression `value`.
+        let editedValue: JSONValue = .string(type == .string ? "{{value}}" : "value")
+        guard let source = source(editedValue, type: type, path: path, scope: scope) else { return nil }
+        return .actions([.set([(key: key, value: source)])])
     }
 
     /// `options`: a list of `{"id", "title"}` with distinct, non-empty ids, or

@@ -418,12 +418,12 @@ public enum DefinitionSchema {
         case .onEdit:
             [
                 "description":
-                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper; or actions (neither \"call\" nor \"submit\"), in which the expression value is the edited value, of that type. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
+                    "Only on input rows: {\"set\": KEY} stores the edited value in KEY, a string key for textField, picker, segmented and datePicker, a number key for slider and stepper, or with {\"set\": \"item.FIELD\"} in a field of that type of the row's or the screen's item; or actions (neither \"call\" nor \"submit\"), in which the expression value is the edited value, of that type. The row is editable exactly when it has it and is enabled. A secure text field has none: it stores nothing.",
                 "anyOf": [
                     [
                         "type": "object",
                         "required": [.string(ActionName.set.rawValue)],
-                        "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type."]],
+                        "properties": [ActionName.set.rawValue: ["type": "string", "description": "A state key of the kind's type, or item.FIELD."]],
                         "additionalProperties": false,
                     ],
                     reference("actions", "Actions in which the expression value is the edited value."),
