@@ -11,6 +11,11 @@ public struct HTTPClientRequest: Sendable {
     /// answer's last byte; past it the request fails with ``HTTPClientError/timedOut``.
     public var timeout: Duration
 
+    /// A PEM file of the certificate authorities an `https` server's certificate must come
+    /// from, instead of the system's (`nil`): for a server whose certificate a private CA
+    /// signed. curl reads it when it opens a connection.
+    public var certificateAuthorities: String?
+
     /// The method: `POST` (the default) sends ``body``; `GET` sends none; another method
     /// (`PUT`) sends ``body`` with that method.
     public var method = "POST"

@@ -67,6 +67,7 @@ final class Transfer {
             curl.set(handle, CURLOPT_WRITEDATA, pointer: box),
             curl.set(handle, CURLOPT_WRITEFUNCTION, callback: Self.receive),
         ]
+        if let file = request.certificateAuthorities { results.append(curl.set(handle, CURLOPT_CAINFO, file)) }
         if stream == nil {
             results.append(curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         } else {

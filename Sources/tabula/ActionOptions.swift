@@ -1,8 +1,9 @@
 import ArgumentParser
+import TabulaPlatform
 import TabulaService
 
-/// `--actions-url`, `--actions-secret`, `--actions-timeout` and `--actions-concurrency`:
-/// the app's backend, which `call` actions ask within an event.
+/// `--actions-url`, `--actions-secret`, `--actions-timeout`, `--actions-concurrency` and
+/// `--actions-ca-file`: the app's backend, which `call` actions ask within an event.
 struct ActionOptions: ParsableArguments {
     @Option(
         name: .customLong("actions-url"),
@@ -26,6 +27,13 @@ struct ActionOptions: ParsableArguments {
         help: "Calls in flight at once; more get 503 (env TABULA_ACTIONS_CONCURRENCY, default \(Self.defaultConcurrency))")
     var actionsConcurrency: Int?
 
+    @Option(
+        name: .customLong("actions-ca-file"),
+        help:
+            "A PEM file of the certificate authorities an https backend's certificate must come from, instead of the system's: for a backend whose certificate a private CA signed (env TABULA_ACTIONS_CA_FILE)"
+    )
+    var actionsCAFile: String?
+
     static let defaultTimeoutText = "5s"
     static let defaultConcurrency = 100
     static let concurrencyRange = 1...10_000
@@ -45,8 +53,12 @@ struct ActionOptions: ParsableArguments {
             throw ValidationError(
                 "--actions-concurrency must be between \(Self.concurrencyRange.lowerBound) and \(Self.concurrencyRange.upperBound), not \(concurrency)")
         }
+        let authorities = actionsCAFile ?? EnvironmentSetting.value("TABULA_ACTIONS_CA_FILE")
         guard let url else {
             if secret != nil { throw ValidationError("--actions-secret needs --actions-url (or TABULA_ACTIONS_URL), the backend it signs calls to") }
+            if authorities != nil {
+                throw ValidationError("--actions-ca-file needs an https --actions-url (or TABULA_ACTIONS_URL), the backend it vouches for")
+            }
             return nil
         }
         let lowered = url.lowercased()
@@ -57,7 +69,28 @@ struct ActionOptions: ParsableArguments {
         guard let secret, !secret.isEmpty else {
             throw ValidationError("--actions-url needs --actions-secret (or TABULA_ACTIONS_SECRET): every call is signed with it")
         }
-        return ActionSettings(url: url, secret: secret, timeout: .milliseconds(milliseconds), concurrency: concurrency)
+        if let authorities {
+            guard lowered.hasPrefix("https://") else {
+                throw ValidationError("--actions-ca-file is for an https backend, and --actions-url \"\(url)\" is http")
+            }
+            try Self.checkCertificateAuthorities(authorities)
+        }
+        return ActionSettings(
+            url: url, secret: secret, timeout: .milliseconds(milliseconds), concurrency: concurrency, certificateAuthorities: authorities)
+    }
+
+    /// A CA file that curl could not read would fail every call at run time, each with the
+    /// same log line: a start that says so is clearer.
+    static func checkCertificateAuthorities(_ path: String) throws {
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.read(path)
+        } catch {
+            throw ValidationError("--actions-ca-file cannot be read: \(error.description)")
+        }
+        guard String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            throw ValidationError("--actions-ca-file \"\(path)\" holds no certificate; give a PEM file, with -----BEGIN CERTIFICATE----- blocks")
+        }
     }
 
     /// `250ms`, or what ``DurationText`` reads (`5`, `5s`, `1m`), in milliseconds.

@@ -64,6 +64,24 @@ import Testing
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }
 
+    /// A CA file curl could not use would fail every call at run time: the start says why.
+    @Test func aCertificateAuthoritiesFileMustBeAPEMFileForAnHTTPSBackend() throws {
+        let scratch = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let notPEM = scratch.appendingPathComponent("ca.der").path
+        try Data([0x30, 0x82, 0x01]).write(to: URL(fileURLWithPath: notPEM))
+        let backend = ["--actions-secret", "0123456789abcdef"]
+        for (arguments, message) in [
+            (["--actions-ca-file", notPEM], "--actions-ca-file needs an https --actions-url"),
+            (backend + ["--actions-url", "http://127.0.0.1:9", "--actions-ca-file", notPEM], "is for an https backend"),
+            (backend + ["--actions-url", "https://127.0.0.1:9", "--actions-ca-file", "/nonexistent/ca.pem"], "/nonexistent/ca.pem"),
+            (backend + ["--actions-url", "https://127.0.0.1:9", "--actions-ca-file", notPEM], "holds no certificate; give a PEM file"),
+        ] {
+            let result = try serve(arguments)
+            #expect(result.status == 64 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
+        }
+    }
+
     @Test func keysShorterThanSixteenCharactersAreRefused() throws {
         for option in ["--api-key", "--backend-key"] {
             let result = try serve([option, "ab"])

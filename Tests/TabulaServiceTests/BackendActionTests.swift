@@ -210,6 +210,40 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         return try APITestServer(catalogue: catalogue, store: try factory.open(catalogue), configure: configure)
     }
 
+    /// An `https` backend whose certificate a private CA signed (nginx's TLS in front of the
+    /// test's backend): refused under the system's CAs, called once its CA is given.
+    @Test func anHTTPSBackendIsTrustedThroughItsOwnAuthority() throws {
+        let backend = try TestBackend()
+        let certificates = try TestCertificates()
+        let backendPort = try #require(backend.server?.port)
+        let tls = try NginxProcess { port in
+            """
+            server {
+                listen 127.0.0.1:\(port) ssl;
+                ssl_certificate \(certificates.certificate);
+                ssl_certificate_key \(certificates.key);
+                location / { proxy_pass http://127.0.0.1:\(backendPort); proxy_http_version 1.1; proxy_set_header Connection ""; }
+            }
+            """
+        }
+        let url = "https://127.0.0.1:\(tls.port)"
+        let untrusted = try server(try StoreFactory(.memory), nil) { configuration in
+            configuration.actions = ActionSettings(url: url, secret: TestBackend.secret)
+        }
+        let refused = try signIn(untrusted, try untrusted.newSession(), password: "correct horse")
+        #expect(refused.status == 502 && refused.problemSlug == "action-failed", "\(refused.bodyText)")
+        #expect(backend.calls.withLock { $0.isEmpty }, "no call gets past a certificate the system's CAs do not vouch for")
+
+        let trusted = try server(try StoreFactory(.memory), nil) { configuration in
+            configuration.actions = ActionSettings(url: url, secret: TestBackend.secret, certificateAuthorities: certificates.authority)
+        }
+        let session = try trusted.newSession()
+        let signedIn = try signIn(trusted, session, password: "correct horse")
+        #expect(signedIn.status == 200 && signedIn.json.objectValue?["submit"] == ["form": "signin", "valid": true], "\(signedIn.bodyText)")
+        #expect(backend.calls.withLock { $0.count } == 1)
+        #expect(try trusted.revision(session, screen: "sign-in") == 1)
+    }
+
     @Test func aBackendThatIsDownOrMissingIsAProblem() throws {
         let nobody = try TestBackend()
         let url = nobody.url

@@ -1,23 +1,29 @@
 import Foundation
 
-/// nginx (Debian's `nginx-light`) running the repository's `deploy/nginx.conf` in front of
-/// Tabula instances on loopback: the file's upstream `server` line becomes one line per
-/// instance and its `listen` port a free one; everything else is used as written, so the
-/// tests check the configuration users deploy. Stopped when released.
+/// nginx (Debian's `nginx-light`) on loopback, stopped when released: by default running the
+/// repository's `deploy/nginx.conf` in front of Tabula instances, the file's upstream
+/// `server` line becoming one line per instance and its `listen` port a free one; everything
+/// else is used as written, so the tests check the configuration users deploy.
 public final class NginxProcess: @unchecked Sendable {
     public let port: UInt16
     public let directory: URL
     private let process = Process()
 
-    public init(upstreamPorts: [UInt16]) throws {
+    public convenience init(upstreamPorts: [UInt16]) throws {
+        let deployed = try String(contentsOf: repositoryRoot.appendingPathComponent("deploy/nginx.conf"), encoding: .utf8)
+        try self.init { port in try Self.site(deployed, upstreamPorts: upstreamPorts, port: port) }
+    }
+
+    /// A `server` block of nginx's `http` context to serve: TLS in front of a test's own
+    /// backend, say. `site` gets the free port to listen on.
+    public init(site makeSite: (_ port: UInt16) throws -> String) throws {
         let binary = URL(fileURLWithPath: "/usr/sbin/nginx")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ServerProcessError("nginx is missing: apt-get install -y nginx-light (Scripts/test installs it)")
         }
         directory = try makeTemporaryDirectory()
         port = try ServerProcess.freePort()
-        let deployed = try String(contentsOf: repositoryRoot.appendingPathComponent("deploy/nginx.conf"), encoding: .utf8)
-        let site = try Self.site(deployed, upstreamPorts: upstreamPorts, port: port)
+        let site = try makeSite(port)
         try site.write(to: directory.appendingPathComponent("site.conf"), atomically: true, encoding: .utf8)
         // The main context Debian's /etc/nginx/nginx.conf would give, in the test's folder.
         let main = """

@@ -88,11 +88,12 @@ final class ActionCaller: Sendable {
             inFlight.subtract(1, ordering: .relaxed)
             return completion(.failure(.actionFailed(action, "Tabula cannot sign calls: libcrypto (libssl3) cannot be loaded")))
         }
-        let request = HTTPClientRequest(
+        var request = HTTPClientRequest(
             url: settings.url(of: action),
             headers: [
                 ("Content-Type", "application/json"), ("Idempotency-Key", call.eventID), (ActionSignature.headerName, signature),
             ], body: body, timeout: settings.timeout)
+        request.certificateAuthorities = settings.certificateAuthorities
         let sent = SystemClock.monotonicNanoseconds()
         http.post(request) { [self] result in
             let waited = SystemClock.monotonicNanoseconds() - sent

@@ -9,12 +9,16 @@ public struct ActionSettings: Sendable {
     public var timeout: Duration = .seconds(5)
     /// The most calls in flight at once; beyond, 503 `actions-busy`.
     public var concurrency = 100
+    /// A PEM file of the certificate authorities an `https` backend's certificate must come
+    /// from, instead of the system's: for a backend whose certificate a private CA signed.
+    public var certificateAuthorities: String?
 
-    public init(url: String, secret: String, timeout: Duration = .seconds(5), concurrency: Int = 100) {
+    public init(url: String, secret: String, timeout: Duration = .seconds(5), concurrency: Int = 100, certificateAuthorities: String? = nil) {
         self.url = url
         self.secret = secret
         self.timeout = timeout
         self.concurrency = concurrency
+        self.certificateAuthorities = certificateAuthorities
     }
 
     /// The URL of an action: the base without its trailing `/`, then `/NAME` (a name is a
