@@ -198,4 +198,19 @@ import Testing
         }
         #expect(throws: ExpressionError("the expression is empty", at: 2)) { try Template.compile("{{}}", scope: scope) }
     }
+
+    /// A definition's check names every part that does not compile, not only the first, so
+    /// an author fixes them in one go.
+    @Test func namesTheProblemOfEveryPart() {
+        var problems: [ExpressionError] = []
+        #expect(Template.compile("{{nope}} is {{count}} or {{count +}}, then {{never", scope: scope, problems: &problems) == nil)
+        #expect(
+            problems == [
+                ExpressionError("unknown state key 'nope'; declared keys: count, name, wifi", at: 2, kind: .unknownStateKey),
+                ExpressionError("the expression ends too early; a value is missing", at: 34),
+                ExpressionError("'{{' is not closed by '}}'", at: 43),
+            ])
+        var none: [ExpressionError] = []
+        #expect(Template.compile("{{count}} of {{name}}", scope: scope, problems: &none)?.source == "{{count}} of {{name}}" && none.isEmpty)
+    }
 }

@@ -13,15 +13,14 @@ extension DefinitionReader {
             log.add(.typeMismatch, at: path, "expected a string (a template), found \(value.typeName)")
             return nil
         }
-        do {
-            let template = try Template.compile(text, scope: scope)
-            for key in template.messageKeys where messageUses[key] == nil { messageUses[key] = path }
-            noteForms(template.stateKeys, path: path)
-            return template
-        } catch {
-            log.add(error, at: path)
+        var problems: [ExpressionError] = []
+        guard let template = Template.compile(text, scope: scope, problems: &problems) else {
+            for problem in problems { log.add(problem, at: path) }
             return nil
         }
+        for key in template.messageKeys where messageUses[key] == nil { messageUses[key] = path }
+        noteForms(template.stateKeys, path: path)
+        return template
     }
 
     mutating func expression(_ value: JSONValue, type: ScalarType, path: String, scope: ExpressionScope) -> Expression? {

@@ -19,15 +19,26 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Compiles a template; an error's offset counts Unicode scalars from the template's start.
+    /// Throws the first part's problem; ``compile(_:scope:problems:)`` gives them all.
     public static func compile(_ source: String, scope: ExpressionScope) throws(ExpressionError) -> Template {
+        var problems: [ExpressionError] = []
+        if let template = compile(source, scope: scope, problems: &problems) { return template }
+        throw problems.first ?? ExpressionError("the template does not compile", at: 0)
+    }
+
+    /// Compiles a template, or appends the problem of every part that does not compile (an
+    /// unclosed `{{` ends the search): a definition's check names them all at once.
+    public static func compile(_ source: String, scope: ExpressionScope, problems: inout [ExpressionError]) -> Template? {
         let scalars = Array(source.unicodeScalars)
+        let problemsBefore = problems.count
         var parts: [Part] = []
         var text = ""
         var index = 0
         while index < scalars.count {
             if scalars[index] == "{", index + 1 < scalars.count, scalars[index + 1] == "{" {
                 guard let close = Self.closing(scalars, from: index + 2) else {
-                    throw ExpressionError("'{{' is not closed by '}}'", at: index)
+                    problems.append(ExpressionError("'{{' is not closed by '}}'", at: index))
+                    return nil
                 }
                 if !text.isEmpty { parts.append(.text(text)) }
                 text = ""
@@ -36,7 +47,7 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
                 do {
                     parts.append(.expression(try Expression.compile(inner, scope: scope)))
                 } catch {
-                    throw ExpressionError(error.message, at: error.offset + index + 2, kind: error.kind)
+                    problems.append(ExpressionError(error.message, at: error.offset + index + 2, kind: error.kind))
                 }
                 index = close + 2
             } else {
@@ -44,6 +55,7 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
                 index += 1
             }
         }
+        guard problems.count == problemsBefore else { return nil }
         if !text.isEmpty || parts.isEmpty { parts.append(.text(text)) }
         return Template(source: source, parts: parts)
     }
