@@ -64,6 +64,9 @@ import Testing
         #expect(row(screen, "security")?.content.inputValue == .null, "not one of its options: none chosen")
         #expect(row(screen, "birthday")?.content.inputValue == .null, "not a date: none")
         #expect(row(screen, "volume")?.content.inputValue == .number(1) && row(screen, "copies")?.content.inputValue == .number(1))
+        // Off a step: the nearest step, which the row takes back as an edit.
+        state.values["copies"] = .scalar(.number(2.6))
+        #expect(row(render(form, state), "copies")?.content.inputValue == .number(3))
         state.client = ClientContext(kinds: ["basic"])
         #expect(row(render(form, state), "security")?.content == .leftRightTitles(leftTitle: "Security", rightTitle: ""))
     }
@@ -207,6 +210,25 @@ import Testing
         #expect(choice.settingInputValue(.number(1)) == nil)
         #expect(RowContent.basic(title: "B").settingInputValue(.string("x")) == nil)
         #expect(RowContent.stepper(NumberInput(title: "S", value: 1, min: 0, max: 3, step: 1)).settingInputValue(.number(2))?.inputValue == .number(2))
+    }
+
+    /// A number a backend or an expression put off the control's steps or bounds is shown on
+    /// the nearest step within them, which the control accepts; one on a step as it is.
+    @Test func aNumberIsShownOnTheNearestStep() {
+        let half = NumberInput(title: nil, value: 0, min: 0, max: 10, step: 0.5)
+        #expect([2.3, 2.75, 2.2, 11, -3, 9.9].map(half.shown) == [2.5, 3, 2, 10, 0, 10])
+        let thirds = NumberInput(title: nil, value: 0, min: 1, max: 10, step: 3)
+        #expect([10, 9.5, 5, 2.4, 0].map(thirds.shown) == [10, 10, 4, 1, 1])
+        let tenths = NumberInput(title: nil, value: 0, min: 0, max: 1, step: 0.1)
+        #expect(tenths.shown(0.7) == 0.7, "a value on a step, to a rounding, is shown as it is")
+        #expect(tenths.shown(0.34) == 0.3 && tenths.shown(0.66) == 0.7, "not 0.30000000000000004: 3 × 0.1 in binary")
+        let odd = NumberInput(title: nil, value: 0, min: 0, max: 10, step: 4)
+        #expect(odd.shown(9.9) == 8, "the step below max when max is not on one")
+        let continuous = NumberInput(title: nil, value: 0, min: 0, max: 1, step: 0)
+        #expect(continuous.shown(0.123) == 0.123 && continuous.shown(2) == 1)
+        for number in [half, thirds, tenths, odd] {
+            for value in stride(from: -2.0, through: 12, by: 0.37) { #expect(number.accepts(number.shown(value)), "\(number) \(value)") }
+        }
     }
 
     @Test func numbersAndDatesAcceptWhatTheControlOffers() {

@@ -298,10 +298,9 @@ extension RowDefinition {
                     contentType: TextContentType(rawValue: values.string("contentType")) ?? .text, secure: secure,
                     multiline: values.bool("multiline"), maxLength: fields["maxLength"].map { _ in Int(values.number("maxLength")) }))
         case "slider", "stepper":
-            let (min, max) = (values.number("min"), values.number("max"))
-            let number = NumberInput(
-                title: optionalLabel("title"), value: Swift.min(Swift.max(values.number("value"), min), max), min: min, max: max,
-                step: values.number("step"))
+            var number = NumberInput(
+                title: optionalLabel("title"), value: 0, min: values.number("min"), max: values.number("max"), step: values.number("step"))
+            number.value = number.shown(values.number("value"))
             return kind == "slider" ? .slider(number) : .stepper(number)
         case "picker", "segmented":
             let options = options?.evaluate(context) ?? []

@@ -27,4 +27,19 @@ public struct NumberInput: Hashable, Sendable {
         let steps = (candidate - min) / step
         return abs(steps - steps.rounded()) * step <= 1e-9
     }
+
+    /// What the control shows for `value`, which a backend or an expression may have put
+    /// anywhere: the nearest number within `min`…`max` on a step (the step below `max` when
+    /// `max` is not on one), so that sending it back is an edit the row accepts. A value it
+    /// accepts already is shown as it is.
+    public func shown(_ value: Double) -> Double {
+        let bounded = Swift.min(Swift.max(value, min), max)
+        guard step > 0, !accepts(bounded) else { return bounded }
+        var steps = ((bounded - min) / step).rounded()
+        if min + steps * step > max { steps -= 1 }
+        let onStep = min + steps * step
+        // Without the tail a binary fraction leaves (0.30000000000000004 for 3 × 0.1).
+        let tidy = (onStep * 1e9).rounded() / 1e9
+        return accepts(tidy) ? tidy : onStep
+    }
 }
