@@ -36,7 +36,7 @@ extension TabulaService {
                 )
                 for problem in problems.problems { logger.error("\(problem.description)") }
             }
-            metrics.counter("tabula_definition_reloads_total", ["outcome": outcome.label]).increment()
+            metrics.counter("tabula_definition_reloads_total", ["outcome": outcome.kind.rawValue]).increment()
             return outcome
         }
     }

@@ -54,6 +54,11 @@ import Testing
             "tabula_http_requests_in_progress 1",
             "tabula_sessions 0",
             "tabula_open_streams 0",
+            "# TYPE tabula_definition_reloads_total counter",
+            #"tabula_definition_reloads_total{outcome="refused"} 0"#,
+            "# TYPE tabula_action_calls_total counter",
+            "# TYPE tabula_action_call_duration_seconds histogram",
+            "# TYPE tabula_limit_reached_total counter",
         ] {
             #expect(text.contains(line), "\(line)")
         }

@@ -12,12 +12,16 @@ public enum ReloadOutcome: Sendable, Equatable {
 }
 
 extension ReloadOutcome {
-    /// The outcome's label in `tabula_definition_reloads_total`.
-    var label: String {
+    /// The outcomes' labels in `tabula_definition_reloads_total`, each counted from 0.
+    enum Kind: String, CaseIterable {
+        case reloaded, unchanged, refused
+    }
+
+    var kind: Kind {
         switch self {
-        case .reloaded: "reloaded"
-        case .unchanged: "unchanged"
-        case .refused: "refused"
+        case .reloaded: .reloaded
+        case .unchanged: .unchanged
+        case .refused: .refused
         }
     }
 }

@@ -11,8 +11,13 @@ public final class ServiceMetrics: Sendable {
     private let counters = Locked<[String: CoreMetrics.Counter]>([:])
     private let requests = RequestMetrics()
     private let events = EventMetrics()
-    /// How long calls of the app's backend took, by action.
-    private let actionCalls = Locked<[String: DurationHistogram]>([:])
+    /// Calls of the app's backend by action: how many by outcome, and how long they took.
+    private let actionCalls = Locked<[String: ActionCallRecord]>([:])
+
+    private struct ActionCallRecord {
+        var outcomes: [String: Int] = [:]
+        var durations = DurationHistogram()
+    }
 
     private let openConnections: CoreMetrics.Gauge
     private let requestsInProgress: CoreMetrics.Gauge
@@ -29,6 +34,7 @@ public final class ServiceMetrics: Sendable {
         // Every reason the HTTP layer knows starts at 0, so that a scrape before the first
         // refusal already shows the family, and rates start from a sample.
         for reason in RejectionReason.allCases { _ = counter("tabula_http_rejected_requests_total", ["reason": reason.rawValue]) }
+        for outcome in ReloadOutcome.Kind.allCases { _ = counter("tabula_definition_reloads_total", ["outcome": outcome.rawValue]) }
     }
 
     /// Counts a finished request by route pattern and status, and records its latency.
@@ -51,8 +57,10 @@ public final class ServiceMetrics: Sendable {
     /// `timeout`, `failed`, `busy`), and records how long Tabula waited for its answer or
     /// failure, from sending it: `nil` for a call never sent (`busy`).
     func recordActionCall(action: String, outcome: String, nanoseconds: Int64? = nil) {
-        counter("tabula_action_calls_total", ["action": action, "outcome": outcome]).increment()
-        if let nanoseconds { actionCalls.withLock { $0[action, default: DurationHistogram()].record(nanoseconds: nanoseconds) } }
+        actionCalls.withLock { calls in
+            calls[action, default: ActionCallRecord()].outcomes[outcome, default: 0] += 1
+            if let nanoseconds { calls[action, default: ActionCallRecord()].durations.record(nanoseconds: nanoseconds) }
+        }
     }
 
     /// A counter by name and labels, created once and then reused.
@@ -69,8 +77,10 @@ public final class ServiceMetrics: Sendable {
     /// The Prometheus text exposition, with gauges read at this moment, how often each
     /// growth limit took effect (`tabula_limit_reached_total{limit}`), added up from
     /// `limits` (the store's, the service's), the connections opened to the app's
-    /// backend (`tabula_action_connections_opened_total`: calls reuse them), and how long
-    /// its calls took (`tabula_action_call_duration_seconds{action}`).
+    /// backend (`tabula_action_connections_opened_total`: calls reuse them), and its calls
+    /// by outcome (`tabula_action_calls_total{action,outcome}`) and how long they took
+    /// (`tabula_action_call_duration_seconds{action}`): written here, so that their type
+    /// lines are there before the first call.
     func exposition(
         server load: ServerLoad, sessions sessionCount: Int, openStreams streams: Int, actionConnections: Int = 0,
         limits: [LimitCounts] = []
@@ -87,10 +97,18 @@ public final class ServiceMetrics: Sendable {
         text += "# HELP tabula_action_connections_opened_total Connections opened to the app's backend; calls reuse them.\n"
         text += "# TYPE tabula_action_connections_opened_total counter\n"
         text += "tabula_action_connections_opened_total \(actionConnections)\n"
+        let calls = actionCalls.withLock { $0 }.sorted { $0.key < $1.key }
+        text += "# HELP tabula_action_calls_total Calls of the app's backend, by action and outcome.\n"
+        text += "# TYPE tabula_action_calls_total counter\n"
+        for (action, record) in calls {
+            for (outcome, count) in record.outcomes.sorted(by: { $0.key < $1.key }) {
+                text += "tabula_action_calls_total{action=\"\(PrometheusText.escaped(action))\",outcome=\"\(outcome)\"} \(count)\n"
+            }
+        }
         text += "# HELP tabula_action_call_duration_seconds How long calls of the app's backend took, from sending to the answer or failure.\n"
         text += "# TYPE tabula_action_call_duration_seconds histogram\n"
-        for (action, durations) in actionCalls.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            durations.append("tabula_action_call_duration_seconds", labels: "action=\"\(PrometheusText.escaped(action))\"", to: &text)
+        for (action, record) in calls where record.durations.count > 0 {
+            record.durations.append("tabula_action_call_duration_seconds", labels: "action=\"\(PrometheusText.escaped(action))\"", to: &text)
         }
         return Array((requests.exposition() + events.exposition() + text).utf8) + registry.emitToBuffer()
     }
