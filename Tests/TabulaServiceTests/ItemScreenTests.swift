@@ -60,6 +60,9 @@ import Testing
         #expect(otherQuery.status == 400 && otherQuery.problemSlug == "invalid-query")
         let noItem = try event(api, "edit", token, item: nil, #"{"row": "age", "value": 3}"#)
         #expect(noItem.status == 404 && noItem.problemSlug == "unknown-item")
+        // An id past 1,024 bytes is named, as one the list does not hold, not taken for none.
+        let long = try api.send("GET", "/v1/screens/people-details?item=" + String(repeating: "x", count: 1025), session: token)
+        #expect(long.status == 404 && long.problemSlug == "unknown-item" && long.bodyText.contains("holds no item"), "\(long.bodyText)")
     }
 
     @Test(arguments: StoreKind.allCases)

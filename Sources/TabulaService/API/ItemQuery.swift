@@ -23,6 +23,9 @@ extension APIContext {
         switch value {
         case .present(let id?) where !id.isEmpty && id.utf8.count <= maxItemIDLength:
             return id
+        case .present(let id?) where !id.isEmpty:
+            // Past the length an item query may have: refused as an item the list lacks, named.
+            throw Problem.unknownItem(screen: definition.id, list: list, item: id)
         case .absent, .present:
             throw Problem.unknownItem(screen: definition.id, list: list, item: nil)
         case .malformed:
