@@ -148,6 +148,7 @@ import Testing
         #expect(events.prefix(2) == ["screen", "changes"], "\(streamed)")
         let change = try #require(blocks.first { $0.event == "changes" }?.data)
         #expect(change.contains(#""fromRevision":1,"screen":"settings","toRevision":2"#) && change.contains(#""isOn":true"#), "\(change)")
+        #expect(change.contains(#""from":{"row":4,"section":0}"#) && readme.contains(#""from":{"row":4,"section":0}"#), "\(change)")
         #expect(output.split(separator: "\n").contains { $0.hasPrefix("SESSION=") && $0.count > 30 })
         let screenLine = try #require(output.split(separator: "\n").last { $0.hasPrefix("SCREEN=") })
         let screen = try Screen(jsonBytes: Array(screenLine.dropFirst(7).utf8))
@@ -171,6 +172,9 @@ import Testing
         // The backend's part: the patch, and the app's catch-up inserting the Lab network.
         #expect(output.contains(#"{"fromRevision":0,"toRevision":1}"#))
         #expect(output.contains(#""id":"network-lab""#))
+        // On the deployed screens, as the README prints them: below Airplane Mode, Wi-Fi and Office.
+        #expect(output.contains(#""row":3,"section":0}],"moved""#) && readme.contains(#"…"id":"network-lab",…},"row":3,"section":0}]"#))
+        #expect(output.contains(#""cause":"created","changedKeys":["airplane","appearance","#))
         // After the deployment: the catch-up inserts Airplane Mode at the top of the copy.
         // curl prints no newline after a body: the answer is the one from `{"changes":` to
         // the end of `"toRevision":4}` after `"fromRevision":4`.
