@@ -174,4 +174,17 @@ import Testing
         let problems = definitionProblems(["a.json": definition(state: #"{"count": 1, "name": ""}"#, rows: row)])
         #expect(problems.contains { $0.message.contains(message) }, "\(problems)")
     }
+
+    /// `Regex` reads nested classes recursively and without a bound: a few thousand `[`
+    /// overflowed its stack, ending `tabula validate`, a start or a running service's reload.
+    @Test func deeplyNestedClassesAreAProblemNotACrash() throws {
+        let nested = { (depth: Int) in String(repeating: "[", count: depth) + "a" + String(repeating: "]", count: depth) }
+        let row = { (pattern: String) in
+            #"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "validate": [{"pattern": "\#(pattern)", "message": "M"}]}"#
+        }
+        let deep = definitionProblems(["a.json": definition(state: #"{"name": ""}"#, rows: row(nested(5000)))])
+        #expect(deep.map(\.message) == ["not a regular expression Swift's Regex reads: character classes are nested more than 32 deep"])
+        #expect(definitionProblems(["a.json": definition(state: #"{"name": ""}"#, rows: row(nested(32)))]).isEmpty)
+        #expect(throws: Never.self) { try PatternRule(#"\[\[\[[a]"#) }
+    }
 }

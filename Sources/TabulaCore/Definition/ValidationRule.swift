@@ -45,10 +45,33 @@ public struct PatternRule: @unchecked Sendable {
     let plain: ASCIIPattern?
     public let source: String
 
+    /// The deepest nesting of character classes a pattern may have. `Regex`'s parser bounds
+    /// the nesting of groups, not of classes, and reads nested classes recursively: a few
+    /// thousand `[` overflow its stack.
+    static let maxClassNesting = 32
+
     public init(_ source: String) throws {
+        var depth = 0
+        var escaped = false
+        for scalar in source.unicodeScalars {
+            if escaped {
+                escaped = false
+            } else if scalar == "\\" {
+                escaped = true
+            } else if scalar == "[" {
+                depth += 1
+                guard depth <= Self.maxClassNesting else { throw TooDeeplyNested() }
+            } else if scalar == "]", depth > 0 {
+                depth -= 1
+            }
+        }
         regex = try Regex(source)
         plain = ASCIIPattern(source)
         self.source = source
+    }
+
+    struct TooDeeplyNested: Error, CustomStringConvertible {
+        var description: String { "character classes are nested more than \(PatternRule.maxClassNesting) deep" }
     }
 
     /// Whether the whole of `text` matches, as `Regex` says.
