@@ -126,6 +126,25 @@ import Testing
 
     /// Marks written when a secure field's result was its message still read: `""` passed;
     /// any other message names no rule, and counts as never seen.
+    /// A text field's value is read as a decimal number for `min` and `max`: `nan` passed
+    /// every bound (each comparison with it is false), and `0x5` read as 5.
+    @Test func aTextIsReadAsADecimalNumberForBounds() throws {
+        let row = #"""
+            {"id": "n", "kind": "textField", "title": "N", "text": "{{n}}", "onEdit": {"set": "n"},
+             "validate": [{"min": 1, "message": "Too small"}, {"max": 10, "message": "Too large"}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "n.json", bytes: Array(definition(id: "n", state: #"{"n": ""}"#, rows: row).utf8))])
+        let screen = try #require(catalogue.screen(id: "n"))
+        for (text, expected) in [
+            ("nan", "Too small"), ("NaN", "Too small"), (" nan ", "Too small"), ("inf", "Too small"), ("0x5", "Too small"),
+            ("0x1p3", "Too small"), ("5,5", "Too small"), ("1e", "Too small"), ("--5", "Too small"), (".", "Too small"),
+            ("12", "Too large"), ("0.5", "Too small"), ("1e400", "Too large"),
+            ("5", nil), (" 7 ", nil), ("+3", nil), (".5e1", nil), ("5.", nil), ("1E1", nil), ("-0", "Too small"),
+        ] as [(String, String?)] {
+            #expect(error(screen, try edit(catalogue.initialState, "n", .string(text), screen), "n") == expected, "\(text)")
+        }
+    }
+
     @Test func marksThatKeptMessagesStillRead() throws {
         let legacy = try JSONParser().parse(#"{"secure": {"form/a": "", "form/b": "At least 8 characters"}, "touched": ["form/a"]}"#)
         let marks = try FormMarks(stored: legacy, path: "marks")

@@ -123,11 +123,37 @@ extension ValidationRule {
         switch (value, bound) {
         case (.number(let number)?, .number(let limit)): return number < limit ? -1 : number > limit ? 1 : 0
         case (.string(let text)?, .number(let limit)):
-            guard let number = Double(text.trimmingWhitespaceAndNewlines) else { return nil }
+            guard let number = decimalNumber(text.trimmingWhitespaceAndNewlines) else { return nil }
             return number < limit ? -1 : number > limit ? 1 : 0
         case (.string(let text)?, .string(let limit)): return text < limit ? -1 : text > limit ? 1 : 0
         default: return nil
         }
+    }
+
+    /// A text field's value read as a number: decimal digits with an optional sign, point
+    /// and exponent (`-12.5`, `+3`, `.5`, `2e3`). Not what `Double(_:)` also reads (`nan`,
+    /// `inf`, `0x1p3`): those are not numbers to a user, and `nan` passed every bound.
+    static func decimalNumber(_ text: Substring) -> Double? {
+        var bytes = text.utf8[...]
+        func digits() -> Int {
+            let count = bytes.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        var mantissa = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if let exponent = bytes.first, exponent == UInt8(ascii: "e") || exponent == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return nil }
+        }
+        guard bytes.isEmpty else { return nil }
+        return Double(text)
     }
 }
 
