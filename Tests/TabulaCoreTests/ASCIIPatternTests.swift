@@ -12,7 +12,7 @@ import Testing
         for byte in UInt8(0x20)..<0x7F {
             let character = String(UnicodeScalar(byte))
             if !"\\^$.|?*+()[]{}".contains(character) { atoms.append(character) }
-            if ASCIIPattern.ByteSet.word.contains(byte) == false, byte != 0x20 { atoms.append("\\" + character) }
+            if ByteSet.word.contains(byte) == false, byte != 0x20 { atoms.append("\\" + character) }
         }
         atoms += [
             "[a-z]", "[^a-z]", "[A-Za-z0-9._%+]", #"[^@\s]"#, #"[\d]"#, #"[\s]"#, #"[\w.]"#, #"[^\w]"#, "[ -/]", #"[\]x]"#,
@@ -59,22 +59,27 @@ import Testing
         }
     }
 
-    @Test func patternsBeyondThePlainOnesAreLeftToRegex() {
+    @Test func patternsBeyondThePlainOnesAreLeftToTheOtherMatchers() {
         for pattern in [
-            "(a|b)", "a|b", "^a", "a$", "a+?", "a++", "a*?", #"\bx"#, "[a&&b]", "[a--b]", "[[:alpha:]]", #"\p{L}"#, "(?i)a", #"\n"#,
-            "a{,3}", "a{3,2}", "[]a]", "[a-]", "[z-a]", "é", #"[\D]"#, "a{", "*a", "[a",
+            "(a|b)", "a|b", "(ab)+", "a++", #"\bx"#, "[a&&b]", "[a--b]", "[[:alpha:]]", "[:alpha:]", #"\p{L}"#, "(?i)a", #"\n"#,
+            "a{,3}", "a{3,2}", "[]a]", "[a-]", "[z-a]", "é", #"[\D]"#, "a{", "*a", "[a", "a^", "$a",
         ] {
             #expect(ASCIIPattern(pattern) == nil, "\(pattern)")
         }
+        // What a whole match does not see: anchors at the ends, and a count's laziness.
+        for pattern in ["^a", "a$", "^a+$", "a+?", "a*?", "a{2,3}?"] {
+            #expect(ASCIIPattern(pattern) != nil, "\(pattern)")
+        }
     }
 
-    @Test func valuesBeyondASCIIAreLeftToRegex() throws {
+    @Test func valuesBeyondASCIIAreLeftToTheCharacterMatcher() throws {
         let plain = try #require(ASCIIPattern(#"[^@\s]+@[^@\s]+\.[^@\s]+"#))
         #expect(plain.wholeMatch("ann@example.com") == true)
         #expect(plain.wholeMatch("ann@example") == false)
         #expect(plain.wholeMatch("ann@exämple.com") == nil)
         #expect(plain.wholeMatch("ann@example.com\r\n") == nil)
         let rule = try PatternRule(#"[^@\s]+@[^@\s]+\.[^@\s]+"#)
+        #expect(!rule.backtracks)
         #expect(rule.matchesWhole("ann@exämple.com"))
         #expect(!rule.matchesWhole("ann@exämple"))
     }

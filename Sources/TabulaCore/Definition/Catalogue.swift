@@ -32,6 +32,7 @@ public struct Catalogue: Sendable {
         // problems are the ones to fix first.
         let tablesBroken = !problems.isEmpty
         var messageUses: [(key: String, file: String, path: String)] = []
+        var readerWarnings: [DefinitionProblem] = []
         var screens: [ScreenDefinition] = []
         var schema = StateSchema()
         var kindsByName: [String: (declaration: KindDeclaration, file: String)] = [:]
@@ -98,6 +99,7 @@ public struct Catalogue: Sendable {
                 }
             }
             navigations += reader.navigations.map { ($0.target, $0.path, file.name, $0.withItem) }
+            readerWarnings += log.warnings
             problems += tablesBroken ? log.problems.filter { $0.kind != .unknownMessage } : log.problems
         }
         for navigation in navigations {
@@ -119,7 +121,8 @@ public struct Catalogue: Sendable {
                         : "\"\(navigation.target)\" is not an item screen (it has no \"item\"), so a navigation to it names no item; remove \"item\""))
         }
         guard problems.isEmpty else { throw DefinitionErrors(located(problems, in: files)) }
-        let warnings = tableWarnings + (strings.map { missingTranslations(messageUses, in: $0) } ?? [])
+        let warnings =
+            located(readerWarnings, in: files) + tableWarnings + (strings.map { missingTranslations(messageUses, in: $0) } ?? [])
         return Catalogue(screens: screens, schema: schema, strings: strings, warnings: warnings)
     }
 

@@ -94,7 +94,14 @@ extension DefinitionReader {
                 return nil
             }
             do {
-                check = .pattern(try PatternRule(source))
+                let rule = try PatternRule(source)
+                if rule.backtracks {
+                    log.warn(
+                        .structure, at: argumentPath,
+                        "this pattern is matched by Swift's Regex, which backtracks: a value a user types can make it take seconds or more (nested counts, like (a+)+, on a long line of one letter). Without back references, lookaround, \\b, named groups, options, anchors inside, non-ASCII characters or counts past a few hundred, a pattern is matched in time linear in the value"
+                    )
+                }
+                check = .pattern(rule)
             } catch {
                 log.add(.structure, at: argumentPath, "not a regular expression Swift's Regex reads: \(error)")
                 return nil

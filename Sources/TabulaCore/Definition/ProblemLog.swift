@@ -2,6 +2,8 @@
 struct ProblemLog {
     let file: String
     private(set) var problems: [DefinitionProblem] = []
+    /// What works but may not do what its author expects: printed, never refused.
+    private(set) var warnings: [DefinitionProblem] = []
 
     init(file: String) {
         self.file = file
@@ -9,6 +11,10 @@ struct ProblemLog {
 
     mutating func add(_ kind: DefinitionProblem.Kind, at path: String, column: Int? = nil, _ message: String) {
         problems.append(DefinitionProblem(kind: kind, file: file, path: path, column: column, message: message))
+    }
+
+    mutating func warn(_ kind: DefinitionProblem.Kind, at path: String, _ message: String) {
+        warnings.append(DefinitionProblem(kind: kind, file: file, path: path, message: message, severity: .warning))
     }
 
     /// Records an expression or template compile error at the string's path.

@@ -37,10 +37,13 @@ public struct ValidationRule: Sendable {
     }
 }
 
-/// A compiled `pattern` rule, with the text it was written as.
+/// A compiled `pattern` rule, with the text it was written as: matched in linear time
+/// when it is in ``PatternNode``'s subset, by Swift's `Regex` otherwise.
 public struct PatternRule: @unchecked Sendable {
     // `Regex` is immutable once compiled; matching does not change it.
     let regex: Regex<AnyRegexOutput>
+    /// The pattern over characters, when it is in the subset (see `LinearPattern`).
+    let linear: LinearPattern?
     /// The same pattern over bytes, when it is a plain one (see `ASCIIPattern`).
     let plain: ASCIIPattern?
     public let source: String
@@ -66,9 +69,14 @@ public struct PatternRule: @unchecked Sendable {
             }
         }
         regex = try Regex(source)
-        plain = ASCIIPattern(source)
+        let node = PatternNode.parse(source)
+        linear = node.flatMap(LinearPattern.init)
+        plain = node.flatMap(ASCIIPattern.init)
         self.source = source
     }
+
+    /// Whether `Regex`'s backtracking matches it, the time a value takes then unbounded.
+    public var backtracks: Bool { linear == nil }
 
     struct TooDeeplyNested: Error, CustomStringConvertible {
         var description: String { "character classes are nested more than \(PatternRule.maxClassNesting) deep" }
@@ -77,6 +85,7 @@ public struct PatternRule: @unchecked Sendable {
     /// Whether the whole of `text` matches, as `Regex` says.
     func matchesWhole(_ text: String) -> Bool {
         if let matched = plain?.wholeMatch(text) { return matched }
+        if let linear { return linear.wholeMatch(text) }
         return (try? regex.wholeMatch(in: text)) != nil
     }
 }
