@@ -116,6 +116,21 @@ import Testing
         #expect(try reduce(state, .select(row: "add-fixed"), definition).state.records("tasks").last?.id == "z")
         state.values["draft"] = .scalar(.string(""))
         #expect(try reduce(state, .select(row: "add-fixed"), definition).state.records("tasks").last?.id.count == 16)
+        // An id no item screen or row could name is refused: too long, or fusing with what
+        // a row id puts around it.
+        for (draft, reason) in [
+            (String(repeating: "x", count: 1025), "the id is longer than 1024 bytes"), ("\u{301}x", "fuses with its neighbour"),
+        ] {
+            state.values["draft"] = .scalar(.string(draft))
+            #expect {
+                try reduce(state, .select(row: "add-fixed"), definition)
+            } throws: { error in
+                guard case EventError.invalidItemID(let list, let id, let why)? = error as? EventError else { return false }
+                return list == "tasks" && id == draft && why.contains(reason)
+            }
+        }
+        state.values["draft"] = .scalar(.string(String(repeating: "x", count: 1024)))
+        #expect(try reduce(state, .select(row: "add-fixed"), definition).state.records("tasks").last?.id.utf8.count == 1024)
     }
 
     @Test(arguments: [

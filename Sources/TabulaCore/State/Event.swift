@@ -72,6 +72,8 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownAction(row: String, action: String)
     /// An `append` whose item's id is one the list holds already.
     case duplicateItem(list: String, id: String)
+    /// An `append` whose item's id no screen could name (see ``Record/problem(ofAddedID:)``).
+    case invalidItemID(list: String, id: String, reason: String)
 
     /// The row the refusal is about: the event's own, or one whose value a selection
     /// carried; `nil` for a duplicate item.
@@ -81,7 +83,7 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
             .rowNotDeletable(let id), .rowNotEditable(let id), .rowNotMovable(let id):
             id
         case .invalidValue(let row, _), .invalidMove(let row, _), .unknownAction(let row, _): row
-        case .duplicateItem: nil
+        case .duplicateItem, .invalidItemID: nil
         }
     }
 
@@ -100,6 +102,8 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidMove(let id, let reason): "row \"\(id)\" cannot be moved there: \(reason)"
         case .duplicateItem(let list, let id):
             "\"\(list)\" already holds an item \"\(id)\"; an added item needs an id of its own (leave \"id\" out and Tabula gives one)"
+        case .invalidItemID(let list, let id, let reason):
+            "an item \"\(id.prefix(64))\" cannot be added to \"\(list)\": \(reason) (leave \"id\" out and Tabula gives one)"
         case .unknownAction(let id, let action):
             "row \"\(id)\" shows no swipe action \"\(action)\"; send one of the ids of its \"leadingActions\" or \"trailingActions\""
         }

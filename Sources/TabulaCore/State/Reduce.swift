@@ -357,7 +357,7 @@ private struct ActionRun {
     }
 
     /// Adds an item, its values computed from the state before it; refused when the id it
-    /// gives is one the list holds.
+    /// gives is one the list holds, or one no screen could name.
     private mutating func add(_ append: ItemAppend, _ context: EvaluationContext) {
         var records = state.records(append.list)
         var fields: [String: FieldValue] = [:]
@@ -369,6 +369,10 @@ private struct ActionRun {
             }
         } else if records.contains(where: { $0.id == id }) {
             failure = .duplicateItem(list: append.list, id: id)
+            stopped = true
+            return
+        } else if let reason = Record.problem(ofAddedID: id) {
+            failure = .invalidItemID(list: append.list, id: id, reason: reason)
             stopped = true
             return
         }

@@ -188,6 +188,8 @@ extension Problem {
             problem = Problem(slug: "invalid-move", title: "Invalid Move", status: .unprocessableContent, detail: error.description)
         case .duplicateItem:
             problem = Problem(slug: "duplicate-item", title: "Duplicate Item", status: .unprocessableContent, detail: error.description)
+        case .invalidItemID:
+            problem = Problem(slug: "invalid-item-id", title: "Invalid Item Id", status: .unprocessableContent, detail: error.description)
         case .unknownAction:
             problem = Problem(slug: "unknown-action", title: "Unknown Action", status: .unprocessableContent, detail: error.description)
         case .rowHidden, .rowNotSelectable, .rowHasNoSwitch, .rowNotDeletable, .rowNotEditable, .rowNotMovable:

@@ -103,7 +103,7 @@ public enum PipelineChecks {
             invariant(
                 !(shownRow.leadingActions + shownRow.trailingActions).contains { $0.id == action },
                 "\(event) refused as an unknown action, but the row shows it")
-        case .rowHasNoSwitch, .invalidValue, .invalidMove, .duplicateItem:
+        case .rowHasNoSwitch, .invalidValue, .invalidMove, .duplicateItem, .invalidItemID:
             break
         }
     }
