@@ -163,5 +163,10 @@ import Testing
         #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["my app"]) }
         #expect(URLSchemes.standardOnly.allows("HTTPS://x") && !URLSchemes.standardOnly.allows("javascript:x") && !URLSchemes.standardOnly.allows("x"))
         #expect(URLSchemes.scheme(of: " javascript:x") == nil && !URLSchemes.standardOnly.allows(" javascript:x"))
+        // A control character, which a C client or a log line would cut or split the URL at.
+        for url in ["https://a\u{0}.example", "https://a.example/\n", "tel:1\u{7F}", "https://a.example/\u{85}"] {
+            #expect(URLSchemes.standardOnly.refusal(ofURL: url) == "a URL to open holds no control characters (percent-encode them)", "\(url)")
+        }
+        #expect(URLSchemes.standardOnly.refusal(ofURL: "https://a.example/%00é") == nil)
     }
 }

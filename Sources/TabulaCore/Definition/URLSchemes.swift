@@ -36,9 +36,21 @@ public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
         return isScheme(candidate) ? candidate.lowercased() : nil
     }
 
-    /// Whether a client may be given `url` to open: it has a scheme, and an accepted one.
+    /// Whether a client may be given `url` to open: see ``refusal(ofURL:)``.
     public func allows(_ url: String) -> Bool {
-        Self.scheme(of: url).map(allowed.contains) ?? false
+        refusal(ofURL: url) == nil
+    }
+
+    /// Why a client may not be given `url` to open, or `nil` when it may: it needs a scheme,
+    /// an accepted one, and no control character (a NUL or a line break, which a client
+    /// written in C or a log would cut or split the URL at).
+    public func refusal(ofURL url: String) -> String? {
+        guard let scheme = Self.scheme(of: url) else { return Self.noScheme }
+        guard allowed.contains(scheme) else { return refusal(of: scheme) }
+        if url.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            return "a URL to open holds no control characters (percent-encode them)"
+        }
+        return nil
     }
 
     /// What the constant start of a template says of the URLs it makes: `nil` when it

@@ -99,7 +99,7 @@ struct CallAnswerReader: Sendable {
             case ("back", 1, nil, nil) where item == nil:
                 effects.append(.back)
             case ("openURL", 2, nil, .string(let url)?) where item == nil:
-                guard urlSchemes.allows(url) else { throw Failure(reason: "\(place) opens \"\(url)\", whose scheme is not allowed (\(urlSchemes))") }
+                if let refusal = urlSchemes.refusal(ofURL: url) { throw Failure(reason: "\(place) opens \"\(url.clippedForDetail)\": \(refusal)") }
                 effects.append(.openURL(url))
             default:
                 throw Failure(

@@ -52,7 +52,7 @@ extension Problem {
     /// An event whose `open` action would give the client a URL of a refused scheme, made
     /// from the session's state (a definition's own URLs are checked when it loads).
     static func urlRefused(_ url: String, row: String, schemes: URLSchemes) -> Problem {
-        let reason = URLSchemes.scheme(of: url).map(schemes.refusal(of:)) ?? "a URL to open needs a scheme, such as https:"
+        let reason = schemes.refusal(ofURL: url) ?? "it is not one a client may be given"
         return Problem(
             slug: "invalid-state", title: "Invalid State", status: .unprocessableContent,
             detail:
