@@ -251,6 +251,10 @@ import Testing
             #""flag" is a bool, but a textField stores a string"#
         ),
         (#"{"id": "a", "kind": "slider", "value": "count", "min": 5, "max": 1}"#, "min (5) is above max (1)"),
+        (
+            #"{"id": "a", "kind": "stepper", "title": "A", "value": "count", "min": -1e308, "max": 1e308, "step": 1e300}"#,
+            "max - min is past the largest number"
+        ),
         (#"{"id": "a", "kind": "stepper", "title": "A", "value": "count", "min": 0, "max": 5, "step": 0}"#, "a stepper's step is above 0"),
         (#"{"id": "a", "kind": "textField", "title": "A", "text": "{{name}}", "secure": true}"#, "a secure text field shows no value and stores none"),
         (#"{"id": "a", "kind": "textField", "title": "A", "contentType": "password", "onEdit": {"set": "name"}}"#, "a secure text field stores nothing"),

@@ -53,6 +53,9 @@ extension DefinitionReader {
             let step = literalNumber(&object, "step", required: false) ?? (isStepper ? 1 : 0)
             if let min, let max, min > max {
                 log.add(.structure, at: object.memberPath("min"), "min (\(Template.text(of: .number(min)))) is above max (\(Template.text(of: .number(max))))")
+            } else if let min, let max, !(max - min).isFinite {
+                // The steps are counted from min: past the largest number, none can be.
+                log.add(.structure, at: object.memberPath("min"), "max - min is past the largest number; choose bounds closer together")
             }
             if isStepper ? step <= 0 : step < 0 {
                 log.add(
