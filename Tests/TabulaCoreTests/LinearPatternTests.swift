@@ -10,6 +10,7 @@ import Testing
     static let atoms: [String] = [
         ".", #"\d"#, #"\D"#, #"\s"#, #"\S"#, #"\w"#, #"\W"#, "a", "_", " ", "@", #"\."#, #"\-"#, "[a-z]", "[^a-z]", "[A-Za-z0-9._%+]",
         #"[^@\s]"#, #"[\d]"#, #"[\s]"#, #"[\w.]"#, #"[^\w]"#, #"[^\d]"#, #"[^\s_]"#, "[ -/]", "[!-}]", "[^!-}]", "[^ ]", "[_]",
+        "[a-]", "[-a]", "[^-]", "[-]", "[.-]", "[a-c-]", "[A-Za-z0-9._%+-]",
     ]
 
     /// Characters of every kind: each scalar of the first planes' scripts, symbols and
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func randomPatternsMatchAsRegexDoes() async throws {
-        let atoms = ["a", "b", ".", "@", #"\."#, #"\d"#, #"\s"#, #"\S"#, #"\w"#, #"\W"#, #"[^@\s]"#, "[a-c]", "[^a]", "é"]
+        let atoms = ["a", "b", ".", "@", #"\."#, #"\d"#, #"\s"#, #"\S"#, #"\w"#, #"\W"#, #"[^@\s]"#, "[a-c]", "[^a]", "[.-]", "é"]
         let counts = ["", "", "", "?", "*", "+", "{2}", "{0,1}", "{1,3}", "{2,}", "{0}", "*?", "+?"]
         let alphabet: [String] = ["a", "b", "@", ".", " ", "1", "é", "e\u{301}", "٣", "\r\n", "\n", "\u{A0}", "_", "中", "👍🏽"]
         await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max)) { seed in
@@ -84,11 +85,16 @@ import Testing
         for pattern in [
             #"(\w)\1"#, "(?=a)a", "(?!b)a", "(?<name>a)", "(?i)a", #"\bx"#, "a^b", "a$b", "(^a)", "(a$)", "a++", "(?>a)", #"\p{L}"#,
             "[a&&b]", "[:alpha:]", "[[:alpha:]]", "é", #"\n"#, #"\x41"#, "a{,3}", String(repeating: "(", count: 40) + "a" + String(repeating: ")", count: 40),
-            #"\d{1000}"#, #"(\d{1,40}){1,40}"#,
+            #"\d{1000}"#, #"(\d{1,40}){1,40}"#, "[a-c-e]", "<{1}>", "x<{3}>y", String(repeating: ".*", count: 600),
+            // Compiles to nothing however often: refused by the work it takes, not its size.
+            "(?:(?:(?:){9999}){9999}){9999}",
         ] {
             #expect((try? PatternRule(pattern))?.backtracks != false, "\(pattern)")
         }
-        for pattern in ["^a|b$", "(a|b)+", "(?:ab)*c", "", "()", "a||b", "(a*)*", #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, #"(\w+\s?)+"#] {
+        for pattern in [
+            "^a|b$", "(a|b)+", "(?:ab)*c", "", "()", "a||b", "(a*)*", #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, #"(\w+\s?)+"#,
+            #"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"#,
+        ] {
             #expect(try PatternRule(pattern).backtracks == false, "\(pattern)")
         }
     }

@@ -38,6 +38,9 @@ struct ASCIIPattern: Sendable {
                 return nil
             }
         }
+        // Each element is a pass over the value: no more than the character matcher's
+        // instructions.
+        guard elements.count <= LinearPattern.maxInstructions else { return nil }
         self.elements = elements
     }
 

@@ -24,7 +24,8 @@ struct LinearPattern: Sendable {
 
     init?(_ node: PatternNode) {
         var program: [Instruction] = []
-        guard Self.compile(node, into: &program) else { return nil }
+        var budget = Self.maxInstructions * 16
+        guard Self.compile(node, into: &program, budget: &budget) else { return nil }
         program.append(.match)
         self.program = program
     }
@@ -66,15 +67,18 @@ struct LinearPattern: Sendable {
         }
     }
 
-    /// Appends `node`'s instructions; `false` once the program would be too large.
-    private static func compile(_ node: PatternNode, into program: inout [Instruction]) -> Bool {
-        guard program.count < maxInstructions else { return false }
+    /// Appends `node`'s instructions; `false` once the program would be too large, or the
+    /// compiling itself too long (`budget` counts the nodes visited: a count of a group that
+    /// compiles to nothing, `(?:(?:){9999}){9999}`, adds no instruction however often).
+    private static func compile(_ node: PatternNode, into program: inout [Instruction], budget: inout Int) -> Bool {
+        budget -= 1
+        guard program.count < maxInstructions, budget >= 0 else { return false }
         switch node {
         case .atom(let atom):
             program.append(.atom(atom))
         case .sequence(let nodes):
             for node in nodes {
-                guard compile(node, into: &program) else { return false }
+                guard compile(node, into: &program, budget: &budget) else { return false }
             }
         case .alternatives(let choices):
             // split(a, next split) … each choice jumping past the others.
@@ -82,7 +86,7 @@ struct LinearPattern: Sendable {
             for (position, choice) in choices.enumerated() {
                 let split = program.count
                 if position < choices.count - 1 { program.append(.jump(-1)) }
-                guard compile(choice, into: &program) else { return false }
+                guard compile(choice, into: &program, budget: &budget) else { return false }
                 if position < choices.count - 1 {
                     jumps.append(program.count)
                     program.append(.jump(-1))
@@ -92,7 +96,7 @@ struct LinearPattern: Sendable {
             for jump in jumps { program[jump] = .jump(program.count) }
         case .counted(let inner, let min, let max):
             for _ in 0..<min {
-                guard compile(inner, into: &program) else { return false }
+                guard compile(inner, into: &program, budget: &budget) else { return false }
             }
             if let max {
                 // Each optional copy may stop the count: split(copy, end).
@@ -100,14 +104,14 @@ struct LinearPattern: Sendable {
                 for _ in min..<max {
                     splits.append(program.count)
                     program.append(.jump(-1))
-                    guard compile(inner, into: &program) else { return false }
+                    guard compile(inner, into: &program, budget: &budget) else { return false }
                 }
                 for split in splits { program[split] = .split(split + 1, program.count) }
             } else {
                 // split(copy, end); copy; jump back to the split.
                 let split = program.count
                 program.append(.jump(-1))
-                guard compile(inner, into: &program) else { return false }
+                guard compile(inner, into: &program, budget: &budget) else { return false }
                 program.append(.jump(split))
                 program[split] = .split(split + 1, program.count)
             }

@@ -217,6 +217,8 @@ private struct PatternParser {
         case UInt8(ascii: "["): return bracketClass().map(PatternNode.atom)
         default:
             guard Self.isPlainLiteral(byte), !Self.metacharacters.contains(byte) else { return nil }
+            // `<{…}>` is an interpolation to `Regex`'s parser, which refuses it.
+            guard byte != UInt8(ascii: "<") || next != UInt8(ascii: "{") else { return nil }
             return .atom(.literal(byte))
         }
     }
@@ -257,12 +259,20 @@ private struct PatternParser {
                 index += 1
                 return PatternAtom(ascii: negated ? ascii.inverted : ascii, properties: properties, negated: negated)
             }
+            let isFirst = first
             first = false
             if byte == UInt8(ascii: "\\") {
                 index += 1
                 guard let escaped = escape(inClass: true) else { return nil }
                 ascii.formUnion(escaped.ascii)
                 properties += escaped.properties
+                continue
+            }
+            // A `-` first or last is itself (`[A-Za-z0-9._%+-]`); anywhere else it would make
+            // a range, or something else to `Regex`.
+            if byte == UInt8(ascii: "-"), isFirst || (index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "]")) {
+                ascii.insert(byte)
+                index += 1
                 continue
             }
             // Brackets, set operators and a class's first `]` are left to `Regex`.
