@@ -37,13 +37,13 @@ struct PatternAtom: Sendable, Equatable {
     var ascii: ByteSet
     /// For any other character: whether it has one of these properties, reversed when
     /// `negated`.
-    var properties: [CharacterProperty]
+    var properties: CharacterProperties
     var negated: Bool
 
     func matches(_ character: ClassifiedCharacter) -> Bool {
         switch character {
         case .ascii(let byte): ascii.contains(byte)
-        case .other(let has): properties.contains { has.contains($0.flag) } != negated
+        case .other(let has): !has.isDisjoint(with: properties) != negated
         }
     }
 
@@ -55,42 +55,29 @@ struct PatternAtom: Sendable, Equatable {
     static let anyButNewline = PatternAtom(ascii: ByteSet.newlines.inverted, properties: [.newline], negated: true)
 
     /// `\d`, `\s`, `\w`, or their negations.
-    static func shorthand(_ property: CharacterProperty, negated: Bool) -> PatternAtom {
-        PatternAtom(ascii: negated ? property.ascii.inverted : property.ascii, properties: [property], negated: negated)
+    static func shorthand(_ property: CharacterProperties, negated: Bool) -> PatternAtom {
+        PatternAtom(ascii: negated ? property.ascii.inverted : property.ascii, properties: property, negated: negated)
     }
 }
 
 /// The Unicode properties of `\d`, `\s` and `\w` and of `.`'s newlines, as `Regex` reads
 /// them of a character (by its first scalar, as `Character`'s properties do).
-enum CharacterProperty: Sendable, Equatable {
-    case digit, whitespace, word, newline
-
-    /// The ASCII characters that have it.
-    var ascii: ByteSet {
-        switch self {
-        case .digit: .digits
-        case .whitespace: .whitespace
-        case .word: .word
-        case .newline: .newlines
-        }
-    }
-
-    var flag: CharacterFlags {
-        switch self {
-        case .digit: .digit
-        case .whitespace: .whitespace
-        case .word: .word
-        case .newline: .newline
-        }
-    }
-}
-
-struct CharacterFlags: OptionSet, Sendable {
+struct CharacterProperties: OptionSet, Sendable, Equatable {
     let rawValue: UInt8
-    static let digit = CharacterFlags(rawValue: 1)
-    static let whitespace = CharacterFlags(rawValue: 2)
-    static let word = CharacterFlags(rawValue: 4)
-    static let newline = CharacterFlags(rawValue: 8)
+    static let digit = CharacterProperties(rawValue: 1)
+    static let whitespace = CharacterProperties(rawValue: 2)
+    static let word = CharacterProperties(rawValue: 4)
+    static let newline = CharacterProperties(rawValue: 8)
+
+    /// The ASCII characters that have one of them.
+    var ascii: ByteSet {
+        var set = ByteSet()
+        if contains(.digit) { set.formUnion(.digits) }
+        if contains(.whitespace) { set.formUnion(.whitespace) }
+        if contains(.word) { set.formUnion(.word) }
+        if contains(.newline) { set.formUnion(.newlines) }
+        return set
+    }
 }
 
 /// A character of the value, read once for every atom that looks at it.
@@ -98,7 +85,7 @@ enum ClassifiedCharacter {
     /// One ASCII scalar.
     case ascii(UInt8)
     /// Anything else, with the properties atoms ask of it.
-    case other(CharacterFlags)
+    case other(CharacterProperties)
 
     init(_ character: Character) {
         let scalars = character.unicodeScalars
@@ -106,7 +93,7 @@ enum ClassifiedCharacter {
             self = .ascii(UInt8(first.value))
             return
         }
-        var flags: CharacterFlags = []
+        var flags: CharacterProperties = []
         if character.isNumber { flags.insert([.digit, .word]) }
         if character.isLetter { flags.insert(.word) }
         if character.isWhitespace { flags.insert(.whitespace) }
@@ -245,7 +232,7 @@ private struct PatternParser {
     /// `[…]` or `[^…]` of literals, escapes and ranges of literals.
     private mutating func bracketClass() -> PatternAtom? {
         var ascii = ByteSet()
-        var properties: [CharacterProperty] = []
+        var properties: CharacterProperties = []
         var negated = false
         if next == UInt8(ascii: "^") {
             negated = true
@@ -265,7 +252,7 @@ private struct PatternParser {
                 index += 1
                 guard let escaped = escape(inClass: true) else { return nil }
                 ascii.formUnion(escaped.ascii)
-                properties += escaped.properties
+                properties.formUnion(escaped.properties)
                 continue
             }
             // A `-` first or last is itself (`[A-Za-z0-9._%+-]`); anywhere else it would make
