@@ -161,6 +161,12 @@ import Testing
             (#"{"state": {"networks": [{"id": "a", "name": "A", "secure": 1}]}}"#, 422, "invalid-state", "$.state.networks[0].secure"),
             (#"{"state": {"networks": [{"id": "a", "name": "A"}]}}"#, 422, "invalid-state", nil),
             (#"{"state": []}"#, 422, "invalid-state", "$.state"),
+            // An id no item screen's ?item= could name, and one whose rows' ids would fuse.
+            (
+                #"{"state": {"networks": [{"id": "\#(String(repeating: "n", count: 1025))", "name": "A", "secure": true}]}}"#, 422, "invalid-state",
+                "$.state.networks[0].id"
+            ),
+            (#"{"state": {"networks": [{"id": "\u0301a", "name": "A", "secure": true}]}}"#, 422, "invalid-state", "$.state.networks[0].id"),
             (
                 #"{"state": {"networks": [{"id": "a", "name": "A", "secure": true}, {"id": "b", "name": "B", "secure": true}, {"id": "c", "name": "C", "secure": true}, {"id": "d", "name": "D", "secure": true}, {"id": "e", "name": "E", "secure": true}]}}"#,
                 422, "list-too-long", nil
@@ -186,6 +192,9 @@ import Testing
             #"{"subject": "\#(String(repeating: "é", count: 128))", "state": {"networks": [{"id": "a", "name": "A", "secure": true}, {"id": "b", "name": "B", "secure": true}, {"id": "c", "name": "C", "secure": true}, {"id": "d", "name": "D", "secure": true}]}}"#
         )
         #expect(atLimit.status == 201, "\(atLimit.bodyText)")
+        let longestID = try create(
+            api, #"{"state": {"networks": [{"id": "\#(String(repeating: "n", count: 1024))", "name": "A", "secure": true}]}}"#)
+        #expect(longestID.status == 201, "\(longestID.bodyText)")
     }
 
     @Test func malformedAndUnknownIDsAre404() throws {

@@ -139,6 +139,10 @@ import Testing
             ("PATCH", #"{"wify": true}"#, Self.merge, #""0""#, 422, "invalid-state", "$.wify"),
             ("PATCH", #"{"networks": [{"id": "x", "name": 3, "secure": true}]}"#, Self.merge, #""0""#, 422, "invalid-state", "$.networks[0].name"),
             ("PATCH", #"[1]"#, Self.merge, #""0""#, 422, "invalid-state", "$"),
+            (
+                "PATCH", #"[{"op": "add", "path": "/networks/-", "value": {"id": "\#(String(repeating: "n", count: 1025))", "name": "N", "secure": true}}]"#,
+                Self.jsonPatch, #""0""#, 422, "invalid-state", "$.networks[2].id"
+            ),
             ("PUT", #"{"wifi": false, "extra": 1}"#, "application/json", #""0""#, 422, "invalid-state", "$.extra"),
             (
                 "PATCH", #"[{"op": "test", "path": "/wifi", "value": false}, {"op": "replace", "path": "/wifi", "value": false}]"#, Self.jsonPatch,

@@ -131,7 +131,13 @@ public enum DefinitionSchema {
             "description":
                 "An item of a list: a unique non-empty string \"id\" (rows repeated over the list take their identity from it) and the same scalar fields as the list's first item.",
             "required": ["id"],
-            "properties": ["id": ["type": "string", "minLength": 1, "description": "The item's id, unique in its list."]],
+            "properties": [
+                "id": [
+                    "type": "string", "minLength": 1,
+                    "description":
+                        "The item's id, unique in its list: at most 1,024 bytes of UTF-8 (the most an item screen's ?item= names), neither starting nor ending with a character that fuses with its neighbour (such as a combining mark).",
+                ]
+            ],
             "additionalProperties": ["type": ["boolean", "number", "string"]],
         ]
         definitions["fieldTypes"] = [

@@ -72,7 +72,7 @@ public enum EventError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownAction(row: String, action: String)
     /// An `append` whose item's id is one the list holds already.
     case duplicateItem(list: String, id: String)
-    /// An `append` whose item's id no screen could name (see ``Record/problem(ofAddedID:)``).
+    /// An `append` whose item's id no screen could name (see ``Record/problem(ofID:)``).
     case invalidItemID(list: String, id: String, reason: String)
 
     /// The row the refusal is about: the event's own, or one whose value a selection

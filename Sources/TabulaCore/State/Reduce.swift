@@ -371,7 +371,7 @@ private struct ActionRun {
             failure = .duplicateItem(list: append.list, id: id)
             stopped = true
             return
-        } else if let reason = Record.problem(ofAddedID: id) {
+        } else if let reason = Record.problem(ofID: id) {
             failure = .invalidItemID(list: append.list, id: id, reason: reason)
             stopped = true
             return

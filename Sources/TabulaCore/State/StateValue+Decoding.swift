@@ -62,11 +62,11 @@ extension StateType {
             report(path, "every item needs a non-empty string \"id\"; rows repeated over the list take their identity from it")
             return nil
         }
-        // Row ids are built around item ids; a fused character would make two rows' ids equal.
-        guard TextJoin.isSealedItemID(id) else {
+        // Row ids and item screens' ?item= are built from item ids.
+        if let reason = Record.problem(ofID: id) {
             report(
                 path + ".id",
-                "item id \"\(id)\" starts or ends with a character that fuses with its neighbour (such as a combining mark); rows repeated over the list build their ids around it, so begin and end it with a letter, digit or symbol"
+                "item id \"\(id.prefix(64))\" cannot name an item: \(reason); rows repeated over the list build their ids around it, so keep it short and begin and end it with a letter, digit or symbol"
             )
             return nil
         }

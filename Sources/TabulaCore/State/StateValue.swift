@@ -52,16 +52,16 @@ public enum StateValue: Hashable, Sendable {
 }
 
 extension Record {
-    /// The longest id an added item may have, in UTF-8 bytes: the most an item screen's
-    /// `?item=` names.
-    public static let maxAddedIDBytes = 1024
+    /// The longest item id, in UTF-8 bytes: the most an item screen's `?item=` names.
+    public static let maxIDBytes = 1024
 
-    /// Why an id an event gives an added item could not name it, or `nil`: longer than
-    /// ``maxAddedIDBytes``, or starting or ending with a character that fuses with its
-    /// neighbour, which would make the ids of the rows built around it run together (a
-    /// backend's state is refused for the same).
-    public static func problem(ofAddedID id: String) -> String? {
-        if id.utf8.count > maxAddedIDBytes { return "the id is longer than \(maxAddedIDBytes) bytes, the most an item screen's ?item= names" }
+    /// Why `id` cannot name an item, or `nil`: longer than ``maxIDBytes``, or starting or
+    /// ending with a character that fuses with its neighbour, which would make the ids of
+    /// the rows built around it run together. The one judge of an id that enters a list:
+    /// added by an event, written by a backend, or a definition's default (ids already
+    /// stored are read as they are).
+    public static func problem(ofID id: String) -> String? {
+        if id.utf8.count > maxIDBytes { return "the id is longer than \(maxIDBytes) bytes, the most an item screen's ?item= names" }
         if !TextJoin.isSealedItemID(id) {
             return "the id starts or ends with a character that fuses with its neighbour (such as a combining mark)"
         }

@@ -3,7 +3,7 @@ import TabulaHTTP
 
 /// The `item` query parameter of a screen's routes: which item an item screen shows.
 extension APIContext {
-    static let maxItemIDLength = Record.maxAddedIDBytes
+    static let maxItemIDLength = Record.maxIDBytes
 
     /// The item a request names for `definition`: required on an item screen (its
     /// existence is checked once the session's state is read, ``requireItem(_:_:in:)``),
