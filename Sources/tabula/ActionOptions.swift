@@ -70,27 +70,10 @@ struct ActionOptions: ParsableArguments {
             throw ValidationError("--actions-url needs --actions-secret (or TABULA_ACTIONS_SECRET): every call is signed with it")
         }
         if let authorities {
-            guard lowered.hasPrefix("https://") else {
-                throw ValidationError("--actions-ca-file is for an https backend, and --actions-url \"\(url)\" is http")
-            }
-            try Self.checkCertificateAuthorities(authorities)
+            try CertificateAuthorityFile.check(authorities, option: "--actions-ca-file", url: url, urlOption: "--actions-url", peer: "backend")
         }
         return ActionSettings(
             url: url, secret: secret, timeout: .milliseconds(milliseconds), concurrency: concurrency, certificateAuthorities: authorities)
-    }
-
-    /// A CA file that curl could not read would fail every call at run time, each with the
-    /// same log line: a start that says so is clearer.
-    static func checkCertificateAuthorities(_ path: String) throws {
-        let bytes: [UInt8]
-        do {
-            bytes = try Files.read(path)
-        } catch {
-            throw ValidationError("--actions-ca-file cannot be read: \(error.description)")
-        }
-        guard String(decoding: bytes, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            throw ValidationError("--actions-ca-file \"\(path)\" holds no certificate; give a PEM file, with -----BEGIN CERTIFICATE----- blocks")
-        }
     }
 
     /// `250ms`, or what ``DurationText`` reads (`5`, `5s`, `1m`), in milliseconds.

@@ -7,14 +7,18 @@ import TabulaPlatform
 /// FoundationNetworking, and `tabula serve` maps neither unless a backend call needs libcurl.
 final class CurlTransport: HTTPTransport {
     private let client: HTTPClient
+    /// The PEM file of the authorities the service's certificate must come from (`--ca-file`),
+    /// or `nil` for the system's.
+    private let certificateAuthorities: String?
 
-    init() throws(HTTPClientError) {
+    init(certificateAuthorities: String?) throws(HTTPClientError) {
         client = try HTTPClient(maxConnections: 8)
+        self.certificateAuthorities = certificateAuthorities
     }
 
     func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPAnswer {
         let result = await withCheckedContinuation { continuation in
-            client.post(Self.curlRequest(request)) { continuation.resume(returning: $0) }
+            client.post(clientRequest(request)) { continuation.resume(returning: $0) }
         }
         switch result {
         case .success(let response):
@@ -32,7 +36,7 @@ final class CurlTransport: HTTPTransport {
         }
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let progress = Locked(Progress())
-        var curlRequest = Self.curlRequest(request)
+        var curlRequest = clientRequest(request)
         curlRequest.receive = { status, bytes in
             let (head, cancelled) = progress.withLock { progress in
                 defer { progress.head = nil }
@@ -77,9 +81,10 @@ final class CurlTransport: HTTPTransport {
         client.shutdown()
     }
 
-    private static func curlRequest(_ request: HTTPRequest) -> HTTPClientRequest {
+    private func clientRequest(_ request: HTTPRequest) -> HTTPClientRequest {
         var curlRequest = HTTPClientRequest(url: request.url, headers: request.headers, body: request.body ?? [], timeout: request.idleTimeout)
         curlRequest.method = request.method
+        curlRequest.certificateAuthorities = certificateAuthorities
         return curlRequest
     }
 }

@@ -41,6 +41,13 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "The service's --stream-heartbeat: a stream silent for twice as long is taken as dead.")
     var heartbeat: String = "15s"
 
+    @Option(
+        name: .customLong("ca-file"),
+        help:
+            "A PEM file of the certificate authorities an https service's certificate must come from, instead of the system's: for a service whose certificate a private CA signed."
+    )
+    var caFile: String?
+
     /// Options out of their ranges are usage errors (exit 64), as `tabula serve`'s are.
     func validate() throws {
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.split(separator: "/").count >= 2 else {
@@ -49,6 +56,7 @@ struct WatchCommand: ParsableCommand {
         guard heartbeatSeconds != nil else {
             throw ValidationError("--heartbeat \(heartbeat) is not a duration such as 15s or 1m, at most 100 years")
         }
+        if let caFile { try CertificateAuthorityFile.check(caFile, option: "--ca-file", url: url, urlOption: "--url", peer: "service") }
     }
 
     /// `--heartbeat` in seconds; `nil` when it is not a duration above 0.
@@ -65,7 +73,7 @@ struct WatchCommand: ParsableCommand {
         }()
         let transport: CurlTransport
         do {
-            transport = try CurlTransport()
+            transport = try CurlTransport(certificateAuthorities: caFile)
         } catch {
             throw CommandFailure("\(error)")
         }

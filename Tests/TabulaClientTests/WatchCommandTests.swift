@@ -67,6 +67,51 @@ import Testing
         #expect(watch.standardError.contains("no screen \"\(arguments[0])\""), "\(watch.standardError)")
     }
 
+    /// A service behind TLS whose certificate a private CA signed (nginx in front of it):
+    /// refused under the system's CAs, followed, stream and all, once `--ca-file` gives the CA.
+    @Test(.timeLimit(.minutes(1))) func aServiceOfAPrivateAuthorityIsFollowedWithItsCAFile() async throws {
+        let service = try LiveService()
+        let certificates = try TestCertificates()
+        let tls = try NginxProcess { port in
+            """
+            server {
+                listen 127.0.0.1:\(port) ssl;
+                ssl_certificate \(certificates.certificate);
+                ssl_certificate_key \(certificates.key);
+                location / {
+                    proxy_pass http://127.0.0.1:\(service.port);
+                    proxy_http_version 1.1;
+                    proxy_set_header Connection "";
+                    proxy_buffering off;
+                }
+            }
+            """
+        }
+        let url = "https://127.0.0.1:\(tls.port)"
+        let untrusted = try WatchProcess(["protocol-settings", "--url", url])
+        #expect(try await untrusted.exitStatus() == 1)
+        #expect(untrusted.standardError.contains("certificate"), "\(untrusted.standardError)")
+
+        let watch = try WatchProcess(["protocol-settings", "--url", url, "--json", "--heartbeat", "1s", "--ca-file", certificates.authority])
+        let token = try await watch.session()
+        try await watch.waitUntilCurrent(service, token: token)
+        try switchRow(service, token: token, "offline-maps", true)
+        try await watch.waitUntilCurrent(service, token: token)
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+
+        // A CA file for a peer that shows no certificate, or one that is not a PEM file, is a usage error.
+        for (arguments, message) in [
+            (["--url", service.url, "--ca-file", certificates.authority], "--ca-file is for an https service"),
+            (["--url", url, "--ca-file", certificates.key], "holds no certificate"),
+            (["--url", url, "--ca-file", "/nonexistent/ca.pem"], "/nonexistent/ca.pem"),
+        ] {
+            let refused = try WatchProcess(["settings"] + arguments)
+            #expect(try await refused.exitStatus() == 64)
+            #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
+        }
+    }
+
     private func switchRow(_ service: LiveService, token: String, _ row: String, _ isOn: Bool) throws {
         let answer = try service.request(
             "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(token)", "Content-Type: application/json"],
