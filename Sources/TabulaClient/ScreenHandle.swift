@@ -292,15 +292,17 @@ public actor ScreenHandle {
         var retry = Duration.seconds(3)
         var backoff = Backoff(initial: retry, maximum: session.configuration.maximumReconnectDelay)
         while endReason == nil, !Task.isCancelled {
-            let delivered = await readStream(retry: &retry)
+            let worked = await readStream(retry: &retry)
             guard endReason == nil, !Task.isCancelled else { return }
-            if delivered { backoff = Backoff(initial: retry, maximum: session.configuration.maximumReconnectDelay) }
+            if worked { backoff.reset() }
             backoff.initial = retry
             try? await Task.sleep(for: backoff.next())
         }
     }
 
-    /// Reads one connection of the stream; whether it delivered anything.
+    /// Reads one connection of the stream; whether it worked: it delivered an event, or
+    /// stayed open for a heartbeat. A quiet stream that a proxy or a network change cut after
+    /// a while is no failure, and the next connection should not wait longer for it.
     private func readStream(retry: inout Duration) async -> Bool {
         var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
         // Every connection names the copy it holds, so the stream starts from it.
@@ -318,6 +320,7 @@ public actor ScreenHandle {
         }
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
         lastHeard = .now
+        let opened = ContinuousClock.now
         let watchdog = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: silence / 4)
@@ -346,7 +349,7 @@ public actor ScreenHandle {
                 }
             }
         } catch {}
-        return delivered
+        return delivered || ContinuousClock.now - opened >= session.configuration.heartbeat
     }
 
     private func silentFor() -> Duration { ContinuousClock.now - lastHeard }
