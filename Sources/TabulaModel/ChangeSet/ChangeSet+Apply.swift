@@ -10,24 +10,33 @@ extension ChangeSet {
         (try? applyChecked(to: screen)) ?? screen
     }
 
-    /// Applies the change set like ``apply(to:)``, throwing when it does not fit `screen`.
+    /// Applies the change set like ``apply(to:)``, throwing when it does not fit `screen`,
+    /// or does not describe one consistent batch: a row or section deleted or moved twice
+    /// (or both), an update that is not of a kept row or section, a result with repeated
+    /// ids. A table view would refuse such a batch (its counts would not add up), so a
+    /// client that applies only what this accepts never hands it one.
     public func applyChecked(to screen: Screen) throws(ChangeSetError) -> Screen {
         var result = screen
         var sections = screen.sections.map(Optional.some)
 
-        // 1. Remove deleted and moved-out rows, keeping the moved ones by their old path.
+        // 1. Remove deleted and moved-out rows, keeping the moved ones by their old path:
+        //    each old row leaves once at most.
         var rowsToRemove: [Int: Set<Int>] = [:]
         for path in rows.deleted {
             try checkRow(path, in: screen, "deleted row")
-            rowsToRemove[path.section, default: []].insert(path.row)
+            guard rowsToRemove[path.section, default: []].insert(path.row).inserted else {
+                throw ChangeSetError("row \(path) is deleted twice")
+            }
         }
         var movedRows: [RowPath: Row] = [:]
         for move in rows.moved {
             guard let row = screen.row(at: move.from) else {
                 throw ChangeSetError("moved row \(move.from) is not in the screen")
             }
+            guard rowsToRemove[move.from.section, default: []].insert(move.from.row).inserted else {
+                throw ChangeSetError("moved row \(move.from) is also deleted or moved")
+            }
             movedRows[move.from] = row
-            rowsToRemove[move.from.section, default: []].insert(move.from.row)
         }
         for (sectionIndex, removed) in rowsToRemove {
             guard let section = sections[sectionIndex] else { continue }
@@ -36,18 +45,19 @@ extension ChangeSet {
             sections[sectionIndex] = kept
         }
 
-        // 2. Remove deleted and moved-out sections (old indexes).
+        // 2. Remove deleted and moved-out sections (old indexes), each once at most.
         var movedSections: [Int: Section] = [:]
         for index in self.sections.deleted {
             guard screen.sections.indices.contains(index) else {
                 throw ChangeSetError("deleted section \(index) is not in the screen")
             }
             if rowsToRemove[index] != nil { throw ChangeSetError("rows of deleted section \(index) are listed") }
+            guard sections[index] != nil else { throw ChangeSetError("section \(index) is deleted twice") }
             sections[index] = nil
         }
         for move in self.sections.moved {
             guard screen.sections.indices.contains(move.from), let section = sections[move.from] else {
-                throw ChangeSetError("moved section \(move.from) is not in the screen")
+                throw ChangeSetError("moved section \(move.from) is not in the screen, or is also deleted or moved")
             }
             movedSections[move.from] = section
             sections[move.from] = nil
@@ -79,10 +89,14 @@ extension ChangeSet {
                 remaining: newSections[sectionIndex].rows, insertions: insertions, what: "row")
         }
 
-        // 5. Set updated content at the new indexes.
+        // 5. Set updated content at the new indexes: of a kept section or row, the one that
+        //    was at `from` and is at `to` now (a row keeps its id).
         for update in self.sections.updated {
             guard newSections.indices.contains(update.to) else {
                 throw ChangeSetError("updated section \(update.to) is not in the new screen")
+            }
+            guard screen.sections.indices.contains(update.from), screen.sections[update.from].id == newSections[update.to].id else {
+                throw ChangeSetError("updated section \(update.to) is not the kept section \(update.from)")
             }
             newSections[update.to].header = update.header
             newSections[update.to].footer = update.footer
@@ -93,12 +107,25 @@ extension ChangeSet {
             else {
                 throw ChangeSetError("updated row \(update.to) is not in the new screen")
             }
+            guard screen.row(at: update.from)?.id == update.row.id, newSections[update.to.section].rows[update.to.row].id == update.row.id else {
+                throw ChangeSetError("updated row \(update.to) is not the kept row \(update.from)")
+            }
             newSections[update.to.section].rows[update.to.row] = update.row
         }
 
         result.sections = newSections
         if let title { result.title = title }
         if let style { result.style = style.style }
+        // Insertions may repeat an id the screen keeps: identity is the id, so a screen that
+        // held each id once still does. (One that did not, which only code can build, is
+        // left to its maker.)
+        if (try? screen.validate()) != nil {
+            do {
+                try result.validate()
+            } catch {
+                throw ChangeSetError("it leaves a screen that breaks the wire model's rules: \(error)")
+            }
+        }
         return result
     }
 

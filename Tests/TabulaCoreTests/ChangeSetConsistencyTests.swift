@@ -1,0 +1,59 @@
+import TabulaCore
+import Testing
+
+/// Change sets that do not describe one consistent batch do not apply: a client that applied
+/// them would hand its table view a batch whose counts do not add up, or a screen with
+/// repeated ids (a malformed or hostile answer; the service's diff never makes them).
+@Suite struct ChangeSetConsistencyTests {
+    static func screen(_ sections: [[String]]) throws -> Screen {
+        let json = sections.enumerated().map { index, rows in
+            #"{"id":"s\#(index)","rows":[\#(rows.map { #"{"id":"\#($0)","kind":"basic","title":"\#($0)"}"# }.joined(separator: ","))]}"#
+        }.joined(separator: ",")
+        return try Screen(jsonBytes: Array(#"{"id":"x","title":"X","sections":[\#(json)]}"#.utf8))
+    }
+
+    /// `{"sections":{…},"rows":{…}}` with every list empty but the members given.
+    static func changes(sections: String = "", rows: String = "") throws -> ChangeSet {
+        func lists(_ given: String) -> String {
+            let empty = ["deleted", "inserted", "moved", "updated"].filter { !given.contains("\"\($0)\"") }.map { "\"\($0)\":[]" }
+            return "{" + (empty + (given.isEmpty ? [] : [given])).joined(separator: ",") + "}"
+        }
+        return try ChangeSet(jsonBytes: Array(#"{"sections":\#(lists(sections)),"rows":\#(lists(rows))}"#.utf8))
+    }
+
+    static let p00 = #"{"section":0,"row":0}"#
+
+    @Test(arguments: [
+        // the same row deleted twice: one row goes, the batch deletes two (UIKit's count check throws)
+        ("", #""deleted":[\#(p00),\#(p00)]"#),
+        // a row deleted and moved: it is deleted, and reappears
+        ("", #""deleted":[\#(p00)],"moved":[{"from":\#(p00),"to":{"section":0,"row":2}}]"#),
+        // one row moved twice: it is duplicated
+        ("", #""moved":[{"from":\#(p00),"to":{"section":0,"row":2}},{"from":\#(p00),"to":{"section":0,"row":3}}]"#),
+        // a row inserted with an id the screen has
+        ("", #""inserted":[{"section":0,"row":3,"model":{"id":"a","kind":"basic","title":"dup"}}]"#),
+        // an update that gives a kept row another row's id
+        ("", #""updated":[{"from":{"section":0,"row":1},"to":{"section":0,"row":1},"model":{"id":"a","kind":"basic","title":"x"}}]"#),
+        // a deleted row updated: its content lands on the row that took its index
+        ("", #""deleted":[\#(p00)],"updated":[{"from":\#(p00),"to":\#(p00),"model":{"id":"a","kind":"basic","title":"zombie"}}]"#),
+        // an update whose `from` is nowhere in the old screen
+        ("", #""updated":[{"from":{"section":7,"row":99},"to":{"section":0,"row":1},"model":{"id":"b","kind":"basic","title":"x"}}]"#),
+        // the same section deleted twice
+        (#""deleted":[1,1]"#, ""),
+        // a section inserted with the id of a kept section (and a row id the screen has)
+        (#""inserted":[{"index":2,"section":{"id":"s0","rows":[{"id":"a","kind":"basic","title":"x"}]}}]"#, ""),
+    ])
+    func inconsistentChangeSetsDoNotApply(sections: String, rows: String) throws {
+        let old = try Self.screen([["a", "b", "c"], ["d"]])
+        let changes = try Self.changes(sections: sections, rows: rows)
+        let applied = try? changes.applyChecked(to: old)
+        #expect(applied == nil, "applied to \(applied.map { $0.sections.map { $0.rows.map(\.id) } } as Any)")
+    }
+
+    @Test func aRowInsertedWithAKeptRowsIDDoesNotApply() throws {
+        let old = try Self.screen([["a", "b", "c"]])
+        let changes = try Self.changes(rows: #""inserted":[{"section":0,"row":3,"model":{"id":"a","kind":"basic","title":"dup"}}]"#)
+        #expect(throws: ChangeSetError.self) { try changes.applyChecked(to: old) }
+        #expect(changes.apply(to: old) == old, "apply leaves the screen as it was")
+    }
+}
