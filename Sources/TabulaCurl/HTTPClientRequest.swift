@@ -16,6 +16,12 @@ public struct HTTPClientRequest: Sendable {
     /// signed. curl reads it when it opens a connection.
     public var certificateAuthorities: String?
 
+    /// The largest answer body kept, in bytes: a larger answer fails with
+    /// ``HTTPClientError/answerTooLarge(limit:)``, its transfer ended once past it.
+    public var answerLimit = HTTPClientRequest.defaultAnswerLimit
+    /// What ``answerLimit`` is unless set: a mebibyte.
+    public static let defaultAnswerLimit = 1 << 20
+
     /// The method: `POST` (the default) sends ``body``; `GET` sends none; another method
     /// (`PUT`) sends ``body`` with that method.
     public var method = "POST"

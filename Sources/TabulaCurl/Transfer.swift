@@ -10,14 +10,14 @@ struct PendingTransfer: Sendable {
 /// live as long as the easy handle uses it. Only the client's thread touches it; the thread's
 /// table of transfers in flight holds it, so the unretained pointer curl keeps stays valid.
 final class Transfer {
-    /// The largest answer body kept; more aborts the transfer.
-    static let bodyLimit = 1 << 20
-
     let completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     private(set) var body: [UInt8] = []
     /// Where a streamed answer's parts go (``HTTPClientRequest/receive``), and what the
     /// status is read from as they arrive.
     private var stream: (receive: @Sendable (Int, [UInt8]) -> Bool, handle: LibCurl.Easy, curl: LibCurl)?
+    /// The largest answer body kept (the request's ``HTTPClientRequest/answerLimit``); more
+    /// aborts the transfer.
+    private var bodyLimit = HTTPClientRequest.defaultAnswerLimit
     /// Whether the answer outgrew ``bodyLimit`` (curl then reports a write error).
     private(set) var overflowed = false
     /// Where curl writes its detailed error text (`CURLOPT_ERRORBUFFER`).
@@ -42,6 +42,7 @@ final class Transfer {
     /// refused or the request cannot be sent as given.
     func configure(_ handle: LibCurl.Easy, for request: HTTPClientRequest, _ curl: LibCurl) -> HTTPClientError? {
         if let problem = Self.problem(in: request) { return .transport(problem) }
+        bodyLimit = max(0, request.answerLimit)
         for field in request.headers {
             // "Name:" alone would remove the field; curl sends "Name;" as an empty one.
             let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
@@ -93,7 +94,7 @@ final class Transfer {
 
     /// The outcome of a finished transfer, read from the handle before it is reset.
     func outcome(_ handle: LibCurl.Easy, _ code: CURLcode, _ curl: LibCurl) -> Result<HTTPClientResponse, HTTPClientError> {
-        if overflowed { return .failure(.answerTooLarge(limit: Self.bodyLimit)) }
+        if overflowed { return .failure(.answerTooLarge(limit: bodyLimit)) }
         switch code {
         case CURLE_OK:
             let status = curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0
@@ -153,7 +154,7 @@ final class Transfer {
             let bytes = Array(UnsafeRawBufferPointer(start: data, count: length))
             return stream.receive(stream.curl.info(stream.handle, CURLINFO_RESPONSE_CODE) ?? 0, bytes) ? length : 0
         }
-        guard !overflow, length <= Self.bodyLimit - body.count else {
+        guard !overflow, length <= bodyLimit - body.count else {
             overflowed = true
             return 0
         }

@@ -81,10 +81,15 @@ final class CurlTransport: HTTPTransport {
         client.shutdown()
     }
 
+    /// The largest answer `tabula watch` reads: a screen far past the service's state limits.
+    static let answerLimit = 64 << 20
+
     private func clientRequest(_ request: HTTPRequest) -> HTTPClientRequest {
         var curlRequest = HTTPClientRequest(url: request.url, headers: request.headers, body: request.body ?? [], timeout: request.idleTimeout)
         curlRequest.method = request.method
         curlRequest.certificateAuthorities = certificateAuthorities
+        // A screen may be larger than the mebibyte a backend's answer may be.
+        curlRequest.answerLimit = Self.answerLimit
         return curlRequest
     }
 }

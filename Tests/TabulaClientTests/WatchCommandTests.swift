@@ -112,6 +112,35 @@ import Testing
         }
     }
 
+    /// A screen larger than the mebibyte a backend's answer may be is still a screen: the
+    /// watch shows it.
+    @Test(.timeLimit(.minutes(1))) func aLargeScreenIsShown() async throws {
+        let rows = (0..<12_000).map { #"{"id":"r\#($0)","kind":"basic","title":"\#(String(repeating: "x", count: 150))"}"# }
+        let screen = #"{"id":"big","title":"Big","revision":0,"definition":"d1","sections":[{"id":"s","rows":[\#(rows.joined(separator: ","))]}]}"#
+        #expect(screen.utf8.count > 2 << 20)
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("POST", "/v1/sessions"): .json(#"{"session":"big-screen-token","id":"s_aaaaaaaaaaaaaaaaaaaa","revision":0,"client":{}}"#, status: 201)
+            case ("GET", "/v1/screens/big"): .json(screen)
+            case ("GET", "/v1/screens/big/stream"):
+                .streamed(status: 200, contentType: "text/event-stream") { send in
+                    while send(Array(":\n\n".utf8)) { usleep(200_000) }
+                }
+            default: .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let watch = try WatchProcess(["big", "--url", server.url, "--json"])
+        var shown: Screen?
+        for _ in 0..<500 where shown == nil {
+            shown = try? watch.lastScreen()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(shown?.sections.first?.rows.count == 12_000, "\(watch.standardError)")
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
     private func switchRow(_ service: LiveService, token: String, _ row: String, _ isOn: Bool) throws {
         let answer = try service.request(
             "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(token)", "Content-Type: application/json"],
