@@ -13,7 +13,12 @@ struct Backoff: Sendable {
 
     /// The next wait.
     mutating func next() -> Duration {
-        let ceiling = min(maximum, initial * (1 << min(attempt, 20)))
+        // Doubled step by step up to the maximum, never past it: an initial wait as long as
+        // a stream's `retry:` may ask must not overflow.
+        var ceiling = min(initial, maximum)
+        for _ in 0..<min(attempt, 64) where ceiling < maximum {
+            ceiling = ceiling > maximum / 2 ? maximum : ceiling * 2
+        }
         attempt += 1
         return ceiling * Double.random(in: 0.75...1)
     }

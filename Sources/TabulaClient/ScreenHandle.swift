@@ -11,7 +11,8 @@ import TabulaModel
 /// - Updates, from the stream and from answers alike, are applied in revision order, each
 ///   once, never backwards. One that does not fit the copy (it starts from another
 ///   revision, or does not apply) makes the handle fetch the screen again and publish it
-///   whole, as it does after `409`.
+///   whole, as it does after `409`. Only the service's own word that the copy is ahead of it
+///   (`409 future-revision`, or a whole screen on the stream) takes the copy back.
 /// - The stream is resumed with `Last-Event-ID` naming the copy held, after a wait that
 ///   doubles from its `retry:` (with jitter, up to the configuration's maximum); a stream
 ///   silent for twice the heartbeat is taken as dead.
@@ -177,7 +178,7 @@ public actor ScreenHandle {
             }
             if problem.status == 409, !pending.resent {
                 // The copy is out of date: fetch it and send the event again, against it.
-                await fetchWhole()
+                await fetchWhole(replacingNewer: problem.slug == "future-revision")
                 var again = PendingEvent(event: pending.event)
                 again.resent = true
                 queue.insert(again, at: 0)
@@ -185,7 +186,7 @@ public actor ScreenHandle {
             }
             publish(.refused(pending.event, problem))
             // What the user did is not what the service holds: show what it holds.
-            await fetchWhole()
+            await fetchWhole(replacingNewer: problem.slug == "future-revision")
         }
     }
 
@@ -234,7 +235,15 @@ public actor ScreenHandle {
     }
 
     /// Fetches the screen whole and publishes it; ends the handle on `401` and `404`.
-    private func fetchWhole() async {
+    /// `replacingNewer`: the service said the copy is ahead of it (`409 future-revision`: a
+    /// store restored from a backup, say), so its screen replaces the copy even when its
+    /// revision is lower. Otherwise an answer older than the copy (the stream brought the
+    /// copy past it meanwhile) is not taken.
+    ///
+    /// An answer that is not this screen (not a screen, or another screen or item) is asked
+    /// for again after a wait, as a failure to reach the service is: the service may be
+    /// behind a proxy or a captive portal that answers for it for a while.
+    private func fetchWhole(replacingNewer: Bool = false) async {
         let request = session.request("GET", screenPath, query: itemQuery)
         var backoff = Backoff(initial: .milliseconds(250), maximum: session.configuration.maximumReconnectDelay)
         while endReason == nil, !Task.isCancelled {
@@ -248,18 +257,23 @@ public actor ScreenHandle {
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
-            guard let whole = try? Screen(jsonBytes: answer.body) else {
+            guard let whole = try? Screen(jsonBytes: answer.body), shows(whole) else {
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
-            adopt(whole)
+            adopt(whole, replacingNewer: replacingNewer)
             return
         }
     }
 
-    /// Takes a whole screen as the copy, unless the copy is newer.
-    private func adopt(_ whole: Screen) {
-        if let copy, copy.revision > whole.revision { return }
+    /// Whether `whole` is this handle's screen (and item).
+    private func shows(_ whole: Screen) -> Bool {
+        whole.id == screenID && whole.item == item
+    }
+
+    /// Takes a whole screen as the copy, unless the copy is newer and `replacingNewer` is false.
+    private func adopt(_ whole: Screen, replacingNewer: Bool = false) {
+        if !replacingNewer, let copy, copy.revision > whole.revision { return }
         copy = whole
         let target = whole.showing(shownByUser).showing(movedByUser)
         shown = target
@@ -306,14 +320,33 @@ public actor ScreenHandle {
     private func readStream(retry: inout Duration) async -> Bool {
         var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
         // Every connection names the copy it holds, so the stream starts from it.
-        if let copy, let definition = copy.definition { headers.append(("Last-Event-ID", "\(definition):\(copy.revision)")) }
+        // (A definition id that a header could not carry names no copy: the stream then
+        // starts with the whole screen.)
+        if let copy, let definition = copy.definition, HTTPFieldValue.isSafe(definition) {
+            headers.append(("Last-Event-ID", "\(definition):\(copy.revision)"))
+        }
         let silence = session.configuration.heartbeat * 2
         let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
         guard let stream = try? await session.transport.openStream(request) else { return false }
         let cancel = stream.cancel
         if stream.head.status != 200 {
+            // A problem's document is small: more, or one that takes longer than a request
+            // may, is not read on.
+            let deadline = Task {
+                try? await Task.sleep(for: session.configuration.requestTimeout)
+                if !Task.isCancelled { cancel() }
+            }
+            defer { deadline.cancel() }
             var body: [UInt8] = []
-            do { for try await chunk in stream.body { body += chunk } } catch {}
+            do {
+                for try await chunk in stream.body {
+                    body += chunk
+                    if body.count > Self.maxProblemBytes {
+                        cancel()
+                        break
+                    }
+                }
+            } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
             if let reason = endReason(forScreenRequest: problem) { end(reason) }
             return false
@@ -333,11 +366,19 @@ public actor ScreenHandle {
         var delivered = false
         do {
             for try await chunk in stream.body {
-                lastHeard = .now
-                for output in parser.feed(chunk) {
+                let linesBefore = parser.linesRead
+                let outputs = parser.feed(chunk)
+                // Heard: a whole line, a heartbeat's included; bytes of a line that never
+                // ends are not a sign of life.
+                if parser.linesRead > linesBefore { lastHeard = .now }
+                for output in outputs {
                     switch output {
                     case .retry(let milliseconds):
-                        retry = .milliseconds(milliseconds)
+                        // Never sooner than the shortest wait: `retry: 0` would reconnect at once, forever.
+                        retry = max(.milliseconds(milliseconds), Self.shortestRetry)
+                    case .overflow:
+                        cancel()
+                        return delivered
                     case .event(let event):
                         delivered = true
                         await receive(event)
@@ -354,11 +395,23 @@ public actor ScreenHandle {
 
     private func silentFor() -> Duration { ContinuousClock.now - lastHeard }
 
+    /// The shortest wait before the stream connects again, whatever its `retry:` says.
+    static let shortestRetry = Duration.milliseconds(250)
+    /// The most of a refused stream's problem document that is read.
+    static let maxProblemBytes = 64 * 1024
+
     private func receive(_ event: ServerSentEvent) async {
-        guard let json = try? JSONValue.answer(Array(event.data.utf8)) else { return }
+        guard let json = try? JSONValue.answer(Array(event.data.utf8)) else {
+            // A screen or an update that cannot be read leaves the copy behind: fetch it.
+            if event.type == "screen" || event.type == "changes" { await fetchWhole() }
+            return
+        }
         switch event.type {
         case "screen":
-            if let whole = try? Screen(json: json) { adopt(whole) } else { await fetchWhole() }
+            // The stream sends a whole screen when it cannot bring the copy forward: the
+            // service's screen now, even when its revision is lower than the copy's (a
+            // restored store); later commits follow it on the same stream.
+            if let whole = try? Screen(json: json), shows(whole) { adopt(whole, replacingNewer: true) } else { await fetchWhole() }
         case "changes":
             if let update = try? CopyUpdate(json: json) { await receive(update) } else { await fetchWhole() }
         case "gone":

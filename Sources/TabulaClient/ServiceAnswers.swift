@@ -13,6 +13,8 @@ struct CopyUpdate: Sendable {
         guard let object = json.objectValue, let from = object["fromRevision"]?.intValue, let to = object["toRevision"]?.intValue,
             let definition = object["definition"]?.stringValue, let changes = object["changes"]
         else { throw ClientError.malformedAnswer("an update lacks fromRevision, toRevision, definition or changes") }
+        // Revisions only go up: an update that would take a copy backwards is not one.
+        guard from >= 0, to >= from else { throw ClientError.malformedAnswer("an update goes from revision \(from) to \(to)") }
         fromRevision = from
         toRevision = to
         self.definition = definition

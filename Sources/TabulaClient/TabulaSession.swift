@@ -74,6 +74,10 @@ public final class TabulaSession: Sendable {
             guard let token = try JSONValue.answer(answer.body).objectValue?["session"]?.stringValue else {
                 throw ClientError.malformedAnswer("a new session's answer has no token")
             }
+            // Every request carries the token in a header.
+            guard HTTPFieldValue.isSafe(token) else {
+                throw ClientError.malformedAnswer("a new session's token is not one a header can carry (empty, or with control characters)")
+            }
             return TabulaSession(baseURL: baseURL, token: token, configuration: configuration, transport: transport)
         }
     }

@@ -14,12 +14,18 @@ import TabulaClient
 /// ```
 public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate, @unchecked Sendable {
     private enum Waiter {
-        case answer(CheckedContinuation<HTTPAnswer, any Error>, status: Int, headers: [String: String], body: [UInt8])
-        case stream(head: CheckedContinuation<HTTPAnswer, any Error>?, chunks: AsyncThrowingStream<[UInt8], any Error>.Continuation)
+        case answer(CheckedContinuation<HTTPAnswer, any Error>, status: Int, headers: [String: String])
+        case stream(
+            head: CheckedContinuation<HTTPAnswer, any Error>?, chunks: AsyncThrowingStream<[UInt8], any Error>.Continuation, backlog: StreamBacklog)
     }
 
     private let lock = NSLock()
     private var waiters: [Int: Waiter] = [:]
+    /// The bodies of answers being collected, by task: apart from ``waiters``, so that each
+    /// part is appended in place rather than the body copied out and back.
+    private var bodies: [Int: [UInt8]] = [:]
+    /// When each answer's task last heard from the service (its head, or a part of its body).
+    private var heard: [Int: ContinuousClock.Instant] = [:]
     private var session: URLSession?
 
     public override init() {
@@ -44,17 +50,32 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
 
     public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPAnswer {
         let task = try makeTask(request)
+        let id = task.taskIdentifier
         // URLSession's own timeout does not end every stalled request on Linux: a request
-        // whose answer has not come within its timeout is cancelled here.
-        let deadline = Task {
-            try await Task.sleep(for: request.idleTimeout)
-            task.cancel()
+        // that has heard nothing from the service for its idle timeout is cancelled here
+        // (a large answer that keeps coming is not).
+        let timeout = request.idleTimeout
+        let deadline = Task { [weak self] in
+            var last = ContinuousClock.now
+            while true {
+                try await Task.sleep(until: last + timeout)
+                guard let self else { return }
+                last = self.locked { self.heard[id] } ?? last
+                if ContinuousClock.now - last >= timeout {
+                    task.cancel()
+                    return
+                }
+            }
         }
         defer { deadline.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    locked { waiters[task.taskIdentifier] = .answer(continuation, status: 0, headers: [:], body: []) }
+                    locked {
+                        waiters[id] = .answer(continuation, status: 0, headers: [:])
+                        bodies[id] = []
+                        heard[id] = .now
+                    }
                     task.resume()
                 }
             } onCancel: {
@@ -70,22 +91,37 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     public func openStream(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPStream {
         let task = try makeTask(request)
         let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        continuation.onTermination = { _ in task.cancel() }
+        continuation.onTermination = { [weak self] _ in self?.abandon(task) }
+        let backlog = StreamBacklog()
         do {
             let head = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPAnswer, any Error>) in
-                    locked { waiters[task.taskIdentifier] = .stream(head: head, chunks: continuation) }
+                    locked { waiters[task.taskIdentifier] = .stream(head: head, chunks: continuation, backlog: backlog) }
                     task.resume()
                 }
             } onCancel: {
                 task.cancel()
             }
-            return HTTPStream(head: head, body: chunks, cancel: { task.cancel() })
+            return HTTPStream(head: head, body: backlog.reading(chunks), cancel: { [weak self] in self?.abandon(task) })
         } catch let failure as TransportFailure {
             throw failure
         } catch {
             throw TransportFailure("\(error)")
         }
+    }
+
+    /// Ends a stream its reader no longer wants: the reader's sequence finishes now, and the
+    /// parts URLSession still delivers before the cancellation takes (FoundationNetworking
+    /// keeps reading the socket meanwhile) are dropped, not copied and queued.
+    private func abandon(_ task: URLSessionTask, failing failure: TransportFailure? = nil) {
+        let waiter: (CheckedContinuation<HTTPAnswer, any Error>?, AsyncThrowingStream<[UInt8], any Error>.Continuation)? = locked {
+            guard case .stream(let head, let chunks, _) = waiters[task.taskIdentifier] else { return nil }
+            waiters[task.taskIdentifier] = nil
+            return (head, chunks)
+        }
+        waiter?.0?.resume(throwing: failure ?? TransportFailure("the stream was cancelled"))
+        if let failure { waiter?.1.finish(throwing: failure) } else { waiter?.1.finish() }
+        task.cancel()
     }
 
     private func makeTask(_ request: HTTPRequest) throws(TransportFailure) -> URLSessionDataTask {
@@ -119,11 +155,12 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         let status = http?.statusCode ?? 0
         let head: CheckedContinuation<HTTPAnswer, any Error>? = locked {
             switch waiters[dataTask.taskIdentifier] {
-            case .answer(let continuation, _, _, let body):
-                waiters[dataTask.taskIdentifier] = .answer(continuation, status: status, headers: headers, body: body)
+            case .answer(let continuation, _, _):
+                waiters[dataTask.taskIdentifier] = .answer(continuation, status: status, headers: headers)
+                heard[dataTask.taskIdentifier] = .now
                 return nil
-            case .stream(let head, let chunks):
-                waiters[dataTask.taskIdentifier] = .stream(head: nil, chunks: chunks)
+            case .stream(let head, let chunks, let backlog):
+                waiters[dataTask.taskIdentifier] = .stream(head: nil, chunks: chunks, backlog: backlog)
                 return head
             case nil:
                 return nil
@@ -134,32 +171,49 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let chunks: AsyncThrowingStream<[UInt8], any Error>.Continuation? = locked {
+        let stream: (AsyncThrowingStream<[UInt8], any Error>.Continuation, StreamBacklog)? = locked {
             switch waiters[dataTask.taskIdentifier] {
-            case .answer(let continuation, let status, let headers, var body):
-                body.append(contentsOf: data)
-                waiters[dataTask.taskIdentifier] = .answer(continuation, status: status, headers: headers, body: body)
+            case .answer:
+                bodies[dataTask.taskIdentifier, default: []].append(contentsOf: data)
+                heard[dataTask.taskIdentifier] = .now
                 return nil
-            case .stream(_, let chunks):
-                return chunks
+            case .stream(_, let chunks, let backlog):
+                return (chunks, backlog)
             case nil:
                 return nil
             }
         }
-        chunks?.yield(Array(data))
+        guard let (chunks, backlog) = stream else { return }
+        guard backlog.add(data.count) else {
+            // The reader is far behind a service that keeps sending: give the stream up.
+            return abandon(dataTask, failing: TransportFailure("the stream sent more than its reader could take (\(StreamBacklog.limit) bytes behind)"))
+        }
+        chunks.yield(Array(data))
+    }
+
+    /// Redirects are not followed: the `3xx` is the answer. A redirect to another origin
+    /// would carry the session's token there (as curl's transport, which follows none).
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let waiter = locked { waiters.removeValue(forKey: task.taskIdentifier) }
+        let (waiter, body) = locked {
+            heard[task.taskIdentifier] = nil
+            return (waiters.removeValue(forKey: task.taskIdentifier), bodies.removeValue(forKey: task.taskIdentifier) ?? [])
+        }
         let failure = error.map { TransportFailure($0.localizedDescription) }
         switch waiter {
-        case .answer(let continuation, let status, let headers, let body):
+        case .answer(let continuation, let status, let headers):
             if let failure {
                 continuation.resume(throwing: failure)
             } else {
                 continuation.resume(returning: HTTPAnswer(status: status, headers: headers, body: body))
             }
-        case .stream(let head, let chunks):
+        case .stream(let head, let chunks, _):
             head?.resume(throwing: failure ?? TransportFailure("the stream ended before its answer began"))
             if let failure { chunks.finish(throwing: failure) } else { chunks.finish() }
         case nil:

@@ -27,6 +27,21 @@ import Testing
         }
     }
 
+    /// An event is bounded (its lines and the line being read), heartbeats never add up to
+    /// one, and only whole lines count as heard.
+    @Test func anEventOverItsBoundIsAnOverflowAndEndsTheStream() {
+        var parser = ServerSentEventParser(maxEventBytes: 64)
+        for _ in 0..<100 { #expect(parser.feed(Array(":\n\n".utf8)).isEmpty) }
+        #expect(parser.feed(Array("data: \(String(repeating: "a", count: 40))\n\n".utf8)).count == 1)
+        #expect(parser.linesRead == 202)
+        #expect(parser.feed(Array("data: ".utf8) + [UInt8](repeating: 0x41, count: 60)) == [.overflow])
+        #expect(parser.linesRead == 202 && parser.overflowed)
+        #expect(parser.feed(Array("\n\ndata: x\n\n".utf8)).isEmpty, "nothing more is read")
+
+        var lines = ServerSentEventParser(maxEventBytes: 64)
+        #expect(lines.feed(Array("data: 1234567890\ndata: 1234567890\ndata: 1234567890\ndata: 1234567890".utf8)) == [.overflow])
+    }
+
     @Test func updatesApplyOnceInRevisionOrder() throws {
         let copy = Screen(id: "s", title: "S", revision: 5, definition: "d1", sections: [])
         func place(_ from: Int, _ to: Int, _ definition: String = "d1") throws -> CopyOrder {
@@ -41,6 +56,8 @@ import Testing
         #expect(try place(3, 4) == .held)
         #expect(try place(4, 7) == .gap)  // crossed an answer the copy has
         #expect(try place(6, 7) == .gap)  // missed one
+        #expect(throws: ClientError.self) { try place(6, 5) }  // backwards: no update
+        #expect(throws: ClientError.self) { try place(-1, 0) }
     }
 
     @Test func backoffDoublesWithJitterUpToItsMaximum() {

@@ -1,0 +1,287 @@
+import Foundation
+import Synchronization
+import TabulaClientURLSession
+import TabulaModel
+import TabulaTestSupport
+import Testing
+
+@testable import TabulaClient
+
+/// A screen handle, on the real URLSession transport, against a service that misbehaves
+/// (``ScriptedServer``): what it answers may be huge, endless, garbled or inconsistent. The
+/// handle neither traps, nor holds memory or a connection without bound, nor keeps a copy
+/// the service does not have.
+@Suite struct HostileServerTests {
+    static func screen(revision: Int, rows: [String], definition: String = "d1") -> String {
+        let rows = rows.map { #"{"id":"\#($0)","kind":"basic","title":"\#($0)"}"# }.joined(separator: ",")
+        return #"{"id":"x","title":"X","revision":\#(revision),"definition":"\#(definition)","sections":[{"id":"s","rows":[\#(rows)]}]}"#
+    }
+
+    static let noChanges = #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#
+
+    /// A stream that sends `text`, then a heartbeat every 50 ms until the client goes.
+    static func staysOpen(_ text: String = "") -> ScriptedServer.Answer {
+        .streamed(status: 200, contentType: "text/event-stream") { send in
+            guard send(Array(text.utf8)) else { return }
+            while send(Array(":\n\n".utf8)) { usleep(50_000) }
+        }
+    }
+
+    /// A screen `x` answered by `GET`, and `stream` for its stream.
+    static func service(screen: String = screen(revision: 0, rows: ["a"]), stream: @escaping @Sendable () -> ScriptedServer.Answer) throws
+        -> ScriptedServer
+    {
+        try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): .json(screen)
+            case ("GET", "/v1/screens/x/stream"): stream()
+            default: .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+    }
+
+    static func configuration(heartbeat: Duration = .milliseconds(300), maximumWait: Duration = .seconds(8)) -> TabulaSession.Configuration {
+        var configuration = TabulaSession.Configuration()
+        configuration.heartbeat = heartbeat
+        configuration.maximumReconnectDelay = maximumWait
+        configuration.requestTimeout = .seconds(2)
+        return configuration
+    }
+
+    static func handle(_ server: ScriptedServer, _ configuration: TabulaSession.Configuration = configuration()) -> (TabulaSession, ScreenHandle) {
+        let session = TabulaSession(baseURL: server.url, token: "t", configuration: configuration, transport: URLSessionTransport())
+        return (session, session.screen("x"))
+    }
+
+    static func streams(_ server: ScriptedServer) -> Int { server.count("GET", "/v1/screens/x/stream") }
+
+    @Test func theBackoffStaysWithinItsMaximumWhateverItsFirstWait() {
+        for initial in [Duration.milliseconds(Int.max), .seconds(Int64.max), .zero, .milliseconds(250)] {
+            var backoff = Backoff(initial: initial, maximum: .seconds(8))
+            for _ in 0..<100 { #expect(backoff.next() <= .seconds(8)) }
+        }
+        var growing = Backoff(initial: .milliseconds(250), maximum: .seconds(8))
+        let waits = (0..<8).map { _ in growing.next() }
+        #expect(waits[0] <= .milliseconds(250) && waits[7] >= .seconds(6))
+    }
+
+    /// `retry: 0` would reconnect at once, forever; a huge one is as long as the maximum.
+    @Test(.timeLimit(.minutes(1))) func aStreamsRetryIsKeptWithinBounds() async throws {
+        let zero = try Self.service { .streamed(status: 200, contentType: "text/event-stream") { _ = $0(Array("retry: 0\n\n".utf8)) } }
+        defer { zero.close() }
+        let (session, handle) = Self.handle(zero)
+        defer { session.close() }
+        await handle.start()
+        try await Task.sleep(for: .seconds(1))
+        await handle.close()
+        #expect(Self.streams(zero) < 8, "\(Self.streams(zero)) streams in a second")
+
+        let huge = try Self.service {
+            .streamed(status: 200, contentType: "text/event-stream") { _ = $0(Array("retry: 9223372036854775807\n\n".utf8)) }
+        }
+        defer { huge.close() }
+        // Twenty reconnections: the waits have doubled past any Duration by then, had they
+        // started from the stream's retry: rather than the maximum.
+        try await Self.follow(huge, Self.configuration(maximumWait: .milliseconds(50)), until: "reconnections within the maximum wait", seconds: 30) {
+            Self.streams(huge) > 20
+        }
+    }
+
+    /// A refused stream's body is read up to a problem document's size, and no longer than a
+    /// request may take: the handle gives the stream up and connects again.
+    @Test(.timeLimit(.minutes(1))) func anEndlessProblemIsNotReadWhole() async throws {
+        let server = try Self.service {
+            .streamed(status: 500, contentType: "application/problem+json") { send in
+                let chunk = [UInt8](repeating: 0x41, count: 64 * 1024)
+                while send(chunk) { usleep(2_000) }
+            }
+        }
+        defer { server.close() }
+        try await Self.follow(server, until: "a second stream", seconds: 20) { Self.streams(server) > 1 }
+    }
+
+    /// A line that never ends is not kept whole (the event outgrows its bound), and its
+    /// bytes are no sign of life (the heartbeat's watchdog ends a stream that sends nothing
+    /// else).
+    @Test(.timeLimit(.minutes(1))) func aLineWithoutAnEndEndsTheStream() async throws {
+        let flood = try Self.service {
+            .streamed(status: 200, contentType: "text/event-stream") { send in
+                // Fast, as a fast network is (a loopback flood would outrun FoundationNetworking
+                // itself, which reads all it can, before and after a cancellation).
+                guard send(Array("data: ".utf8)) else { return }
+                let chunk = [UInt8](repeating: 0x41, count: 64 * 1024)
+                while send(chunk) { usleep(2_000) }
+            }
+        }
+        defer { flood.close() }
+        // A heartbeat so long that only the bound on an event can end the first stream.
+        try await Self.follow(flood, Self.configuration(heartbeat: .seconds(60)), until: "a stream after the flooded one", seconds: 30) {
+            Self.streams(flood) > 1
+        }
+
+        let trickle = try Self.service {
+            .streamed(status: 200, contentType: "text/event-stream") { send in
+                guard send(Array(":\n\ndata: ".utf8)) else { return }
+                while send([0x41]) { usleep(20_000) }
+            }
+        }
+        defer { trickle.close() }
+        try await Self.follow(trickle, until: "a stream after the trickling one") { Self.streams(trickle) > 1 }
+    }
+
+    /// A `changes` event that is not JSON leaves the copy behind: the screen is fetched again.
+    @Test(.timeLimit(.minutes(1))) func aGarbledUpdateFetchesTheScreen() async throws {
+        let server = try Self.service { Self.staysOpen("event: changes\ndata: {\"fromRevision\":0,\"toRevision\":1,\n\n") }
+        defer { server.close() }
+        try await Self.follow(server, until: "the screen fetched again") { server.count("GET", "/v1/screens/x") >= 2 }
+    }
+
+    /// The service went back to an older revision (a store restored from a backup): its
+    /// `409 future-revision` makes the handle take its screen, revision lower and all.
+    @Test(.timeLimit(.minutes(1))) func aCopyAheadOfTheServiceIsReplacedByItsScreen() async throws {
+        let revision = Mutex(10)
+        let server = try ScriptedServer { request in
+            let current = revision.withLock { $0 }
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): return .json(Self.screen(revision: current, rows: current == 10 ? ["a", "b"] : ["c"]))
+            case ("GET", "/v1/screens/x/stream"): return Self.staysOpen()
+            default:
+                return .whole(
+                    status: 409, contentType: "application/problem+json",
+                    body: Array(#"{"type":"urn:tabula:problem:future-revision","title":"Future Revision","status":409,"currentRevision":3}"#.utf8))
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        try await Self.waitFor("the first screen", seconds: 10) { server.count("GET", "/v1/screens/x") >= 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        revision.withLock { $0 = 3 }
+        await handle.send(.toggle(row: "a", isOn: true))
+        var shown: Screen?
+        for _ in 0..<200 {
+            shown = await handle.screen
+            if shown?.revision == 3 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await handle.close()
+        #expect(shown?.revision == 3 && shown?.sections.first?.rows.map(\.id) == ["c"], "\(String(describing: shown))")
+    }
+
+    /// An answer from revision 5 to 2 is no update: refused, and the copy stays at 5.
+    @Test(.timeLimit(.minutes(1))) func anAnswerNeverTakesTheCopyBackwards() async throws {
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): .json(Self.screen(revision: 5, rows: ["a"]))
+            case ("GET", "/v1/screens/x/stream"): Self.staysOpen()
+            default: .json(#"{"fromRevision":5,"toRevision":2,"definition":"d1","changes":\#(Self.noChanges)}"#)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        let refusal = Task { await handle.updates.first { if case .refused = $0 { true } else { false } } }
+        await handle.start()
+        await handle.send(.deletion(row: "a"))
+        let refused = await refusal.value
+        #expect(refused != nil)
+        #expect(await handle.screen?.revision == 5)
+        await handle.close()
+    }
+
+    /// A change set that deletes one row twice (a batch a table view refuses) is not applied:
+    /// the handle fetches the screen again, and every screen it publishes keeps the identity
+    /// rules.
+    @Test(.timeLimit(.minutes(1))) func anInconsistentChangeSetIsNotPublished() async throws {
+        let p00 = #"{"section":0,"row":0}"#
+        let changes =
+            #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"rows":{"deleted":[\#(p00),\#(p00)],"inserted":[{"section":0,"row":1,"model":{"id":"b","kind":"basic","title":"again"}}],"moved":[],"updated":[]}}"#
+        let server = try Self.service(screen: Self.screen(revision: 0, rows: ["a", "b", "c"])) {
+            Self.staysOpen("event: changes\ndata: {\"fromRevision\":0,\"toRevision\":1,\"definition\":\"d1\",\"changes\":\(changes)}\n\n")
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        let published = Task { await handle.updates.prefix(3).reduce(into: [ScreenUpdate]()) { $0.append($1) } }
+        await handle.start()
+        try await Self.waitFor("the screen fetched again", seconds: 10) { server.count("GET", "/v1/screens/x") >= 2 }
+        await handle.close()
+        for update in await published.value {
+            if case .changes(_, let screen) = update { Issue.record("published \(screen.sections.map { $0.rows.map(\.id) })") }
+        }
+    }
+
+    /// What the service gives and a header then carries must be one a header can carry: a
+    /// token with a line break is refused when the session is made, and a definition id with
+    /// a control character names no copy to the stream.
+    @Test(.timeLimit(.minutes(1))) func whatTheServiceGivesGoesIntoHeadersOnlyWhenSafe() async throws {
+        let server = try Self.service(screen: Self.screen(revision: 0, rows: ["a"], definition: "d1\\u0007")) { Self.staysOpen() }
+        defer { server.close() }
+        let tokens = try ScriptedServer { _ in .json(#"{"session":"tok\r\nX-Evil: 1","id":"s_aaaaaaaaaaaaaaaaaaaa","revision":0,"client":{}}"#, status: 201) }
+        defer { tokens.close() }
+        do {
+            _ = try await TabulaSession.create(baseURL: tokens.url, transport: URLSessionTransport())
+            Issue.record("a token with a line break was taken")
+        } catch {
+            #expect("\(error)".contains("token"), "\(error)")
+        }
+
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        try await Self.waitFor("the stream", seconds: 10) { Self.streams(server) >= 1 }
+        await handle.close()
+        let stream = try #require(server.received.first { $0.path == "/v1/screens/x/stream" })
+        #expect(stream.headers["last-event-id"] == nil && stream.headers["x-session"] == "t")
+    }
+
+    /// A redirect is not followed: the session's token goes to no other origin.
+    @Test(.timeLimit(.minutes(1))) func aRedirectDoesNotCarryTheTokenElsewhere() async throws {
+        let elsewhere = try ScriptedServer { _ in .json(Self.screen(revision: 0, rows: ["a"])) }
+        defer { elsewhere.close() }
+        let redirecting = try ScriptedServer { request in
+            .raw(Array("HTTP/1.1 302 Found\r\nLocation: \(elsewhere.url + request.target)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+        }
+        defer { redirecting.close() }
+        let (session, handle) = Self.handle(redirecting)
+        defer { session.close() }
+        await handle.start()
+        try await Self.waitFor("the screen asked for again", seconds: 10) { redirecting.count("GET", "/v1/screens/x") >= 2 }
+        await handle.close()
+        #expect(elsewhere.received.isEmpty, "\(elsewhere.received.map(\.target))")
+    }
+
+    /// A large answer is collected in time linear in its size.
+    @Test(.timeLimit(.minutes(1))) func aLargeAnswerIsReadInLinearTime() async throws {
+        let size = 32 << 20
+        let server = try ScriptedServer { _ in .whole(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x41, count: size)) }
+        defer { server.close() }
+        let transport = URLSessionTransport()
+        defer { transport.close() }
+        let start = ContinuousClock.now
+        let answer = try await transport.send(HTTPRequest(method: "GET", url: server.url + "/big", headers: [], body: nil, idleTimeout: .seconds(60)))
+        #expect(answer.body.count == size)
+        #expect(ContinuousClock.now - start < .seconds(8), "\(ContinuousClock.now - start) for \(size >> 20) MiB")
+    }
+
+    /// Follows screen `x` of `server` until `done`, failing after `seconds`.
+    static func follow(
+        _ server: ScriptedServer, _ configuration: TabulaSession.Configuration = configuration(), until what: String, seconds: Double = 10,
+        _ done: () -> Bool
+    ) async throws {
+        let (session, handle) = Self.handle(server, configuration)
+        defer { session.close() }
+        await handle.start()
+        try await waitFor(what, seconds: seconds, done)
+        await handle.close()
+    }
+
+    static func waitFor(_ what: String, seconds: Double, _ done: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !done() {
+            guard ContinuousClock.now < deadline else { throw ServerProcessError("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
