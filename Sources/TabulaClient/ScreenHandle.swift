@@ -303,21 +303,17 @@ public actor ScreenHandle {
 
     private func follow() async {
         await fetchWhole()
-        var retry = Duration.seconds(3)
-        var backoff = Backoff(initial: retry, maximum: session.configuration.maximumReconnectDelay)
+        var reconnection = StreamReconnection(maximum: session.configuration.maximumReconnectDelay, heartbeat: session.configuration.heartbeat)
         while endReason == nil, !Task.isCancelled {
-            let worked = await readStream(retry: &retry)
+            let (open, delivered) = await readStream(&reconnection)
             guard endReason == nil, !Task.isCancelled else { return }
-            if worked { backoff.reset() }
-            backoff.initial = retry
-            try? await Task.sleep(for: backoff.next())
+            try? await Task.sleep(for: reconnection.wait(afterOpenFor: open, delivered: delivered))
         }
     }
 
-    /// Reads one connection of the stream; whether it worked: it delivered an event, or
-    /// stayed open for a heartbeat. A quiet stream that a proxy or a network change cut after
-    /// a while is no failure, and the next connection should not wait longer for it.
-    private func readStream(retry: inout Duration) async -> Bool {
+    /// Reads one connection of the stream, taking its `retry:` into `reconnection`: how long
+    /// it was open (zero when it did not open), and whether it delivered an event.
+    private func readStream(_ reconnection: inout StreamReconnection) async -> (open: Duration, delivered: Bool) {
         var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
         // Every connection names the copy it holds, so the stream starts from it.
         // (A definition id that a header could not carry names no copy: the stream then
@@ -327,7 +323,7 @@ public actor ScreenHandle {
         }
         let silence = session.configuration.heartbeat * 2
         let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
-        guard let stream = try? await session.transport.openStream(request) else { return false }
+        guard let stream = try? await session.transport.openStream(request) else { return (.zero, false) }
         let cancel = stream.cancel
         if stream.head.status != 200 {
             // A problem's document is small: more, or one that takes longer than a request
@@ -349,7 +345,7 @@ public actor ScreenHandle {
             } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
             if let reason = endReason(forScreenRequest: problem) { end(reason) }
-            return false
+            return (.zero, false)
         }
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
         lastHeard = .now
@@ -374,29 +370,26 @@ public actor ScreenHandle {
                 for output in outputs {
                     switch output {
                     case .retry(let milliseconds):
-                        // Never sooner than the shortest wait: `retry: 0` would reconnect at once, forever.
-                        retry = max(.milliseconds(milliseconds), Self.shortestRetry)
+                        reconnection.retry(milliseconds: milliseconds)
                     case .overflow:
                         cancel()
-                        return delivered
+                        return (ContinuousClock.now - opened, delivered)
                     case .event(let event):
                         delivered = true
                         await receive(event)
                         if endReason != nil {
                             cancel()
-                            return delivered
+                            return (ContinuousClock.now - opened, delivered)
                         }
                     }
                 }
             }
         } catch {}
-        return delivered || ContinuousClock.now - opened >= session.configuration.heartbeat
+        return (ContinuousClock.now - opened, delivered)
     }
 
     private func silentFor() -> Duration { ContinuousClock.now - lastHeard }
 
-    /// The shortest wait before the stream connects again, whatever its `retry:` says.
-    static let shortestRetry = Duration.milliseconds(250)
     /// The most of a refused stream's problem document that is read.
     static let maxProblemBytes = 64 * 1024
 

@@ -42,6 +42,27 @@ import Testing
         #expect(lines.feed(Array("data: 1234567890\ndata: 1234567890\ndata: 1234567890\ndata: 1234567890".utf8)) == [.overflow])
     }
 
+    /// The stream connects again after its `retry:`, the wait doubling after connections that
+    /// failed; one that delivered an event, or stayed open for a heartbeat (a quiet stream a
+    /// proxy cut), starts from `retry:` again.
+    @Test func aConnectionThatWorkedStartsTheWaitsAgain() {
+        var reconnection = StreamReconnection(maximum: .seconds(8), heartbeat: .seconds(1))
+        reconnection.retry(milliseconds: 3000)
+        for _ in 0..<5 {
+            let wait = reconnection.wait(afterOpenFor: .milliseconds(1500), delivered: false)
+            #expect(wait >= .milliseconds(2250) && wait <= .seconds(3), "a quiet stream cut after a heartbeat: \(wait)")
+        }
+        // The connection after the last cut failed, and the next: the waits double, to the maximum.
+        let failures = (0..<3).map { _ in reconnection.wait(afterOpenFor: .zero, delivered: false) }
+        #expect(failures[0] >= .milliseconds(4500) && failures[1] >= .seconds(6) && failures.allSatisfy { $0 <= .seconds(8) }, "\(failures)")
+        #expect(reconnection.wait(afterOpenFor: .milliseconds(10), delivered: true) <= .seconds(3))
+        #expect(reconnection.wait(afterOpenFor: .milliseconds(10), delivered: false) >= .milliseconds(4500), "short and silent: failed")
+        // retry: 0 is the shortest wait.
+        reconnection.retry(milliseconds: 0)
+        let shortest = reconnection.wait(afterOpenFor: .seconds(2), delivered: false)
+        #expect(shortest >= .milliseconds(187) && shortest <= .milliseconds(250))
+    }
+
     @Test func updatesApplyOnceInRevisionOrder() throws {
         let copy = Screen(id: "s", title: "S", revision: 5, definition: "d1", sections: [])
         func place(_ from: Int, _ to: Int, _ definition: String = "d1") throws -> CopyOrder {

@@ -99,41 +99,6 @@ import Testing
         }
     }
 
-    /// A stream that heard only heartbeats before a proxy cut it worked: the next one opens
-    /// after the service's `retry:` (3 s, drawn down to three quarters), not after a wait
-    /// that doubles with every cut (at least 4.5 s by the second).
-    @Test(.timeLimit(.minutes(1))) func aQuietStreamThatWorkedReconnectsWithoutAGrowingWait() async throws {
-        let service = try LiveService()
-        var configuration = TabulaSession.Configuration()
-        configuration.heartbeat = .seconds(1)
-        let transport = GatedTransport(URLSessionTransport())
-        let session = try await TabulaSession.create(baseURL: service.url, configuration: configuration, transport: transport)
-        defer { session.close() }
-        let recorder = UpdateRecorder(session.screen("protocol-settings"))
-        try await recorder.waitForScreen()
-        let streams = { transport.paths.filter { $0.contains("/stream") }.count }
-        try await Self.waitFor("the stream", seconds: 20) { streams() == 1 }
-        var waits: [Duration] = []
-        for _ in 0..<3 {
-            let before = streams()
-            try await Task.sleep(for: .milliseconds(1500))  // a heartbeat heard, and nothing else
-            let cut = ContinuousClock.now
-            service.proxy.cutConnections()
-            try await Self.waitFor("the stream again", seconds: 20) { streams() > before }
-            waits.append(ContinuousClock.now - cut)
-        }
-        #expect(waits.allSatisfy { $0 < .milliseconds(4200) }, "\(waits)")
-        #expect(waits.allSatisfy { $0 > .milliseconds(2000) }, "the service's retry: is kept: \(waits)")
-    }
-
-    static func waitFor(_ what: String, seconds: Double, _ done: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !done() {
-            guard ContinuousClock.now < deadline else { throw ServerProcessError("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test(.timeLimit(.minutes(1))) func anUnknownTokenEndsTheHandle() async throws {
         let service = try LiveService()
         let session = TabulaSession(
