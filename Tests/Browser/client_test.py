@@ -22,7 +22,9 @@ The test then:
 4. cuts the browser's network while an event is in flight: the client sends it again with
    the same eventId once the network is back, and the feed shows that eventId once (as it
    shows every eventId the pages sent once);
-5. deletes the session: every view receives `gone` and closes.
+5. deletes the session: every view receives `gone` and closes;
+6. holds applyChangeSet to the batch rules: a change set that is not one consistent batch
+   (a row deleted twice, an update of a row not kept, a repeated id) throws Mismatch.
 
 Exits 1 with the first difference, a screenshot and the server's last lines. Needs the PyPI
 package `selenium` and Debian's `chromium` and `chromium-driver` (Scripts/browser-check
@@ -120,6 +122,42 @@ state.session = first.session;
 for (const screen of screens.slice(1)) watch(screen, mount(element(screen), { baseURL: base, screen, session: state.session }));
 await Promise.all(Object.values(state.views).map((view) => view.ready));
 state.ready = true;
+"""
+
+# Change sets that are not one consistent batch (a table view would refuse them), each of
+# which applyChangeSet must refuse with Mismatch, and one that is, which it must apply.
+CHANGE_SET_CASES = """
+const done = arguments[arguments.length - 1];
+const base = new URLSearchParams(location.search).get("tabula");
+import(`${base}/client/tabula.js`).then(({ applyChangeSet, Mismatch }) => {
+  const row = (id) => ({ id, kind: "basic", title: id });
+  const p = (section, row) => ({ section, row });
+  const screen = { id: "x", title: "X", revision: 0, sections: [{ id: "s0", rows: ["a", "b", "c"].map(row) }, { id: "s1", rows: [row("d")] }] };
+  const empty = () => ({ sections: { deleted: [], inserted: [], moved: [], updated: [] }, rows: { deleted: [], inserted: [], moved: [], updated: [] } });
+  const cases = {
+    "a row deleted twice": (c) => { c.rows.deleted = [p(0, 0), p(0, 0)]; },
+    "a row deleted and moved": (c) => { c.rows.deleted = [p(0, 0)]; c.rows.moved = [{ from: p(0, 0), to: p(0, 1) }]; },
+    "a row moved twice": (c) => { c.rows.moved = [{ from: p(0, 0), to: p(0, 2) }, { from: p(0, 0), to: p(1, 1) }]; },
+    "a row inserted with a kept row's id": (c) => { c.rows.inserted = [{ section: 0, row: 3, model: row("a") }]; },
+    "an update giving a row another's id": (c) => { c.rows.updated = [{ from: p(0, 1), to: p(0, 1), model: row("a") }]; },
+    "a deleted row updated": (c) => { c.rows.deleted = [p(0, 0)]; c.rows.updated = [{ from: p(0, 0), to: p(0, 0), model: row("a") }]; },
+    "an update from nowhere": (c) => { c.rows.updated = [{ from: p(7, 9), to: p(0, 1), model: row("b") }]; },
+    "a section deleted twice": (c) => { c.sections.deleted = [1, 1]; },
+    "a section inserted with a kept section's id": (c) => { c.sections.inserted = [{ index: 2, section: { id: "s0", rows: [] } }]; },
+  };
+  const refused = {};
+  for (const [name, make] of Object.entries(cases)) {
+    const changes = empty();
+    make(changes);
+    try { applyChangeSet(screen, changes); refused[name] = false; } catch (error) { refused[name] = error instanceof Mismatch; }
+  }
+  const good = empty();
+  good.rows.moved = [{ from: p(0, 0), to: p(0, 2) }];
+  good.rows.updated = [{ from: p(0, 1), to: p(0, 0), model: { ...row("b"), title: "B" } }];
+  let applied;
+  try { applied = applyChangeSet(screen, good).sections[0].rows.map((r) => `${r.id}:${r.title}`); } catch (error) { applied = String(error); }
+  done({ refused, applied });
+}, (error) => done({ error: String(error) }));
 """
 
 # Reads a mounted screen through the client's DOM contract alone.
@@ -314,6 +352,19 @@ class ClientTest:
         text = body.decode()
         if "export function mount" not in text or re.search(r"^\s*import\s", text, re.M):
             raise Failure("tabula.js does not export mount, or imports something")
+
+    # ------------------------------------------------------------ change sets
+
+    def check_inconsistent_change_sets(self):
+        step("applyChangeSet refuses a change set that is not one consistent batch, and applies one that is")
+        result = self.driver.execute_async_script(CHANGE_SET_CASES)
+        if result.get("error"):
+            raise Failure(f"the change set cases could not run: {result['error']}")
+        accepted = [name for name, refused in result["refused"].items() if not refused]
+        if accepted:
+            raise Failure(f"applyChangeSet applied (or threw other than Mismatch for) {', '.join(accepted)}")
+        if result["applied"] != ["b:B", "c:c", "a:a"]:
+            raise Failure(f"a consistent change set applied as {result['applied']!r}, not b:B, c:c, a:a")
 
     # ------------------------------------------------------------ the pages
 
@@ -625,6 +676,7 @@ def main():
         test = ClientTest(args, server, page, api, driver)
         test.check_route()
         test.start()
+        test.check_inconsistent_change_sets()
         test.check_edit_answer_keeps_typing()
         test.check_segmented_control()
         test.random_events(args.events)

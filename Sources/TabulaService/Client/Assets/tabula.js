@@ -131,7 +131,9 @@ function setHeaderFooter(section, key, value) {
  * and moved-out sections (old indexes), insert new and moved sections (new indexes,
  * ascending), insert new and moved rows (new paths, ascending), then set updated content.
  * Returns a new screen (revision and definition unchanged); throws Mismatch when the change
- * set does not fit the screen.
+ * set does not fit the screen, or is not one consistent batch (a row or section deleted or
+ * moved twice, or both; an update of a row that is not kept; a result with repeated ids):
+ * the view then fetches the screen rather than draw what the service does not have.
  */
 export function applyChangeSet(screen, changes) {
   const sectionChanges = changes.sections || {};
@@ -143,20 +145,24 @@ export function applyChangeSet(screen, changes) {
 
   // 1. Deleted and moved-out rows, by their old paths.
   const removed = new Map();
+  // Each old row leaves once at most: false when it already left.
   const remove = (path) => {
     if (!removed.has(path.section)) removed.set(path.section, new Set());
-    removed.get(path.section).add(path.row);
+    const rows = removed.get(path.section);
+    if (rows.has(path.row)) return false;
+    rows.add(path.row);
+    return true;
   };
   for (const path of list(rowChanges.deleted)) {
     if (!rowAt(path)) throw new Mismatch(`deleted row ${path.section}.${path.row} is not in the screen`);
-    remove(path);
+    if (!remove(path)) throw new Mismatch(`row ${path.section}.${path.row} is deleted twice`);
   }
   const movedRows = new Map();
   for (const move of list(rowChanges.moved)) {
     const row = rowAt(move.from);
     if (!row) throw new Mismatch(`moved row ${move.from.section}.${move.from.row} is not in the screen`);
+    if (!remove(move.from)) throw new Mismatch(`moved row ${move.from.section}.${move.from.row} is also deleted or moved`);
     movedRows.set(`${move.from.section}.${move.from.row}`, row);
-    remove(move.from);
   }
   for (const [index, rows] of removed) {
     slots[index].rows = old[index].rows.filter((_, row) => !rows.has(row));
@@ -170,7 +176,7 @@ export function applyChangeSet(screen, changes) {
     slots[index] = null;
   }
   for (const move of list(sectionChanges.moved)) {
-    if (!slots[move.from]) throw new Mismatch(`moved section ${move.from} is not in the screen`);
+    if (!slots[move.from]) throw new Mismatch(`moved section ${move.from} is not in the screen, or is also deleted or moved`);
     movedSections.set(move.from, slots[move.from]);
     slots[move.from] = null;
   }
@@ -200,9 +206,13 @@ export function applyChangeSet(screen, changes) {
     sections[index].rows = merge(sections[index].rows, insertions, "row");
   }
 
-  // 5. Updated content at the new indexes.
+  // 5. Updated content at the new indexes: of a kept section or row, the one that was at
+  //    `from` and is at `to` now (a row keeps its id).
   for (const update of list(sectionChanges.updated)) {
     if (!sections[update.to]) throw new Mismatch(`updated section ${update.to} is not in the new screen`);
+    if (!old[update.from] || old[update.from].id !== sections[update.to].id) {
+      throw new Mismatch(`updated section ${update.to} is not the kept section ${update.from}`);
+    }
     setHeaderFooter(sections[update.to], "header", update.header);
     setHeaderFooter(sections[update.to], "footer", update.footer);
   }
@@ -211,7 +221,19 @@ export function applyChangeSet(screen, changes) {
     if (!section || update.to.row < 0 || update.to.row >= section.rows.length) {
       throw new Mismatch(`updated row ${update.to.section}.${update.to.row} is not in the new screen`);
     }
+    const before = rowAt(update.from);
+    if (!before || !update.model || before.id !== update.model.id || section.rows[update.to.row].id !== update.model.id) {
+      throw new Mismatch(`updated row ${update.to.section}.${update.to.row} is not the kept row ${update.from.section}.${update.from.row}`);
+    }
     section.rows[update.to.row] = update.model;
+  }
+  // Insertions may repeat an id the screen keeps: a screen that held each id once still does.
+  const repeated = (all) => new Set(all).size !== all.length;
+  const rowIDs = (of) => of.flatMap((section) => section.rows.map((row) => row.id));
+  if (!repeated(old.map((section) => section.id)) && !repeated(rowIDs(old))) {
+    if (repeated(sections.map((section) => section.id)) || repeated(rowIDs(sections))) {
+      throw new Mismatch("the change set leaves a screen with a repeated section or row id");
+    }
   }
 
   const result = { ...screen, sections };
