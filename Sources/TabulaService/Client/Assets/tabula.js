@@ -848,10 +848,14 @@ export class TabulaView extends EventTarget {
     else if (error.slug === "unknown-item") this.close("item-removed");
   }
 
-  /** Takes a whole screen (the first GET, a refetch, or the stream's `screen` event). */
-  acceptScreen(screen, source) {
+  /**
+   * Takes a whole screen (the first GET, a refetch, or the stream's `screen` event), unless it
+   * is older than the copy and not `replacingNewer` (the service said the copy is ahead of it:
+   * `409 future-revision`, a store restored from a backup).
+   */
+  acceptScreen(screen, source, replacingNewer = false) {
     const copy = this.copy;
-    if (copy && copy.definition === screen.definition && screen.revision < copy.revision) return; // Older than the copy.
+    if (!replacingNewer && copy && copy.definition === screen.definition && screen.revision < copy.revision) return; // Older than the copy.
     this.copy = screen;
     this.draw(screen, { animated: Boolean(copy) });
     this.dispatch("update", {
@@ -876,7 +880,7 @@ export class TabulaView extends EventTarget {
   async refetch(reason) {
     try {
       const screen = await this.requestUntilAnswered("GET", this.screenPath(), { session: this.session });
-      this.acceptScreen(screen, "refetch");
+      this.acceptScreen(screen, "refetch", reason === "future-revision");
     } catch (error) {
       error.reason = reason;
       this.failed(error);
