@@ -12,7 +12,8 @@ import TabulaModel
 ///   once, never backwards. One that does not fit the copy (it starts from another
 ///   revision, or does not apply) makes the handle fetch the screen again and publish it
 ///   whole, as it does after `409`. Only the service's own word that the copy is ahead of it
-///   (`409 future-revision`, or a whole screen on the stream) takes the copy back.
+///   (`409 future-revision`, or a whole screen on the stream older than the copy the stream
+///   was named) takes the copy back.
 /// - The stream is resumed with `Last-Event-ID` naming the copy held, after a wait that
 ///   doubles from its `retry:` (with jitter, up to the configuration's maximum); a stream
 ///   silent for twice the heartbeat is taken as dead.
@@ -42,6 +43,8 @@ public actor ScreenHandle {
     private var endReason: EndReason?
     /// When the stream last sent anything (an event or a heartbeat).
     private var lastHeard = ContinuousClock.now
+    /// The copy's revision the stream's connection named in `Last-Event-ID`, if any.
+    private var streamNamed: Int?
 
     private var screenPath: String { "/v1/screens/\(screenID.percentEncoded)" }
     private var itemQuery: [(name: String, value: String)] { item.map { [("item", $0)] } ?? [] }
@@ -318,8 +321,10 @@ public actor ScreenHandle {
         // Every connection names the copy it holds, so the stream starts from it.
         // (A definition id that a header could not carry names no copy: the stream then
         // starts with the whole screen.)
+        streamNamed = nil
         if let copy, let definition = copy.definition, HTTPFieldValue.isSafe(definition) {
             headers.append(("Last-Event-ID", "\(definition):\(copy.revision)"))
+            streamNamed = copy.revision
         }
         let silence = session.configuration.heartbeat * 2
         let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
@@ -360,20 +365,29 @@ public actor ScreenHandle {
         defer { watchdog.cancel() }
         var parser = ServerSentEventParser()
         var delivered = false
+        var bytesSinceHeard = 0
         do {
             for try await chunk in stream.body {
                 let linesBefore = parser.linesRead
                 let outputs = parser.feed(chunk)
-                // Heard: a whole line, a heartbeat's included; bytes of a line that never
-                // ends are not a sign of life.
-                if parser.linesRead > linesBefore { lastHeard = .now }
+                // Heard: a whole line (a heartbeat's included), or a good many bytes of one
+                // (a large event on a slow link); a trickle of a line that never ends is not
+                // a sign of life.
+                bytesSinceHeard += chunk.count
+                if parser.linesRead > linesBefore || bytesSinceHeard >= Self.bytesHeard {
+                    lastHeard = .now
+                    bytesSinceHeard = 0
+                }
                 for output in outputs {
                     switch output {
                     case .retry(let milliseconds):
                         reconnection.retry(milliseconds: milliseconds)
                     case .overflow:
+                        // An event past the bound: another connection would be sent it again.
+                        // The screen, fetched whole, brings the copy past it; the connection failed.
                         cancel()
-                        return (ContinuousClock.now - opened, delivered)
+                        await fetchWhole()
+                        return (.zero, false)
                     case .event(let event):
                         delivered = true
                         await receive(event)
@@ -392,6 +406,8 @@ public actor ScreenHandle {
 
     /// The most of a refused stream's problem document that is read.
     static let maxProblemBytes = 64 * 1024
+    /// Bytes of an unfinished line that count as a sign of life.
+    static let bytesHeard = 4 * 1024
 
     private func receive(_ event: ServerSentEvent) async {
         guard let json = try? JSONValue.answer(Array(event.data.utf8)) else {
@@ -401,10 +417,16 @@ public actor ScreenHandle {
         }
         switch event.type {
         case "screen":
-            // The stream sends a whole screen when it cannot bring the copy forward: the
-            // service's screen now, even when its revision is lower than the copy's (a
-            // restored store); later commits follow it on the same stream.
-            if let whole = try? Screen(json: json), shows(whole) { adopt(whole, replacingNewer: true) } else { await fetchWhole() }
+            // The stream sends a whole screen when it cannot bring the copy it was named
+            // forward. One older than that copy says the service is behind it (a restored
+            // store): it replaces the copy, unless an answer moved the copy on meanwhile
+            // (then it is merely older, and the commits after it follow on this stream).
+            if let whole = try? Screen(json: json), shows(whole) {
+                let behind = streamNamed.map { named in whole.revision < named && copy?.revision == named } ?? false
+                adopt(whole, replacingNewer: behind)
+            } else {
+                await fetchWhole()
+            }
         case "changes":
             if let update = try? CopyUpdate(json: json) { await receive(update) } else { await fetchWhole() }
         case "gone":

@@ -21,9 +21,9 @@ struct ServerSentEventParser: Sendable {
         case overflow
     }
 
-    /// The most bytes an event may take unless told: far more than a screen of the service's
-    /// state limits.
-    static let defaultMaxEventBytes = 16 << 20
+    /// The most bytes an event may take unless told: as large as the largest screen a
+    /// client reads (the service's state limits go up to 64 MiB).
+    static let defaultMaxEventBytes = 64 << 20
     /// The most bytes an event may take.
     let maxEventBytes: Int
 

@@ -114,7 +114,9 @@ public final class TabulaSession: Sendable {
     ) -> HTTPRequest {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + query.map { "\($0.name)=\($0.value.percentEncoded)" }.joined(separator: "&") }
-        let session = token.isEmpty ? [] : [("X-Session", token)]
+        // A token a header cannot carry (an app's stored one, with a line break) is not sent:
+        // the service then answers 401, and the handle ends with the session.
+        let session = HTTPFieldValue.isSafe(token) ? [("X-Session", token)] : []
         return HTTPRequest(
             method: method, url: url, headers: session + headers, body: body, idleTimeout: idleTimeout ?? configuration.requestTimeout)
     }

@@ -5,8 +5,9 @@ import Foundation
 /// wait), so a reader slower than the service would let parts pile up without bound: past
 /// ``limit`` the transport gives the stream up, and its reader connects again.
 final class StreamBacklog: @unchecked Sendable {
-    /// The most bytes delivered and not yet read: as much as the largest event a reader takes.
-    static let limit = 16 << 20
+    /// The most bytes delivered and not yet read: as much as the largest event a reader takes
+    /// (`TabulaClient` reads events of up to 64 MiB).
+    static let limit = 64 << 20
 
     private let lock = NSLock()
     private var bytes = 0
@@ -35,7 +36,8 @@ final class StreamBacklog: @unchecked Sendable {
         }
     }
 
-    /// The one reader's place in the delivered parts.
+    /// The one reader's place in the delivered parts. A stream's body has one reader (the
+    /// handle reading its stream); two would race on the iterator.
     private final class Reader: @unchecked Sendable {
         private var iterator: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
 

@@ -39,13 +39,33 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
+    /// The largest answer body `send` collects: a screen far past the service's state limits.
+    /// A larger one (a proxy's or a hostile server's endless body) fails the request.
+    public static let maxAnswerBytes = 64 << 20
+
     public func close() {
         // Taken under the lock, so that no task is made on a session being invalidated
-        // (URLSession stops the process for that).
-        locked {
-            defer { session = nil }
-            return session
-        }?.invalidateAndCancel()
+        // (URLSession stops the process for that). Requests and streams still waiting end
+        // here: FoundationNetworking may never tell a delegate it let go of.
+        let (closing, waiting): (URLSession?, [Int: Waiter]) = locked {
+            defer {
+                self.session = nil
+                self.waiters = [:]
+                self.bodies = [:]
+                self.heard = [:]
+            }
+            return (self.session, self.waiters)
+        }
+        closing?.invalidateAndCancel()
+        let closed = TransportFailure("the transport was closed")
+        for waiter in waiting.values {
+            switch waiter {
+            case .answer(let continuation, _, _): continuation.resume(throwing: closed)
+            case .stream(let head, let chunks, _):
+                head?.resume(throwing: closed)
+                chunks.finish(throwing: closed)
+            }
+        }
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPAnswer {
@@ -93,6 +113,14 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         continuation.onTermination = { [weak self] _ in self?.abandon(task) }
         let backlog = StreamBacklog()
+        // URLSession on Linux does not time out a request whose head never comes within the
+        // request's own timeout: a stream whose head has not come within it is given up here.
+        let timeout = request.idleTimeout
+        let headDeadline = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.abandon(task, failing: TransportFailure("the service did not answer within \(timeout)"), onlyBeforeHead: true)
+        }
+        defer { headDeadline.cancel() }
         do {
             let head = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (head: CheckedContinuation<HTTPAnswer, any Error>) in
@@ -113,9 +141,10 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     /// Ends a stream its reader no longer wants: the reader's sequence finishes now, and the
     /// parts URLSession still delivers before the cancellation takes (FoundationNetworking
     /// keeps reading the socket meanwhile) are dropped, not copied and queued.
-    private func abandon(_ task: URLSessionTask, failing failure: TransportFailure? = nil) {
+    /// `onlyBeforeHead`: only while the stream's head has not come.
+    private func abandon(_ task: URLSessionTask, failing failure: TransportFailure? = nil, onlyBeforeHead: Bool = false) {
         let waiter: (CheckedContinuation<HTTPAnswer, any Error>?, AsyncThrowingStream<[UInt8], any Error>.Continuation)? = locked {
-            guard case .stream(let head, let chunks, _) = waiters[task.taskIdentifier] else { return nil }
+            guard case .stream(let head, let chunks, _) = waiters[task.taskIdentifier], head != nil || !onlyBeforeHead else { return nil }
             waiters[task.taskIdentifier] = nil
             return (head, chunks)
         }
@@ -171,17 +200,29 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        var tooLarge: CheckedContinuation<HTTPAnswer, any Error>?
         let stream: (AsyncThrowingStream<[UInt8], any Error>.Continuation, StreamBacklog)? = locked {
             switch waiters[dataTask.taskIdentifier] {
-            case .answer:
+            case .answer(let continuation, _, _):
                 bodies[dataTask.taskIdentifier, default: []].append(contentsOf: data)
                 heard[dataTask.taskIdentifier] = .now
+                if bodies[dataTask.taskIdentifier, default: []].count > Self.maxAnswerBytes {
+                    // Too large to keep: the request fails now, and what still comes is dropped.
+                    waiters[dataTask.taskIdentifier] = nil
+                    bodies[dataTask.taskIdentifier] = nil
+                    heard[dataTask.taskIdentifier] = nil
+                    tooLarge = continuation
+                }
                 return nil
             case .stream(_, let chunks, let backlog):
                 return (chunks, backlog)
             case nil:
                 return nil
             }
+        }
+        if let tooLarge {
+            tooLarge.resume(throwing: TransportFailure("the answer is larger than \(Self.maxAnswerBytes) bytes"))
+            dataTask.cancel()
         }
         guard let (chunks, backlog) = stream else { return }
         guard backlog.add(data.count) else {

@@ -16,6 +16,11 @@ public struct HTTPClientRequest: Sendable {
     /// signed. curl reads it when it opens a connection.
     public var certificateAuthorities: String?
 
+    /// Whether ``timeout`` is the longest the transfer may stay silent, rather than its whole
+    /// length: for an answer that may be large on a slow link (a screen for `tabula watch`).
+    /// A streamed answer's always is.
+    public var timeoutIsSilence = false
+
     /// The largest answer body kept, in bytes: a larger answer fails with
     /// ``HTTPClientError/answerTooLarge(limit:)``, its transfer ended once past it.
     public var answerLimit = HTTPClientRequest.defaultAnswerLimit

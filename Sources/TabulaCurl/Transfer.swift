@@ -69,7 +69,7 @@ final class Transfer {
             curl.set(handle, CURLOPT_WRITEFUNCTION, callback: Self.receive),
         ]
         if let file = request.certificateAuthorities { results.append(curl.set(handle, CURLOPT_CAINFO, file)) }
-        if stream == nil {
+        if stream == nil, !request.timeoutIsSilence {
             results.append(curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         } else {
             // A stream lasts as long as it has something to say: it ends when it falls silent.

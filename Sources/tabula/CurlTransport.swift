@@ -88,8 +88,11 @@ final class CurlTransport: HTTPTransport {
         var curlRequest = HTTPClientRequest(url: request.url, headers: request.headers, body: request.body ?? [], timeout: request.idleTimeout)
         curlRequest.method = request.method
         curlRequest.certificateAuthorities = certificateAuthorities
-        // A screen may be larger than the mebibyte a backend's answer may be.
+        // A screen may be larger than the mebibyte a backend's answer may be, and take a
+        // while on a slow link: the request's timeout is for silence (as TabulaClient's
+        // transports take it), not for the whole answer.
         curlRequest.answerLimit = Self.answerLimit
+        curlRequest.timeoutIsSilence = true
         return curlRequest
     }
 }

@@ -70,12 +70,17 @@ import Testing
     @Test(.timeLimit(.minutes(3))) func aStreamsRetryIsKeptWithinBounds() async throws {
         let zero = try Self.service { .streamed(status: 200, contentType: "text/event-stream") { _ = $0(Array("retry: 0\n\n".utf8)) } }
         defer { zero.close() }
-        let (session, handle) = Self.handle(zero)
+        // Connections that fail at once (heartbeats too long to count them as working): the
+        // waits double from the shortest, so a few a second at first and fewer after, however
+        // long the test's tasks wait for a thread; at once, forever, would be thousands.
+        let (session, handle) = Self.handle(zero, Self.configuration(heartbeat: .seconds(60)))
         defer { session.close() }
+        let started = ContinuousClock.now
         await handle.start()
         try await Task.sleep(for: .seconds(1))
         await handle.close()
-        #expect(Self.streams(zero) < 8, "\(Self.streams(zero)) streams in a second")
+        let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
+        #expect(Double(Self.streams(zero)) < 8 + elapsed, "\(Self.streams(zero)) streams in \(elapsed) s")
 
         let huge = try Self.service {
             .streamed(status: 200, contentType: "text/event-stream") { _ = $0(Array("retry: 9223372036854775807\n\n".utf8)) }
@@ -160,15 +165,78 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         revision.withLock { $0 = 3 }
         await handle.send(.toggle(row: "a", isOn: true))
-        var shown: Screen?
-        let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline {
-            shown = await handle.screen
-            if shown?.revision == 3 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let shown = try await Self.screen(of: handle, atRevision: 3)
         await handle.close()
         #expect(shown?.revision == 3 && shown?.sections.first?.rows.map(\.id) == ["c"], "\(String(describing: shown))")
+    }
+
+    /// The stream, named the copy at revision 10, sends the screen at revision 3: the service
+    /// is behind the copy, and its screen replaces it.
+    @Test(.timeLimit(.minutes(3))) func aStreamsScreenOlderThanTheCopyItWasNamedReplacesIt() async throws {
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): .json(Self.screen(revision: 10, rows: ["a", "b"]))
+            case ("GET", "/v1/screens/x/stream") where request.headers["last-event-id"] == "d1:10":
+                Self.staysOpen("event: screen\ndata: \(Self.screen(revision: 3, rows: ["c"]))\n\n")
+            default: .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        let shown = try await Self.screen(of: handle, atRevision: 3)
+        await handle.close()
+        #expect(shown?.revision == 3 && shown?.sections.first?.rows.map(\.id) == ["c"], "\(String(describing: shown))")
+    }
+
+    /// A large event on a slow link (one line, coming in parts for longer than the heartbeat's
+    /// watchdog waits) is heard: the stream is not cut in the middle of it.
+    @Test(.timeLimit(.minutes(3))) func aLargeEventOnASlowLinkIsNotCut() async throws {
+        let title = String(repeating: "t", count: 200 * 1024)
+        let event =
+            Array("event: screen\ndata: ".utf8)
+            + Array(
+                #"{"id":"x","title":"X","revision":1,"definition":"d1","sections":[{"id":"s","rows":[{"id":"a","kind":"basic","title":"\#(title)"}]}]}"#.utf8)
+            + Array("\n\n".utf8)
+        let server = try Self.service {
+            .streamed(status: 200, contentType: "text/event-stream") { send in
+                // 8 KiB every 50 ms: about 1.3 s for the event, past twice the 300 ms heartbeat.
+                var offset = 0
+                while offset < event.count {
+                    guard send(Array(event[offset..<min(offset + 8 * 1024, event.count)])) else { return }
+                    offset += 8 * 1024
+                    usleep(50_000)
+                }
+                while send(Array(":\n\n".utf8)) { usleep(100_000) }
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        let shown = try await Self.screen(of: handle, atRevision: 1)
+        await handle.close()
+        #expect(shown?.revision == 1)
+    }
+
+    /// An answer that does not end is not collected without bound: the request fails.
+    @Test(.timeLimit(.minutes(3))) func anEndlessAnswerFails() async throws {
+        let server = try ScriptedServer { _ in
+            .streamed(status: 200, contentType: "application/json") { send in
+                let chunk = [UInt8](repeating: 0x20, count: 64 * 1024)
+                while send(chunk) { usleep(1_000) }
+            }
+        }
+        defer { server.close() }
+        let transport = URLSessionTransport()
+        defer { transport.close() }
+        do {
+            let answer = try await transport.send(HTTPRequest(method: "GET", url: server.url + "/endless", idleTimeout: .seconds(60)))
+            Issue.record("an endless answer came back with \(answer.body.count) bytes")
+        } catch {
+            #expect("\(error)".contains("larger than"), "\(error)")
+        }
     }
 
     /// An answer from revision 5 to 2 is no update: refused, and the copy stays at 5.
@@ -222,8 +290,10 @@ import Testing
         defer { server.close() }
         let tokens = try ScriptedServer { _ in .json(#"{"session":"tok\r\nX-Evil: 1","id":"s_aaaaaaaaaaaaaaaaaaaa","revision":0,"client":{}}"#, status: 201) }
         defer { tokens.close() }
+        let transport = URLSessionTransport()
+        defer { transport.close() }
         do {
-            _ = try await TabulaSession.create(baseURL: tokens.url, transport: URLSessionTransport())
+            _ = try await TabulaSession.create(baseURL: tokens.url, transport: transport)
             Issue.record("a token with a line break was taken")
         } catch {
             #expect("\(error)".contains("token"), "\(error)")
@@ -276,6 +346,17 @@ import Testing
         await handle.start()
         try await waitFor(what, seconds: seconds, done)
         await handle.close()
+    }
+
+    /// The handle's screen once at `revision`, or as it is after 90 seconds.
+    static func screen(of handle: ScreenHandle, atRevision revision: Int) async throws -> Screen? {
+        let deadline = ContinuousClock.now + .seconds(90)
+        var shown = await handle.screen
+        while shown?.revision != revision, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            shown = await handle.screen
+        }
+        return shown
     }
 
     static func waitFor(_ what: String, seconds: Double, _ done: () -> Bool) async throws {

@@ -122,6 +122,31 @@ import Testing
         #expect(reason.contains("line break"))
     }
 
+    /// An answer that keeps coming, slowly, outlasts a timeout for silence, and not one for
+    /// the whole exchange.
+    @Test func aTimeoutForSilenceLetsASlowAnswerFinish() throws {
+        let body = Array("slow but steady".utf8)
+        let dripping = try ScriptedServer { _ in
+            .streamed(status: 200, contentType: "text/plain") { send in
+                for byte in body {
+                    guard send([byte]) else { return }
+                    usleep(150_000)
+                }
+            }
+        }
+        defer { dripping.close() }
+        let client = try HTTPClient(maxConnections: 1)
+        defer { client.shutdown() }
+        let total = BlockingQueue<Result<HTTPClientResponse, HTTPClientError>>(capacity: 1)
+        client.post(HTTPClientRequest(url: dripping.url + "/slow", body: [], timeout: .seconds(1))) { _ = total.push($0) }
+        #expect(total.take(maximum: 1, timeout: 30)?.first == .failure(.timedOut))
+        var silence = HTTPClientRequest(url: dripping.url + "/slow", body: [], timeout: .seconds(1))
+        silence.timeoutIsSilence = true
+        let slow = BlockingQueue<Result<HTTPClientResponse, HTTPClientError>>(capacity: 1)
+        client.post(silence) { _ = slow.push($0) }
+        #expect(try slow.take(maximum: 1, timeout: 30)?.first?.get().body == body)
+    }
+
     @Test func anAnswerOverTheLimitIsRefused() throws {
         try withEchoServer { port, _ in
             let client = try HTTPClient(maxConnections: 1)

@@ -48,10 +48,11 @@ public final class ScriptedServer: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptConnections() }
     }
 
-    /// Stops accepting; answers being written go on until their clients go.
+    /// Stops accepting; answers being written go on until their clients go. The accepting
+    /// thread closes the socket as it ends, so that its number is not taken by another
+    /// test's socket while the thread may still accept on it.
     public func close() {
         shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
@@ -65,9 +66,15 @@ public final class ScriptedServer: @unchecked Sendable {
     }
 
     private func acceptConnections() {
+        defer { Glibc.close(listener) }
         while true {
             let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
+            if client < 0 {
+                // A connection that went before it was taken, or a signal: go on. Anything
+                // else (the socket shut down) ends the server.
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
             Thread.detachNewThread { [self] in
                 defer { Glibc.close(client) }
                 guard let request = Self.readRequest(client) else { return }
