@@ -17,18 +17,22 @@ public enum PipelineChecks {
     }
 
     /// `diff(old, new).apply(to: old) == new` (revisions aside), the change set keeps the
-    /// batch-update rules, `diff(a, a)` is empty, and the wire form decodes back to it.
+    /// batch-update rules, `diff(a, a)` is empty, and the wire form decodes back to it. The
+    /// diff takes screens that break the identity rules too; `applyChecked` refuses to take a
+    /// screen that keeps them to one that does not (the service renders none), and only that.
     public static func checkDiff(from old: Screen, to new: Screen) {
         let changes = diff(old: old, new: new)
         var expected = new
         expected.revision = old.revision
         // Written only when a check fails: encoding three documents per input would halve the speed.
         let context = { "old: \(wireText(old))\nnew: \(wireText(new))\nchanges: \(String(decoding: changes.jsonBytes, as: UTF8.self))" }
+        let breaksTheRules = (try? old.validate()) != nil && (try? new.validate()) == nil
         do {
             let applied = try changes.applyChecked(to: old)
+            invariant(!breaksTheRules, "diff(old, new) applied to a screen that keeps the identity rules leaves one that does not\n\(context())")
             invariant(applied == expected, "apply(diff(old, new), old) != new\n\(context())\napplied: \(wireText(applied))")
         } catch {
-            invariant(false, "diff(old, new) does not apply to old: \(error)\n\(context())")
+            invariant(breaksTheRules, "diff(old, new) does not apply to old: \(error)\n\(context())")
         }
         let violations = BatchUpdateRules.violations(of: changes, from: old, to: new)
         invariant(violations.isEmpty, "the change set breaks the batch-update rules: \(violations.joined(separator: "; "))\n\(context())")
