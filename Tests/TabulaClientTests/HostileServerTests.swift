@@ -182,11 +182,7 @@ import Testing
             }
         }
         defer { server.close() }
-        let (session, handle) = Self.handle(server)
-        defer { session.close() }
-        await handle.start()
-        let shown = try await Self.screen(of: handle, atRevision: 3)
-        await handle.close()
+        let shown = try await Self.screen(following: server, atRevision: 3)
         #expect(shown?.revision == 3 && shown?.sections.first?.rows.map(\.id) == ["c"], "\(String(describing: shown))")
     }
 
@@ -212,12 +208,7 @@ import Testing
             }
         }
         defer { server.close() }
-        let (session, handle) = Self.handle(server)
-        defer { session.close() }
-        await handle.start()
-        let shown = try await Self.screen(of: handle, atRevision: 1)
-        await handle.close()
-        #expect(shown?.revision == 1)
+        #expect(try await Self.screen(following: server, atRevision: 1)?.revision == 1)
     }
 
     /// An answer that does not end is not collected without bound: the request fails.
@@ -346,6 +337,16 @@ import Testing
         await handle.start()
         try await waitFor(what, seconds: seconds, done)
         await handle.close()
+    }
+
+    /// Screen `x` of `server` as a new handle shows it once at `revision`, or after 90 seconds.
+    static func screen(following server: ScriptedServer, atRevision revision: Int) async throws -> Screen? {
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        let shown = try await screen(of: handle, atRevision: revision)
+        await handle.close()
+        return shown
     }
 
     /// The handle's screen once at `revision`, or as it is after 90 seconds.
