@@ -37,6 +37,11 @@ static inline CURLcode tabula_curl_easy_getinfo_long(void *fn, CURL *handle, CUR
     return ((CURLcode (*)(CURL *, CURLINFO, ...))fn)(handle, info, value);
 }
 
+/// curl_easy_getinfo for a curl_off_t (CURLINFO_RETRY_AFTER).
+static inline CURLcode tabula_curl_easy_getinfo_off_t(void *fn, CURL *handle, CURLINFO info, curl_off_t *value) {
+    return ((CURLcode (*)(CURL *, CURLINFO, ...))fn)(handle, info, value);
+}
+
 /// curl_easy_getinfo for a string (CURLINFO_CONTENT_TYPE), owned by the handle.
 static inline CURLcode tabula_curl_easy_getinfo_string(void *fn, CURL *handle, CURLINFO info, char **value) {
     return ((CURLcode (*)(CURL *, CURLINFO, ...))fn)(handle, info, value);

@@ -23,6 +23,12 @@ struct Backoff: Sendable {
         return ceiling * Double.random(in: 0.75...1)
     }
 
+    /// The next wait, at least as long as `notBefore` (an answer's `Retry-After`) but never
+    /// past the maximum: a service that asks for an hour must not stall the app that long.
+    mutating func next(notBefore: Duration?) -> Duration {
+        min(max(next(), notBefore ?? .zero), maximum)
+    }
+
     /// Starts again from `initial`: after a connection that worked.
     mutating func reset() {
         attempt = 0

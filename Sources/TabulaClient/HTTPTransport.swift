@@ -41,6 +41,19 @@ public struct HTTPAnswer: Sendable {
         self.headers = headers
         self.body = body
     }
+
+    /// How long the answer's `Retry-After` asks to wait (a `429` or `503`): its seconds, or
+    /// `nil` when it has none or gives a date (the service sends seconds).
+    var retryAfter: Duration? {
+        guard let field = headers["retry-after"] else { return nil }
+        let bytes = Array(field.utf8)
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
+        let digits = bytes[first...last]
+        // Nine digits are more than any wait a client keeps to (``Backoff``'s maximum bounds it).
+        guard digits.count <= 9, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return .seconds(digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+    }
 }
 
 /// A stream's answer: its head, then its body as it comes.

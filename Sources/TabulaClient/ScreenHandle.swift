@@ -141,9 +141,10 @@ public actor ScreenHandle {
                 }
             }
             let problem = ServiceProblem(answer: answer)
-            // The store, or the backend's capacity, is busy: nothing was applied.
+            // The store, or the backend's capacity, is busy: nothing was applied. Sent again
+            // after the answer's `Retry-After`, when it asks for longer than the backoff.
             if answer.status == 503 {
-                try? await Task.sleep(for: backoff.next())
+                try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
             return .refused(problem)
@@ -257,7 +258,7 @@ public actor ScreenHandle {
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
                 if let reason = endReason(forScreenRequest: problem) { return end(reason) }
-                try? await Task.sleep(for: backoff.next())
+                try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
             guard let whole = try? Screen(jsonBytes: answer.body), shows(whole) else {
@@ -308,15 +309,16 @@ public actor ScreenHandle {
         await fetchWhole()
         var reconnection = StreamReconnection(maximum: session.configuration.maximumReconnectDelay, heartbeat: session.configuration.heartbeat)
         while endReason == nil, !Task.isCancelled {
-            let (open, delivered) = await readStream(&reconnection)
+            let (open, delivered, retryAfter) = await readStream(&reconnection)
             guard endReason == nil, !Task.isCancelled else { return }
-            try? await Task.sleep(for: reconnection.wait(afterOpenFor: open, delivered: delivered))
+            try? await Task.sleep(for: reconnection.wait(afterOpenFor: open, delivered: delivered, notBefore: retryAfter))
         }
     }
 
     /// Reads one connection of the stream, taking its `retry:` into `reconnection`: how long
-    /// it was open (zero when it did not open), and whether it delivered an event.
-    private func readStream(_ reconnection: inout StreamReconnection) async -> (open: Duration, delivered: Bool) {
+    /// it was open (zero when it did not open), whether it delivered an event, and the
+    /// `Retry-After` of a refusal (`429 too-many-streams`, `503`).
+    private func readStream(_ reconnection: inout StreamReconnection) async -> (open: Duration, delivered: Bool, retryAfter: Duration?) {
         var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
         // Every connection names the copy it holds, so the stream starts from it.
         // (A definition id that a header could not carry names no copy: the stream then
@@ -328,7 +330,7 @@ public actor ScreenHandle {
         }
         let silence = session.configuration.heartbeat * 2
         let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
-        guard let stream = try? await session.transport.openStream(request) else { return (.zero, false) }
+        guard let stream = try? await session.transport.openStream(request) else { return (.zero, false, nil) }
         let cancel = stream.cancel
         if stream.head.status != 200 {
             // A problem's document is small: more, or one that takes longer than a request
@@ -350,7 +352,7 @@ public actor ScreenHandle {
             } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
             if let reason = endReason(forScreenRequest: problem) { end(reason) }
-            return (.zero, false)
+            return (.zero, false, stream.head.retryAfter)
         }
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
         lastHeard = .now
@@ -387,19 +389,19 @@ public actor ScreenHandle {
                         // The screen, fetched whole, brings the copy past it; the connection failed.
                         cancel()
                         await fetchWhole()
-                        return (.zero, false)
+                        return (.zero, false, nil)
                     case .event(let event):
                         delivered = true
                         await receive(event)
                         if endReason != nil {
                             cancel()
-                            return (ContinuousClock.now - opened, delivered)
+                            return (ContinuousClock.now - opened, delivered, nil)
                         }
                     }
                 }
             }
         } catch {}
-        return (ContinuousClock.now - opened, delivered)
+        return (ContinuousClock.now - opened, delivered, nil)
     }
 
     private func silentFor() -> Duration { ContinuousClock.now - lastHeard }

@@ -23,9 +23,10 @@ struct StreamReconnection: Sendable {
     }
 
     /// The wait after a connection that was open for `open` (zero when it never opened) and
-    /// delivered an event or not.
-    mutating func wait(afterOpenFor open: Duration, delivered: Bool) -> Duration {
+    /// delivered an event or not; at least `notBefore` (a refusal's `Retry-After`), up to
+    /// the maximum.
+    mutating func wait(afterOpenFor open: Duration, delivered: Bool, notBefore: Duration? = nil) -> Duration {
         if delivered || open >= heartbeat { backoff.reset() }
-        return backoff.next()
+        return backoff.next(notBefore: notBefore)
     }
 }

@@ -47,7 +47,8 @@ public final class TabulaSession: Sendable {
     }
 
     /// Creates a session for `context` (`POST /v1/sessions`), trying again a few times while
-    /// the service cannot be reached.
+    /// the service cannot be reached, or refuses for a while (`429`, `503`: after the
+    /// answer's `Retry-After`, up to `maximumReconnectDelay`).
     public static func create(
         baseURL: String, context: Context = Context(), configuration: Configuration = Configuration(), transport: any HTTPTransport
     ) async throws(ClientError) -> TabulaSession {
@@ -68,6 +69,14 @@ public final class TabulaSession: Sendable {
                 attempts += 1
                 guard attempts < 5, !Task.isCancelled else { throw ClientError.transport(error.description) }
                 try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            // Too many new sessions from this address (`429`), or the store is busy (`503`):
+            // none was made. Asked again after the answer's `Retry-After`.
+            if answer.status == 429 || answer.status == 503 {
+                attempts += 1
+                guard attempts < 5, !Task.isCancelled else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+                try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
             guard answer.status == 201 else { throw ClientError.problem(ServiceProblem(answer: answer)) }

@@ -49,11 +49,14 @@ public struct HTTPClientResponse: Sendable, Equatable {
     public var status: Int
     /// The `Content-Type` header's value, as sent.
     public var contentType: String?
+    /// The seconds `Retry-After` asks to wait (a `429` or `503`), or `nil` when it has none.
+    public var retryAfterSeconds: Int?
     public var body: [UInt8]
 
-    public init(status: Int, contentType: String? = nil, body: [UInt8] = []) {
+    public init(status: Int, contentType: String? = nil, retryAfterSeconds: Int? = nil, body: [UInt8] = []) {
         self.status = status
         self.contentType = contentType
+        self.retryAfterSeconds = retryAfterSeconds
         self.body = body
     }
 }

@@ -141,6 +141,11 @@ struct LibCurl: @unchecked Sendable {
         return tabula_curl_easy_getinfo_long(easyGetinfo, handle, info, &value) == CURLE_OK ? value : nil
     }
 
+    func info(_ handle: Easy, offset info: CURLINFO) -> Int? {
+        var value: curl_off_t = 0
+        return tabula_curl_easy_getinfo_off_t(easyGetinfo, handle, info, &value) == CURLE_OK ? Int(value) : nil
+    }
+
     /// A string the handle owns, copied before the handle is reset.
     func info(_ handle: Easy, text info: CURLINFO) -> String? {
         var value: UnsafeMutablePointer<CChar>?

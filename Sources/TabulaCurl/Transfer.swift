@@ -99,7 +99,9 @@ final class Transfer {
         case CURLE_OK:
             let status = curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0
             let contentType = curl.info(handle, text: CURLINFO_CONTENT_TYPE)
-            return .success(HTTPClientResponse(status: status, contentType: contentType, body: body))
+            // curl reads `Retry-After`'s seconds or date; 0 when the answer has none.
+            let retryAfter = curl.info(handle, offset: CURLINFO_RETRY_AFTER).flatMap { $0 > 0 ? $0 : nil }
+            return .success(HTTPClientResponse(status: status, contentType: contentType, retryAfterSeconds: retryAfter, body: body))
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(.timedOut)
         default:

@@ -22,7 +22,7 @@ final class CurlTransport: HTTPTransport {
         }
         switch result {
         case .success(let response):
-            return HTTPAnswer(status: response.status, headers: response.contentType.map { ["content-type": $0] } ?? [:], body: response.body)
+            return HTTPAnswer(status: response.status, headers: Self.headers(of: response), body: response.body)
         case .failure(let error):
             throw TransportFailure("\(error)")
         }
@@ -61,7 +61,7 @@ final class CurlTransport: HTTPTransport {
                     }
                     switch result {
                     case .success(let response):
-                        waiting?.resume(returning: HTTPAnswer(status: response.status, body: response.body))
+                        waiting?.resume(returning: HTTPAnswer(status: response.status, headers: Self.headers(of: response), body: response.body))
                         continuation.finish()
                     case .failure(let error):
                         waiting?.resume(throwing: TransportFailure("\(error)"))
@@ -83,6 +83,14 @@ final class CurlTransport: HTTPTransport {
 
     /// The largest answer `tabula watch` reads: a screen far past the service's state limits.
     static let answerLimit = 64 << 20
+
+    /// The headers of an answer that the client reads: its type and its `Retry-After`.
+    private static func headers(of response: HTTPClientResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        headers["content-type"] = response.contentType
+        headers["retry-after"] = response.retryAfterSeconds.map(String.init)
+        return headers
+    }
 
     private func clientRequest(_ request: HTTPRequest) -> HTTPClientRequest {
         var curlRequest = HTTPClientRequest(url: request.url, headers: request.headers, body: request.body ?? [], timeout: request.idleTimeout)

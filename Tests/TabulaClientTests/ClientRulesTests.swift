@@ -63,6 +63,28 @@ import Testing
         #expect(shortest >= .milliseconds(187) && shortest <= .milliseconds(250))
     }
 
+    /// A refusal's `Retry-After` (seconds; a date is not read) makes a wait at least that
+    /// long, and never past the maximum.
+    @Test func aRetryAfterLengthensTheWaitUpToTheMaximum() {
+        func retryAfter(_ field: String?) -> Duration? {
+            HTTPAnswer(status: 503, headers: field.map { ["retry-after": $0] } ?? [:]).retryAfter
+        }
+        #expect(retryAfter("2") == .seconds(2))
+        #expect(retryAfter(" 3\t") == .seconds(3))
+        #expect(retryAfter("0") == .zero)
+        for unread in [nil, "", " ", "-1", "1.5", "1 2", "Wed, 21 Oct 2015 07:28:00 GMT", "1234567890", "+4"] {
+            #expect(retryAfter(unread) == nil, "\(unread ?? "no field")")
+        }
+
+        var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(8))
+        #expect(backoff.next(notBefore: .seconds(2)) == .seconds(2))
+        #expect(backoff.next(notBefore: .seconds(999_999_999)) == .seconds(8))
+        #expect(backoff.next(notBefore: nil) <= .seconds(1))
+        var reconnection = StreamReconnection(maximum: .seconds(8), heartbeat: .seconds(1))
+        #expect(reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(5)) == .seconds(5))
+        #expect(reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(60)) == .seconds(8))
+    }
+
     @Test func updatesApplyOnceInRevisionOrder() throws {
         let copy = Screen(id: "s", title: "S", revision: 5, definition: "d1", sections: [])
         func place(_ from: Int, _ to: Int, _ definition: String = "d1") throws -> CopyOrder {

@@ -327,6 +327,50 @@ import Testing
         #expect(answer.status == 200 && answer.body.count == size && answer.body.allSatisfy { $0 == 0x41 })
     }
 
+    /// A `503` event is sent again after its `Retry-After` (two seconds here, where the backoff
+    /// alone would wait a fifth of one), and a session refused with `429` is asked for again
+    /// after its own.
+    @Test(.timeLimit(.minutes(3))) func aRefusalsRetryAfterIsWaitedFor() async throws {
+        let arrivals = Mutex<[String: [ContinuousClock.Instant]]>([:])
+        let server = try ScriptedServer { request in
+            let count = arrivals.withLock { arrivals in
+                arrivals[request.path, default: []].append(.now)
+                return arrivals[request.path, default: []].count
+            }
+            let busy = { (status: Int) in
+                ScriptedServer.Answer.raw(
+                    Array(
+                        "HTTP/1.1 \(status) Busy\r\nContent-Type: application/problem+json\r\nRetry-After: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                            .utf8))
+            }
+            switch (request.method, request.path) {
+            case ("POST", "/v1/sessions"): return count == 1 ? busy(429) : .json(#"{"session":"t2"}"#, status: 201)
+            case ("GET", "/v1/screens/x"): return .json(Self.screen(revision: 0, rows: ["a"]))
+            case ("GET", "/v1/screens/x/stream"): return Self.staysOpen()
+            case ("POST", "/v1/screens/x/deletion"):
+                return count == 1 ? busy(503) : .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
+            default: return .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let gap = { (path: String) -> Duration? in
+            arrivals.withLock { arrivals in arrivals[path].flatMap { $0.count >= 2 ? $0[1] - $0[0] : nil } }
+        }
+
+        let created = try await TabulaSession.create(baseURL: server.url, configuration: Self.configuration(), transport: URLSessionTransport())
+        defer { created.close() }
+        #expect(created.token == "t2")
+        #expect(try #require(gap("/v1/sessions")) >= .milliseconds(1990))
+
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        await handle.send(.deletion(row: "a"))
+        #expect(try await Self.screen(of: handle, atRevision: 1)?.revision == 1)
+        #expect(try #require(gap("/v1/screens/x/deletion")) >= .milliseconds(1990))
+        await handle.close()
+    }
+
     /// Follows screen `x` of `server` until `done`, failing after `seconds`.
     static func follow(
         _ server: ScriptedServer, _ configuration: TabulaSession.Configuration = configuration(), until what: String, seconds: Double = 90,

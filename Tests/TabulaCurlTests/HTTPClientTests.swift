@@ -35,6 +35,22 @@ import Testing
         }
     }
 
+    /// `Retry-After`'s seconds are read (curl reads a date too); an answer without it has none.
+    @Test func aRetryAfterIsRead() throws {
+        let busy = try ScriptedServer { request in
+            .raw(
+                Array(
+                    (request.path == "/busy"
+                        ? "HTTP/1.1 503 Busy\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n"
+                        : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").utf8))
+        }
+        defer { busy.close() }
+        let client = try HTTPClient(maxConnections: 1)
+        defer { client.shutdown() }
+        #expect(try post(client, busy.url + "/busy")?.get().retryAfterSeconds == 7)
+        #expect(try post(client, busy.url + "/calm")?.get().retryAfterSeconds == nil)
+    }
+
     @Test func sequentialRequestsReuseOneConnection() throws {
         try withEchoServer { port, _ in
             let client = try HTTPClient(maxConnections: 4)
