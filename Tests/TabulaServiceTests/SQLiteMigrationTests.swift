@@ -148,6 +148,37 @@ import Testing
     }
 }
 
+/// The log's layout: a row of the log holds a whole state, which stays in its B-tree leaf
+/// up to nearly a page (schema version 8), so that an event writes one page of the log
+/// rather than a leaf and an overflow page.
+@Suite struct SQLiteLogLayoutTests {
+    @Test func aStateOfThreeKilobytesTakesNoOverflowPage() throws {
+        let factory = try StoreFactory(.sqlite)
+        let note = String(repeating: "n", count: 3000)
+        let catalogue = try Catalogue.load([
+            DefinitionFile(
+                name: "flip.json",
+                bytes: Array(
+                    #"""
+                    {"id": "flip", "title": "Flip", "state": {"on": false, "note": "\#(note)"},
+                     "sections": [{"id": "s", "rows": [{"id": "flip", "kind": "titleSwitch", "title": "Flip", "isOn": "on", "onSelect": {"toggle": "on"}}]}]}
+                    """#.utf8))
+        ])
+        let api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue))
+        defer { api.store.close() }
+        for _ in 0..<4 {
+            let session = try api.newSession()
+            for _ in 0..<5 { #expect(try api.send("POST", "/v1/screens/flip/selection", session: session, json: #"{"row": "flip"}"#).status == 200) }
+        }
+        let database = try SQLiteDatabase(path: factory.directory.path + "/tabula.sqlite")
+        try database.execute("PRAGMA busy_timeout=5000")
+        let pages = try database.prepare("SELECT pagetype, COUNT(*) FROM dbstat WHERE name = 'events' GROUP BY pagetype").rows()
+        let counts = Dictionary(uniqueKeysWithValues: pages.compactMap { row in row[0].text.map { ($0, row[1].integer ?? 0) } })
+        #expect(counts["leaf", default: 0] > 0, "\(counts)")
+        #expect(counts["overflow", default: 0] == 0, "\(counts)")
+    }
+}
+
 /// A removed session stays removed: its log cannot be written again, and a state read
 /// before the removal is not put back into the cache after it.
 @Suite struct SQLiteRemovalTests {

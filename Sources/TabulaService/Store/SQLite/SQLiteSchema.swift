@@ -117,6 +117,28 @@ enum SQLiteSchema {
         // Version 7: answers are numbered as they are stored, so that a session keeps its
         // newest (--max-answers-per-session) even among answers stored in one millisecond.
         "ALTER TABLE answers ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;",
+        // Version 8: the log is a rowid table, its key in an index. A WITHOUT ROWID table
+        // keeps at most about a quarter of a page of a row in its B-tree and the rest on an
+        // overflow page of its own, and copies rows into its interior pages: a log row, which
+        // holds a whole state, took a leaf and an overflow page, freed and allocated again, on
+        // every event. A rowid table keeps rows up to nearly a page in the leaf, and an event
+        // that overwrites its slot rewrites that leaf alone (the key does not change).
+        """
+        CREATE TABLE events_rowid (
+            token_hash TEXT NOT NULL,
+            slot INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            event_id TEXT,
+            kind TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            state BLOB NOT NULL,
+            time_ms INTEGER NOT NULL,
+            PRIMARY KEY (token_hash, slot)
+        );
+        INSERT INTO events_rowid SELECT token_hash, slot, revision, event_id, kind, payload, state, time_ms FROM events;
+        DROP TABLE events;
+        ALTER TABLE events_rowid RENAME TO events;
+        """,
     ]
 
     /// Schema version 5: every session gets an id (``SessionID``) and its token is replaced
