@@ -27,6 +27,12 @@ public actor ScreenHandle {
     /// Everything the handle publishes, in order; it finishes after ``ScreenUpdate/ended(_:)``.
     public nonisolated let updates: AsyncStream<ScreenUpdate>
     private nonisolated let publisher: AsyncStream<ScreenUpdate>.Continuation
+    /// Each change of ``connection``, the newest kept for a reader that is behind; it
+    /// finishes when the handle ends.
+    public nonisolated let connectionChanges: AsyncStream<Connection>
+    private nonisolated let connectionPublisher: AsyncStream<Connection>.Continuation
+    /// Whether the handle reaches the service (see ``Connection``).
+    public private(set) var connection = Connection.connecting
     private let session: TabulaSession
 
     /// The service's screen as of the copy's revision and definition: what events name.
@@ -54,6 +60,7 @@ public actor ScreenHandle {
         self.screenID = screenID
         self.item = item
         (updates, publisher) = AsyncStream<ScreenUpdate>.makeStream()
+        (connectionChanges, connectionPublisher) = AsyncStream<Connection>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The screen as the user sees it: the last published, with their typing.
@@ -130,10 +137,12 @@ public actor ScreenHandle {
                 answer = try await session.transport.send(request)
             } catch {
                 // It may have reached the service: the same body and id again apply it once.
+                noteFailure(error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
             if answer.status == 200 {
+                noteAnswered()
                 do {
                     return .answered(try EventAnswer(json: try JSONValue.answer(answer.body)))
                 } catch {
@@ -144,9 +153,11 @@ public actor ScreenHandle {
             // The store, or the backend's capacity, is busy: nothing was applied. Sent again
             // after the answer's `Retry-After`, when it asks for longer than the backoff.
             if answer.status == 503 {
+                noteFailure(problem.description)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
+            noteAnswered()
             return .refused(problem)
         }
         return nil
@@ -251,20 +262,27 @@ public actor ScreenHandle {
         let request = session.request("GET", screenPath, query: itemQuery)
         var backoff = Backoff(initial: .milliseconds(250), maximum: session.configuration.maximumReconnectDelay)
         while endReason == nil, !Task.isCancelled {
-            guard let answer = try? await session.transport.send(request) else {
+            let answer: HTTPAnswer
+            do {
+                answer = try await session.transport.send(request)
+            } catch {
+                noteFailure(error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
                 if let reason = endReason(forScreenRequest: problem) { return end(reason) }
+                noteFailure(problem.description)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
             guard let whole = try? Screen(jsonBytes: answer.body), shows(whole) else {
+                noteFailure("the answer to the screen's GET is not this screen")
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
+            noteAnswered()
             adopt(whole, replacingNewer: replacingNewer)
             return
         }
@@ -330,7 +348,13 @@ public actor ScreenHandle {
         }
         let silence = session.configuration.heartbeat * 2
         let request = session.request("GET", "\(screenPath)/stream", query: itemQuery, headers: headers, idleTimeout: silence)
-        guard let stream = try? await session.transport.openStream(request) else { return (.zero, false, nil) }
+        let stream: HTTPStream
+        do {
+            stream = try await session.transport.openStream(request)
+        } catch {
+            noteFailure(error.description)
+            return (.zero, false, nil)
+        }
         let cancel = stream.cancel
         if stream.head.status != 200 {
             // A problem's document is small: more, or one that takes longer than a request
@@ -351,9 +375,10 @@ public actor ScreenHandle {
                 }
             } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
-            if let reason = endReason(forScreenRequest: problem) { end(reason) }
+            if let reason = endReason(forScreenRequest: problem) { end(reason) } else { noteFailure("the stream was refused: \(problem)") }
             return (.zero, false, stream.head.retryAfter)
         }
+        noteAnswered()
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
         lastHeard = .now
         let opened = ContinuousClock.now
@@ -361,7 +386,10 @@ public actor ScreenHandle {
             while !Task.isCancelled {
                 try? await Task.sleep(for: silence / 4)
                 guard let self, !Task.isCancelled else { return }
-                if await self.silentFor() > silence { return cancel() }
+                if await self.silentFor() > silence {
+                    await self.noteFailure("the stream was silent for twice the heartbeat")
+                    return cancel()
+                }
             }
         }
         defer { watchdog.cancel() }
@@ -470,6 +498,24 @@ public actor ScreenHandle {
         sender?.cancel()
         publisher.yield(.ended(reason))
         publisher.finish()
+        connectionPublisher.finish()
+    }
+
+    // MARK: Connection
+
+    private func noteAnswered() {
+        setConnection(.connected)
+    }
+
+    private func noteFailure(_ reason: String) {
+        setConnection(.retrying(reason: reason))
+    }
+
+    /// Publishes a change of state; a failure after a failure publishes the new reason.
+    private func setConnection(_ next: Connection) {
+        guard endReason == nil, next != connection else { return }
+        connection = next
+        connectionPublisher.yield(next)
     }
 
     private func publish(_ update: ScreenUpdate) {

@@ -371,6 +371,50 @@ import Testing
         await handle.close()
     }
 
+    /// The handle's ``Connection`` says the service fails (a `503`, a page that is not the
+    /// screen) while it does, and that it is back once it answers; its stream of changes
+    /// ends with the handle.
+    @Test(.timeLimit(.minutes(3))) func theConnectionSaysWhetherTheServiceAnswers() async throws {
+        let failure = Mutex<ScriptedServer.Answer?>(.json(#"{"type":"about:blank","title":"Busy","status":503}"#, status: 503))
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): failure.withLock { $0 } ?? .json(Self.screen(revision: 0, rows: ["a"]))
+            case ("GET", "/v1/screens/x/stream"): Self.staysOpen()
+            default: .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        #expect(await handle.connection == .connecting)
+        let changes = Task {
+            var seen: [Connection] = []
+            for await change in handle.connectionChanges { seen.append(change) }
+            return seen
+        }
+        await handle.start()
+        func waitUntil(_ what: String, _ done: @escaping (Connection) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(90)
+            while !done(await handle.connection) {
+                guard ContinuousClock.now < deadline else { throw ServerProcessError("timed out waiting for \(what)") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let retrying = { (state: Connection) in if case .retrying = state { true } else { false } }
+        try await waitUntil("a 503 to be retrying", retrying)
+        let busy = await handle.connection
+        #expect(busy == .retrying(reason: "503 about:blank"), "\(busy)")
+        // A captive portal's page: still no screen.
+        failure.withLock { $0 = .whole(status: 200, contentType: "text/html", body: Array("<html>Sign in to the Wi-Fi</html>".utf8)) }
+        try await waitUntil("a page that is not the screen") { $0 == .retrying(reason: "the answer to the screen's GET is not this screen") }
+        failure.withLock { $0 = nil }
+        try await waitUntil("the service's screen to connect") { $0 == .connected }
+        #expect(await handle.screen?.revision == 0)
+        await handle.close()
+        let seen = await changes.value
+        #expect(seen.last == .connected && seen.contains(where: retrying), "\(seen)")
+    }
+
     /// Follows screen `x` of `server` until `done`, failing after `seconds`.
     static func follow(
         _ server: ScriptedServer, _ configuration: TabulaSession.Configuration = configuration(), until what: String, seconds: Double = 90,
