@@ -25,8 +25,14 @@ struct Backoff: Sendable {
 
     /// The next wait, at least as long as `notBefore` (an answer's `Retry-After`) but never
     /// past the maximum: a service that asks for an hour must not stall the app that long.
+    /// Drawn within a quarter above what the service asked (or, when it asks for the
+    /// maximum or more, as the longest backoff is), so that clients refused together do not
+    /// come back together.
     mutating func next(notBefore: Duration?) -> Duration {
-        min(max(next(), notBefore ?? .zero), maximum)
+        let backoff = next()
+        guard let notBefore, notBefore > .zero else { return backoff }
+        if notBefore >= maximum { return maximum * Double.random(in: 0.75...1) }
+        return min(max(backoff, notBefore * Double.random(in: 1...1.25)), maximum)
     }
 
     /// Starts again from `initial`: after a connection that worked.

@@ -50,9 +50,10 @@ public struct HTTPAnswer: Sendable {
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
         let digits = bytes[first...last]
-        // Nine digits are more than any wait a client keeps to (``Backoff``'s maximum bounds it).
-        guard digits.count <= 9, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return .seconds(digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+        guard digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        // Past a billion seconds every wait is as long as the client's maximum anyway.
+        let limit = 1_000_000_000
+        return .seconds(digits.reduce(0) { min($0 * 10 + Int($1 - UInt8(ascii: "0")), limit) })
     }
 }
 

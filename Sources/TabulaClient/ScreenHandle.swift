@@ -27,12 +27,16 @@ public actor ScreenHandle {
     /// Everything the handle publishes, in order; it finishes after ``ScreenUpdate/ended(_:)``.
     public nonisolated let updates: AsyncStream<ScreenUpdate>
     private nonisolated let publisher: AsyncStream<ScreenUpdate>.Continuation
-    /// Each change of ``connection``, the newest kept for a reader that is behind; it
-    /// finishes when the handle ends.
-    public nonisolated let connectionChanges: AsyncStream<Connection>
-    private nonisolated let connectionPublisher: AsyncStream<Connection>.Continuation
-    /// Whether the handle reaches the service (see ``Connection``).
-    public private(set) var connection = Connection.connecting
+    /// What the handle knows of its reach (``connection``): the last failure of its
+    /// requests and of its stream, each cleared by that side's next answer, and whether the
+    /// service ever answered.
+    var requestFailure: String?
+    var streamFailure: String?
+    var answeredOnce = false
+    /// The readers of ``connectionChanges()``, and the state they were last given.
+    var connectionReaders: [Int: AsyncStream<Connection>.Continuation] = [:]
+    var nextConnectionReader = 0
+    var connectionPublished = Connection.connecting
     private let session: TabulaSession
 
     /// The service's screen as of the copy's revision and definition: what events name.
@@ -60,7 +64,6 @@ public actor ScreenHandle {
         self.screenID = screenID
         self.item = item
         (updates, publisher) = AsyncStream<ScreenUpdate>.makeStream()
-        (connectionChanges, connectionPublisher) = AsyncStream<Connection>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The screen as the user sees it: the last published, with their typing.
@@ -137,27 +140,37 @@ public actor ScreenHandle {
                 answer = try await session.transport.send(request)
             } catch {
                 // It may have reached the service: the same body and id again apply it once.
-                noteFailure(error.description)
+                noteRequest(failed: error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
             if answer.status == 200 {
-                noteAnswered()
                 do {
-                    return .answered(try EventAnswer(json: try JSONValue.answer(answer.body)))
+                    let answered = try EventAnswer(json: try JSONValue.answer(answer.body))
+                    noteRequest(failed: nil)
+                    return .answered(answered)
                 } catch {
+                    noteRequest(failed: "an event's answer is not the service's: \(error)")
                     return .refused(ServiceProblem(status: 200, slug: "malformed-answer", title: "", detail: error.description))
                 }
             }
             let problem = ServiceProblem(answer: answer)
-            // The store, or the backend's capacity, is busy: nothing was applied. Sent again
-            // after the answer's `Retry-After`, when it asks for longer than the backoff.
-            if answer.status == 503 {
-                noteFailure(problem.description)
+            // A proxy's `5xx` page (no problem document): the event may or may not have
+            // reached the service, and the same body and id again apply it once.
+            if answer.status >= 500, !problem.isDocument {
+                noteRequest(failed: "HTTP \(answer.status) without a problem document: not the service's answer")
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
-            noteAnswered()
+            // The store, or the backend's capacity, is busy: nothing was applied. Sent again
+            // after the answer's `Retry-After`, when it asks for longer than the backoff. (An
+            // instance without a backend stays so: that refusal is the event's.)
+            if answer.status == 503, problem.slug != "actions-not-configured" {
+                noteRequest(failed: problem.description)
+                try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
+                continue
+            }
+            noteRequest(failed: nil)
             return .refused(problem)
         }
         return nil
@@ -266,23 +279,23 @@ public actor ScreenHandle {
             do {
                 answer = try await session.transport.send(request)
             } catch {
-                noteFailure(error.description)
+                noteRequest(failed: error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
                 if let reason = endReason(forScreenRequest: problem) { return end(reason) }
-                noteFailure(problem.description)
+                noteRequest(failed: problem.isDocument ? problem.description : "HTTP \(answer.status): not the service's answer")
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
             guard let whole = try? Screen(jsonBytes: answer.body), shows(whole) else {
-                noteFailure("the answer to the screen's GET is not this screen")
+                noteRequest(failed: "the answer to the screen's GET is not this screen")
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
-            noteAnswered()
+            noteRequest(failed: nil)
             adopt(whole, replacingNewer: replacingNewer)
             return
         }
@@ -352,7 +365,7 @@ public actor ScreenHandle {
         do {
             stream = try await session.transport.openStream(request)
         } catch {
-            noteFailure(error.description)
+            noteStream(failed: error.description)
             return (.zero, false, nil)
         }
         let cancel = stream.cancel
@@ -375,10 +388,20 @@ public actor ScreenHandle {
                 }
             } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
-            if let reason = endReason(forScreenRequest: problem) { end(reason) } else { noteFailure("the stream was refused: \(problem)") }
+            if let reason = endReason(forScreenRequest: problem) {
+                end(reason)
+            } else {
+                noteStream(failed: "the stream was refused: \(problem.isDocument ? problem.description : "HTTP \(problem.status)")")
+            }
             return (.zero, false, stream.head.retryAfter)
         }
-        noteAnswered()
+        // A page that is not an event stream (a proxy's, a portal's) is no stream: the service
+        // is not reached. (A transport that gives no headers leaves it to the first field.)
+        if let type = stream.head.headers["content-type"], !type.lowercased().hasPrefix("text/event-stream") {
+            cancel()
+            noteStream(failed: "the stream's answer is not an event stream (\(type))")
+            return (.zero, false, nil)
+        }
         // A stream silent for twice the heartbeat is dead, however open its connection looks.
         lastHeard = .now
         let opened = ContinuousClock.now
@@ -387,7 +410,7 @@ public actor ScreenHandle {
                 try? await Task.sleep(for: silence / 4)
                 guard let self, !Task.isCancelled else { return }
                 if await self.silentFor() > silence {
-                    await self.noteFailure("the stream was silent for twice the heartbeat")
+                    await self.noteStream(failed: "the stream was silent for twice the heartbeat")
                     return cancel()
                 }
             }
@@ -411,6 +434,8 @@ public actor ScreenHandle {
                 for output in outputs {
                     switch output {
                     case .retry(let milliseconds):
+                        // The service's streams open with their `retry:`: it is reached.
+                        noteStream(failed: nil)
                         reconnection.retry(milliseconds: milliseconds)
                     case .overflow:
                         // An event past the bound: another connection would be sent it again.
@@ -419,6 +444,7 @@ public actor ScreenHandle {
                         await fetchWhole()
                         return (.zero, false, nil)
                     case .event(let event):
+                        noteStream(failed: nil)
                         delivered = true
                         await receive(event)
                         if endReason != nil {
@@ -491,6 +517,9 @@ public actor ScreenHandle {
         return problem.status == 400 ? .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) : nil
     }
 
+    /// Whether the handle stopped.
+    var hasEnded: Bool { endReason != nil }
+
     private func end(_ reason: EndReason) {
         guard endReason == nil else { return }
         endReason = reason
@@ -498,24 +527,7 @@ public actor ScreenHandle {
         sender?.cancel()
         publisher.yield(.ended(reason))
         publisher.finish()
-        connectionPublisher.finish()
-    }
-
-    // MARK: Connection
-
-    private func noteAnswered() {
-        setConnection(.connected)
-    }
-
-    private func noteFailure(_ reason: String) {
-        setConnection(.retrying(reason: reason))
-    }
-
-    /// Publishes a change of state; a failure after a failure publishes the new reason.
-    private func setConnection(_ next: Connection) {
-        guard endReason == nil, next != connection else { return }
-        connection = next
-        connectionPublisher.yield(next)
+        finishConnectionReaders()
     }
 
     private func publish(_ update: ScreenUpdate) {

@@ -80,17 +80,22 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
     public var slug: String
     public var title: String
     public var detail: String
+    /// Whether the answer was a problem document (a JSON object with a `type`), as the
+    /// service's refusals are; a proxy's or a portal's page is not.
+    var isDocument: Bool
 
     init(status: Int, slug: String, title: String, detail: String) {
         self.status = status
         self.slug = slug
         self.title = title
         self.detail = detail
+        isDocument = true
     }
 
     init(answer: HTTPAnswer) {
         status = answer.status
         let object = (try? JSONParser().parse(answer.body))?.objectValue
+        isDocument = object?["type"]?.stringValue != nil
         let type = object?["type"]?.stringValue ?? ""
         slug = type.hasPrefix("urn:tabula:problem:") ? String(type.dropFirst("urn:tabula:problem:".count)) : type
         title = object?["title"]?.stringValue ?? "HTTP \(answer.status)"

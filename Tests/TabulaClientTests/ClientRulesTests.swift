@@ -72,17 +72,26 @@ import Testing
         #expect(retryAfter("2") == .seconds(2))
         #expect(retryAfter(" 3\t") == .seconds(3))
         #expect(retryAfter("0") == .zero)
-        for unread in [nil, "", " ", "-1", "1.5", "1 2", "Wed, 21 Oct 2015 07:28:00 GMT", "1234567890", "+4"] {
+        #expect(retryAfter("123456789012345678901234567890") == .seconds(1_000_000_000))
+        for unread in [nil, "", " ", "-1", "1.5", "1 2", "Wed, 21 Oct 2015 07:28:00 GMT", "+4"] {
             #expect(retryAfter(unread) == nil, "\(unread ?? "no field")")
         }
 
-        var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(8))
-        #expect(backoff.next(notBefore: .seconds(2)) == .seconds(2))
-        #expect(backoff.next(notBefore: .seconds(999_999_999)) == .seconds(8))
-        #expect(backoff.next(notBefore: nil) <= .seconds(1))
+        // At least what the service asks, spread by a quarter above it; never past the
+        // maximum, spread below it as the longest backoff is.
+        for _ in 0..<50 {
+            var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(8))
+            let asked = backoff.next(notBefore: .seconds(2))
+            #expect(asked >= .seconds(2) && asked <= .milliseconds(2500), "\(asked)")
+            let tooLong = backoff.next(notBefore: .seconds(999_999_999))
+            #expect(tooLong >= .seconds(6) && tooLong <= .seconds(8), "\(tooLong)")
+        }
+        var fresh = Backoff(initial: .milliseconds(200), maximum: .seconds(8))
+        #expect(fresh.next(notBefore: nil) <= .milliseconds(200))
         var reconnection = StreamReconnection(maximum: .seconds(8), heartbeat: .seconds(1))
-        #expect(reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(5)) == .seconds(5))
-        #expect(reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(60)) == .seconds(8))
+        let refused = reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(5))
+        #expect(refused >= .seconds(5) && refused <= .milliseconds(6250), "\(refused)")
+        #expect(reconnection.wait(afterOpenFor: .zero, delivered: false, notBefore: .seconds(60)) <= .seconds(8))
     }
 
     @Test func updatesApplyOnceInRevisionOrder() throws {

@@ -242,7 +242,7 @@ import Testing
         defer { server.close() }
         let (session, handle) = Self.handle(server)
         defer { session.close() }
-        let refusal = Task { await handle.updates.first { if case .refused = $0 { true } else { false } } }
+        let refusal = Self.firstRefusal(of: handle)
         await handle.start()
         await handle.send(.deletion(row: "a"))
         let refused = await refusal.value
@@ -371,16 +371,27 @@ import Testing
         await handle.close()
     }
 
-    /// The handle's ``Connection`` says the service fails (a `503`, a page that is not the
-    /// screen) while it does, and that it is back once it answers; its stream of changes
-    /// ends with the handle.
+    /// The handle's ``ScreenHandle/Connection`` says the service fails while it does (a
+    /// `503`, a portal's page for the screen or for its stream), and that it is back once it
+    /// answers; a stream that fails keeps it `retrying` while events get their answers. Each
+    /// reader of its changes gets them from the state at the time, until the handle ends.
     @Test(.timeLimit(.minutes(3))) func theConnectionSaysWhetherTheServiceAnswers() async throws {
-        let failure = Mutex<ScriptedServer.Answer?>(.json(#"{"type":"about:blank","title":"Busy","status":503}"#, status: 503))
+        let portal = ScriptedServer.Answer.whole(status: 200, contentType: "text/html", body: Array("<html>Sign in to the Wi-Fi</html>".utf8))
+        let screenFailure = Mutex<ScriptedServer.Answer?>(.json(#"{"type":"about:blank","title":"Busy","status":503}"#, status: 503))
+        let streamFailure = Mutex<ScriptedServer.Answer?>(nil)
+        let cut = Mutex(false)
         let server = try ScriptedServer { request in
             switch (request.method, request.path) {
-            case ("GET", "/v1/screens/x"): failure.withLock { $0 } ?? .json(Self.screen(revision: 0, rows: ["a"]))
-            case ("GET", "/v1/screens/x/stream"): Self.staysOpen()
-            default: .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            case ("GET", "/v1/screens/x"): return screenFailure.withLock { $0 } ?? .json(Self.screen(revision: 0, rows: ["a", "b"]))
+            case ("GET", "/v1/screens/x/stream"):
+                if let failure = streamFailure.withLock({ $0 }) { return failure }
+                return .streamed(status: 200, contentType: "text/event-stream") { send in
+                    guard send(Array("retry: 300\n\n".utf8)) else { return }
+                    while !cut.withLock({ $0 }), send(Array(":\n\n".utf8)) { usleep(50_000) }
+                }
+            case ("POST", "/v1/screens/x/deletion"):
+                return .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
+            default: return .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
             }
         }
         defer { server.close() }
@@ -388,31 +399,88 @@ import Testing
         defer { session.close() }
         #expect(await handle.connection == .connecting)
         let changes = Task {
-            var seen: [Connection] = []
-            for await change in handle.connectionChanges { seen.append(change) }
+            var seen: [ScreenHandle.Connection] = []
+            for await change in await handle.connectionChanges() { seen.append(change) }
             return seen
         }
         await handle.start()
-        func waitUntil(_ what: String, _ done: @escaping (Connection) -> Bool) async throws {
+        func waitUntil(_ what: String, _ done: @escaping (ScreenHandle.Connection) -> Bool) async throws {
             let deadline = ContinuousClock.now + .seconds(90)
             while !done(await handle.connection) {
-                guard ContinuousClock.now < deadline else { throw ServerProcessError("timed out waiting for \(what)") }
+                guard ContinuousClock.now < deadline else { throw ServerProcessError("timed out waiting for \(what): \(await handle.connection)") }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        let retrying = { (state: Connection) in if case .retrying = state { true } else { false } }
-        try await waitUntil("a 503 to be retrying", retrying)
-        let busy = await handle.connection
-        #expect(busy == .retrying(reason: "503 about:blank"), "\(busy)")
-        // A captive portal's page: still no screen.
-        failure.withLock { $0 = .whole(status: 200, contentType: "text/html", body: Array("<html>Sign in to the Wi-Fi</html>".utf8)) }
-        try await waitUntil("a page that is not the screen") { $0 == .retrying(reason: "the answer to the screen's GET is not this screen") }
-        failure.withLock { $0 = nil }
-        try await waitUntil("the service's screen to connect") { $0 == .connected }
-        #expect(await handle.screen?.revision == 0)
+        try await waitUntil("a 503 to be retrying") { $0 == .retrying(reason: "503 about:blank") }
+        screenFailure.withLock { $0 = portal }
+        try await waitUntil("a portal's page for the screen") { $0 == .retrying(reason: "the answer to the screen's GET is not this screen") }
+        screenFailure.withLock { $0 = nil }
+        try await waitUntil("the service's screen and stream") { $0 == .connected }
+
+        // The stream ends and a portal answers for it: retrying, whatever events do meanwhile.
+        streamFailure.withLock { $0 = portal }
+        cut.withLock { $0 = true }
+        let notAStream = ScreenHandle.Connection.retrying(reason: "the stream's answer is not an event stream (text/html)")
+        try await waitUntil("a portal's page for the stream") { $0 == notAStream }
+        await handle.send(.deletion(row: "a"))
+        #expect(try await Self.screen(of: handle, atRevision: 1)?.revision == 1)
+        #expect(await handle.connection == notAStream)
+        streamFailure.withLock { $0 = nil }
+        cut.withLock { $0 = false }
+        try await waitUntil("the stream back") { $0 == .connected }
+
+        // A reader that comes later starts from the state at the time.
+        var late = await handle.connectionChanges().makeAsyncIterator()
+        #expect(await late.next() == .connected)
         await handle.close()
+        #expect(await late.next() == nil)
         let seen = await changes.value
-        #expect(seen.last == .connected && seen.contains(where: retrying), "\(seen)")
+        #expect(seen.first == .connecting && seen.last == .connected && seen.contains(notAStream), "\(seen)")
+    }
+
+    /// A proxy's `502` page (no problem document) may hide an event that reached the service:
+    /// the event is sent again with its id. A `503 actions-not-configured` is the service's
+    /// refusal of that event, which sending it again cannot change: it is not.
+    @Test(.timeLimit(.minutes(3))) func aProxysErrorPageIsRetriedAndAMissingBackendIsNot() async throws {
+        let server = try ScriptedServer { [posts = Mutex(0)] request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): return .json(Self.screen(revision: 0, rows: ["a", "b"]))
+            case ("GET", "/v1/screens/x/stream"): return Self.staysOpen()
+            case ("POST", "/v1/screens/x/deletion"):
+                let count = posts.withLock { count in
+                    count += 1
+                    return count
+                }
+                return count == 1
+                    ? .whole(status: 502, contentType: "text/html", body: Array("<html>Bad Gateway</html>".utf8))
+                    : .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
+            case ("POST", "/v1/screens/x/selection"):
+                return .json(
+                    #"{"type":"urn:tabula:problem:actions-not-configured","title":"Actions Not Configured","status":503,"detail":"no backend"}"#,
+                    status: 503)
+            default: return .json(#"{"type":"about:blank","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        let refusal = Self.firstRefusal(of: handle)
+        await handle.start()
+        await handle.send(.deletion(row: "a"))
+        #expect(try await Self.screen(of: handle, atRevision: 1)?.revision == 1)
+        #expect(server.count("POST", "/v1/screens/x/deletion") == 2)
+        let ids = server.received.filter { $0.path == "/v1/screens/x/deletion" }.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(Set(ids).count == 1, "the same body, and so the same eventId, again: \(ids)")
+        await handle.send(.selection(row: "b", values: [:]))
+        guard case .refused(_, let problem) = await refusal.value else { throw ServerProcessError("no refusal") }
+        #expect(problem.slug == "actions-not-configured")
+        #expect(server.count("POST", "/v1/screens/x/selection") == 1)
+        await handle.close()
+    }
+
+    /// The first refusal `handle` publishes (read from its updates, which it then owns).
+    static func firstRefusal(of handle: ScreenHandle) -> Task<ScreenUpdate?, Never> {
+        Task { await handle.updates.first { if case .refused = $0 { true } else { false } } }
     }
 
     /// Follows screen `x` of `server` until `done`, failing after `seconds`.
