@@ -65,6 +65,9 @@ import Testing
 
         let database = try SQLiteDatabase(path: path)
         #expect(try database.prepare("SELECT MAX(version) FROM tabula_schema").rows().first?.first?.integer == Int64(SQLiteSchema.currentVersion))
+        // Version 8: the log is a rowid table.
+        let log = try database.prepare("SELECT sql FROM sqlite_schema WHERE name = 'events'").rows().first?.first?.text ?? ""
+        #expect(log.hasPrefix("CREATE TABLE") && !log.uppercased().contains("WITHOUT ROWID"), "\(log)")
         let columns = try database.prepare("SELECT name FROM pragma_table_info('sessions')").rows().compactMap { $0.first?.text }
         #expect(columns == ["token_hash", "created_ms", "last_used_ms", "id", "subject"])
         let heads = try database.prepare("SELECT kind FROM events WHERE token_hash = ? AND revision = 3").rows([.text(testDigest(headOnlyInSessions))])

@@ -180,6 +180,8 @@ enum SQLiteSchema {
     }
 
     static var currentVersion: Int { migrations.count }
+    /// The newest migration that removes secrets (tokens in the clear, version 5).
+    static let lastMigrationRemovingSecrets = 5
 
     /// Makes the log's ring `size` slots long (`--keep-revisions` + 1) when it is not yet:
     /// entries older than the newest `size` of their session are deleted, and every entry
@@ -227,8 +229,10 @@ enum SQLiteSchema {
             // A migration may replace secrets (version 5 replaces tokens by their digests):
             // what it removes is overwritten with zeros, and the log is copied into the
             // database file and emptied afterwards, so that neither file keeps the old bytes.
-            try database.execute("PRAGMA secure_delete=ON")
+            // Later migrations remove no secret, and zeroing what they drop (version 8 drops
+            // the whole old log) would write it all again through the log.
             for (index, migration) in migrations.enumerated() where index + 1 > version {
+                try database.execute(index + 1 <= lastMigrationRemovingSecrets ? "PRAGMA secure_delete=ON" : "PRAGMA secure_delete=OFF")
                 try database.execute("BEGIN IMMEDIATE")
                 do {
                     try migration.run(database)
