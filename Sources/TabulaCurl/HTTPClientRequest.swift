@@ -30,17 +30,32 @@ public struct HTTPClientRequest: Sendable {
     /// The method: `POST` (the default) sends ``body``; `GET` sends none; another method
     /// (`PUT`) sends ``body`` with that method.
     public var method = "POST"
-    /// Streams the answer: each part of its body, with its status, as it arrives, instead of
+    /// Streams the answer: each part of its body, with its head, as it arrives, instead of
     /// the body whole in the response (which is then empty). Returning `false` ends the
     /// transfer. A streamed transfer has no overall timeout: ``timeout`` is the longest it may
     /// stay silent.
-    public var receive: (@Sendable (_ status: Int, _ bytes: [UInt8]) -> Bool)?
+    public var receive: (@Sendable (_ head: HTTPClientHead, _ bytes: [UInt8]) -> Bool)?
 
     public init(url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration = .seconds(10)) {
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+    }
+}
+
+/// A streamed answer's head: its status and the fields a client reads.
+public struct HTTPClientHead: Sendable, Equatable {
+    public var status: Int
+    /// The `Content-Type` header's value, as sent.
+    public var contentType: String?
+    /// The seconds `Retry-After` asks to wait (a `429` or `503`), or `nil` when it has none.
+    public var retryAfterSeconds: Int?
+
+    public init(status: Int, contentType: String? = nil, retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.contentType = contentType
+        self.retryAfterSeconds = retryAfterSeconds
     }
 }
 

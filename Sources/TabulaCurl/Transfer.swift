@@ -14,7 +14,9 @@ final class Transfer {
     private(set) var body: [UInt8] = []
     /// Where a streamed answer's parts go (``HTTPClientRequest/receive``), and what the
     /// status is read from as they arrive.
-    private var stream: (receive: @Sendable (Int, [UInt8]) -> Bool, handle: LibCurl.Easy, curl: LibCurl)?
+    private var stream: (receive: @Sendable (HTTPClientHead, [UInt8]) -> Bool, handle: LibCurl.Easy, curl: LibCurl)?
+    /// A streamed answer's head, read from the handle with the body's first part.
+    private var streamHead: HTTPClientHead?
     /// The largest answer body kept (the request's ``HTTPClientRequest/answerLimit``); more
     /// aborts the transfer.
     private var bodyLimit = HTTPClientRequest.defaultAnswerLimit
@@ -97,11 +99,9 @@ final class Transfer {
         if overflowed { return .failure(.answerTooLarge(limit: bodyLimit)) }
         switch code {
         case CURLE_OK:
-            let status = curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0
-            let contentType = curl.info(handle, text: CURLINFO_CONTENT_TYPE)
-            // curl reads `Retry-After`'s seconds or date; 0 when the answer has none.
-            let retryAfter = curl.info(handle, offset: CURLINFO_RETRY_AFTER).flatMap { $0 > 0 ? $0 : nil }
-            return .success(HTTPClientResponse(status: status, contentType: contentType, retryAfterSeconds: retryAfter, body: body))
+            let head = Self.head(handle, curl)
+            return .success(
+                HTTPClientResponse(status: head.status, contentType: head.contentType, retryAfterSeconds: head.retryAfterSeconds, body: body))
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(.timedOut)
         default:
@@ -142,6 +142,14 @@ final class Transfer {
         return max(1, min(limit, Int(seconds) * 1000 + Int(fraction)))
     }
 
+    /// The answer's head as the handle read it.
+    private static func head(_ handle: LibCurl.Easy, _ curl: LibCurl) -> HTTPClientHead {
+        // curl reads `Retry-After`'s seconds or date; 0 when the answer has none.
+        HTTPClientHead(
+            status: curl.info(handle, CURLINFO_RESPONSE_CODE) ?? 0, contentType: curl.info(handle, text: CURLINFO_CONTENT_TYPE),
+            retryAfterSeconds: curl.info(handle, offset: CURLINFO_RETRY_AFTER).flatMap { $0 > 0 ? $0 : nil })
+    }
+
     /// curl's write callback: keeps the answer's bytes up to ``bodyLimit``; returning less
     /// than it was given makes curl abort the transfer.
     private static let receive: LibCurl.WriteCallback = { data, size, count, box in
@@ -154,7 +162,9 @@ final class Transfer {
         if let stream, !overflow {
             guard let data, length > 0 else { return length }
             let bytes = Array(UnsafeRawBufferPointer(start: data, count: length))
-            return stream.receive(stream.curl.info(stream.handle, CURLINFO_RESPONSE_CODE) ?? 0, bytes) ? length : 0
+            let head = streamHead ?? Self.head(stream.handle, stream.curl)
+            streamHead = head
+            return stream.receive(head, bytes) ? length : 0
         }
         guard !overflow, length <= bodyLimit - body.count else {
             overflowed = true

@@ -37,12 +37,12 @@ final class CurlTransport: HTTPTransport {
         let (body, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let progress = Locked(Progress())
         var curlRequest = clientRequest(request)
-        curlRequest.receive = { status, bytes in
+        curlRequest.receive = { answerHead, bytes in
             let (head, cancelled) = progress.withLock { progress in
                 defer { progress.head = nil }
                 return (progress.head, progress.cancelled)
             }
-            head?.resume(returning: HTTPAnswer(status: status))
+            head?.resume(returning: HTTPAnswer(status: answerHead.status, headers: Self.headers(of: answerHead)))
             // Returning false ends the transfer: how a cancelled stream stops at its next bytes
             // (a silent one stops at curl's own deadline, the request's idle timeout).
             guard !cancelled else { return false }
@@ -86,9 +86,13 @@ final class CurlTransport: HTTPTransport {
 
     /// The headers of an answer that the client reads: its type and its `Retry-After`.
     private static func headers(of response: HTTPClientResponse) -> [String: String] {
+        headers(of: HTTPClientHead(status: response.status, contentType: response.contentType, retryAfterSeconds: response.retryAfterSeconds))
+    }
+
+    private static func headers(of head: HTTPClientHead) -> [String: String] {
         var headers: [String: String] = [:]
-        headers["content-type"] = response.contentType
-        headers["retry-after"] = response.retryAfterSeconds.map(String.init)
+        headers["content-type"] = head.contentType
+        headers["retry-after"] = head.retryAfterSeconds.map(String.init)
         return headers
     }
 

@@ -51,6 +51,32 @@ import Testing
         #expect(try post(client, busy.url + "/calm")?.get().retryAfterSeconds == nil)
     }
 
+    /// A streamed answer's head carries its type and `Retry-After` with its first part (a
+    /// refused stream's problem, say).
+    @Test func aStreamedAnswersHeadIsRead() throws {
+        let refusing = try ScriptedServer { _ in
+            .raw(
+                Array(
+                    "HTTP/1.1 429 Too Many\r\nContent-Type: application/problem+json\r\nRetry-After: 15\r\nContent-Length: 2\r\n\r\n{}".utf8))
+        }
+        defer { refusing.close() }
+        let client = try HTTPClient(maxConnections: 1)
+        defer { client.shutdown() }
+        let heads = BlockingQueue<HTTPClientHead>(capacity: 4)
+        let done = BlockingQueue<Result<HTTPClientResponse, HTTPClientError>>(capacity: 1)
+        var request = HTTPClientRequest(url: refusing.url + "/stream", timeout: .seconds(5))
+        request.method = "GET"
+        request.receive = { head, _ in
+            _ = heads.push(head)
+            return true
+        }
+        client.post(request) { _ = done.push($0) }
+        #expect(done.take(maximum: 1, timeout: 10)?.first != nil)
+        #expect(
+            heads.take(maximum: 1, timeout: 10)?.first
+                == HTTPClientHead(status: 429, contentType: "application/problem+json", retryAfterSeconds: 15))
+    }
+
     @Test func sequentialRequestsReuseOneConnection() throws {
         try withEchoServer { port, _ in
             let client = try HTTPClient(maxConnections: 4)
