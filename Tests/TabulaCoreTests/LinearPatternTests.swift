@@ -42,11 +42,15 @@ import Testing
         }
     }
 
-    @Test func randomPatternsMatchAsRegexDoes() async throws {
+    /// Random patterns, the same 400 in every run: the oracle, Swift's `Regex`, backtracks
+    /// without bound on some nested quantified groups (a run under ThreadSanitizer stayed in
+    /// one match for over twenty minutes), and a test cannot stop a match once it started.
+    /// These seeds' patterns are known to finish; new seeds are for a run by hand.
+    @Test func randomPatternsMatchAsRegexDoes() throws {
         let atoms = ["a", "b", ".", "@", #"\."#, #"\d"#, #"\s"#, #"\S"#, #"\w"#, #"\W"#, #"[^@\s]"#, "[a-c]", "[^a]", "[.-]", "é"]
         let counts = ["", "", "", "?", "*", "+", "{2}", "{0,1}", "{1,3}", "{2,}", "{0}", "*?", "+?"]
         let alphabet: [String] = ["a", "b", "@", ".", " ", "1", "é", "e\u{301}", "٣", "\r\n", "\n", "\u{A0}", "_", "中", "👍🏽"]
-        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+        for seed in UInt64(1)...400 {
             var random = SplitMix64(seed: seed)
             func pattern(depth: Int) -> String {
                 var alternatives: [String] = []
@@ -65,10 +69,10 @@ import Testing
             var source = pattern(depth: 0)
             if Int.random(in: 0..<4, using: &random) == 0 { source = "^" + source }
             if Int.random(in: 0..<4, using: &random) == 0 { source += "$" }
-            guard let regex = try? Regex(source) else { return }
+            guard let regex = try? Regex(source) else { continue }
             guard let node = PatternNode.parse(source), let linear = LinearPattern(node) else {
                 Issue.record("\(source) is not taken")
-                return
+                continue
             }
             let rule = try? PatternRule(source)
             for _ in 0..<20 {
