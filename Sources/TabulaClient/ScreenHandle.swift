@@ -158,7 +158,7 @@ public actor ScreenHandle {
             // A proxy's `5xx` page (no problem document): the event may or may not have
             // reached the service, and the same body and id again apply it once.
             if answer.status >= 500, !problem.isDocument {
-                noteRequest(failed: "HTTP \(answer.status) without a problem document: not the service's answer")
+                noteRequest(failed: problem.reason)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
@@ -286,7 +286,7 @@ public actor ScreenHandle {
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
                 if let reason = endReason(forScreenRequest: problem) { return end(reason) }
-                noteRequest(failed: problem.isDocument ? problem.description : "HTTP \(answer.status): not the service's answer")
+                noteRequest(failed: problem.reason)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
             }
@@ -391,7 +391,7 @@ public actor ScreenHandle {
             if let reason = endReason(forScreenRequest: problem) {
                 end(reason)
             } else {
-                noteStream(failed: "the stream was refused: \(problem.isDocument ? problem.description : "HTTP \(problem.status)")")
+                noteStream(failed: "the stream was refused: \(problem.reason)")
             }
             return (.zero, false, stream.head.retryAfter)
         }

@@ -103,6 +103,10 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var description: String { detail.isEmpty ? "\(status) \(slug)" : "\(status) \(slug): \(detail)" }
+
+    /// Why the answer was no use, for ``ScreenHandle/Connection/retrying(reason:)``: the
+    /// service's problem, or the status of a page that is not the service's.
+    var reason: String { isDocument ? description : "HTTP \(status) without a problem document: not the service's answer" }
 }
 
 /// What can go wrong when the client talks to the service.

@@ -68,6 +68,9 @@ public struct HTTPClientResponse: Sendable, Equatable {
     public var retryAfterSeconds: Int?
     public var body: [UInt8]
 
+    /// The answer's head, as a streamed answer gives it.
+    public var head: HTTPClientHead { HTTPClientHead(status: status, contentType: contentType, retryAfterSeconds: retryAfterSeconds) }
+
     public init(status: Int, contentType: String? = nil, retryAfterSeconds: Int? = nil, body: [UInt8] = []) {
         self.status = status
         self.contentType = contentType

@@ -22,7 +22,7 @@ final class CurlTransport: HTTPTransport {
         }
         switch result {
         case .success(let response):
-            return HTTPAnswer(status: response.status, headers: Self.headers(of: response), body: response.body)
+            return HTTPAnswer(status: response.status, headers: Self.headers(of: response.head), body: response.body)
         case .failure(let error):
             throw TransportFailure("\(error)")
         }
@@ -61,7 +61,7 @@ final class CurlTransport: HTTPTransport {
                     }
                     switch result {
                     case .success(let response):
-                        waiting?.resume(returning: HTTPAnswer(status: response.status, headers: Self.headers(of: response), body: response.body))
+                        waiting?.resume(returning: HTTPAnswer(status: response.status, headers: Self.headers(of: response.head), body: response.body))
                         continuation.finish()
                     case .failure(let error):
                         waiting?.resume(throwing: TransportFailure("\(error)"))
@@ -85,10 +85,6 @@ final class CurlTransport: HTTPTransport {
     static let answerLimit = 64 << 20
 
     /// The headers of an answer that the client reads: its type and its `Retry-After`.
-    private static func headers(of response: HTTPClientResponse) -> [String: String] {
-        headers(of: HTTPClientHead(status: response.status, contentType: response.contentType, retryAfterSeconds: response.retryAfterSeconds))
-    }
-
     private static func headers(of head: HTTPClientHead) -> [String: String] {
         var headers: [String: String] = [:]
         headers["content-type"] = head.contentType
