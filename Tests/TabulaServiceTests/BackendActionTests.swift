@@ -75,7 +75,8 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
     static let signIn = "/v1/screens/sign-in/selection"
 
     func server(_ factory: StoreFactory, _ backend: TestBackend?, timeout: Duration = .seconds(5), concurrency: Int = 100) throws -> APITestServer {
-        let catalogue = try APITestServer.fixtures()
+        // With the inbox: a backend may navigate to a message.
+        let catalogue = try APITestServer.fixtures(withInbox: true)
         return try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { configuration in
             configuration.backendKey = APIKey(BackendAPITests.key)
             if let backend {
@@ -185,6 +186,15 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
             (.fixed(status: 200, body: #"{"errors": {"nowhere": "x"}}"#), .zero, "action-failed", "row \\\"nowhere"),
             (.fixed(status: 200, body: #"{"effects": [{"type": "navigate", "screen": "nowhere"}]}"#), .zero, "action-failed", "nowhere"),
             (.fixed(status: 200, body: #"{"effects": [{"type": "openURL", "url": "javascript:alert(1)"}]}"#), .zero, "action-failed", "scheme"),
+            (
+                .fixed(status: 200, body: #"{"effects": [{"type": "navigate", "screen": "message", "item": "no-such-message"}]}"#), .zero,
+                "action-failed", "item \\\"no-such-message\\\" of \\\"messages\\\""
+            ),
+            // The session keeps the messages of `errors`: they count toward the state's size.
+            (
+                .fixed(status: 200, body: #"{"errors": {"password": "\#(String(repeating: "x", count: 70_000))"}}"#), .zero, "action-failed",
+                "over the limit of 65536"
+            ),
         ]
         for (behaviour, delay, slug, cause) in cases {
             backend.behaviour.withLock { $0 = behaviour }
@@ -203,6 +213,38 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         backend.behaviour.withLock { $0 = .fixed(status: 401, body: "{}") }
         let refused = try signIn(api, try api.newSession(), password: "correct horse", eventID: "other")
         #expect(refused.status == 502 && refused.bodyText.contains("HTTP 401"))
+    }
+
+    /// A `navigate` effect to an item screen is checked on the state the answer makes: to
+    /// an item the list holds, or one the answer's own state adds.
+    @Test func aNavigationToAnItemLeadsToAnItemTheStateHolds() throws {
+        let factory = try StoreFactory(.memory)
+        let backend = try TestBackend()
+        let api = try server(factory, backend)
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let added = #"{"id": "m-new", "subject": "New", "sender": "Ann", "date": "2026-11-30", "read": false, "flagged": false}"#
+        let answers = [
+            (#"{"effects": [{"type": "navigate", "screen": "message", "item": "m300"}]}"#, "m300"),
+            (#"{"state": {"messages": [\#(added)]}, "effects": [{"type": "navigate", "screen": "message", "item": "m-new"}]}"#, "m-new"),
+        ]
+        for (index, (body, item)) in answers.enumerated() {
+            backend.behaviour.withLock { $0 = .fixed(status: 200, body: body) }
+            let answered = try signIn(api, session, password: "correct horse", eventID: "navigate-\(index)")
+            #expect(answered.status == 200, "\(answered.bodyText)")
+            #expect(answered.json.objectValue?["effects"] == [["type": "navigate", "screen": "message", "item": .string(item)]])
+            let shown = try api.send("GET", "/v1/screens/message?item=\(item)", session: session)
+            #expect(shown.status == 200, "the item the effect names is there: \(shown.bodyText)")
+        }
+        // The answer's state removes the item it navigates to: refused, and nothing kept.
+        let revision = try api.revision(session, screen: "sign-in")
+        backend.behaviour.withLock {
+            $0 = .fixed(status: 200, body: #"{"state": {"messages": []}, "effects": [{"type": "navigate", "screen": "message", "item": "m-new"}]}"#)
+        }
+        let refused = try signIn(api, session, password: "correct horse", eventID: "navigate-gone")
+        #expect(refused.status == 502 && refused.problemSlug == "action-failed" && refused.bodyText.contains("m-new"), "\(refused.bodyText)")
+        #expect(try api.revision(session, screen: "sign-in") == revision)
+        #expect(try api.send("GET", "/v1/screens/message?item=m-new", session: session).status == 200)
     }
 
     func server(_ factory: StoreFactory, _ backend: TestBackend?, configure: (inout ServiceConfiguration) -> Void) throws -> APITestServer {

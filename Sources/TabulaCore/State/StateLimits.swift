@@ -36,8 +36,10 @@ public struct StateLimits: Hashable, Sendable {
     }
 
     /// The size of the state's values as JSON, without string escapes: keys, strings and
-    /// ids by their UTF-8 bytes plus quotes and separators, numbers at most 24 bytes.
-    /// Cheap enough to run on every event.
+    /// ids by their UTF-8 bytes plus quotes and separators, numbers at most 24 bytes. The
+    /// messages a backend put on rows count too, each with its row's key: the session keeps
+    /// them with its values, so a backend's answer cannot make a state larger than the limit
+    /// by its errors. Cheap enough to run on every event.
     public static func measuredBytes(_ state: SessionState) -> Int {
         measuredBytes(state) { _, records in measuredBytes(records) }
     }
@@ -45,6 +47,7 @@ public struct StateLimits: Hashable, Sendable {
     private static func measuredBytes(_ state: SessionState, list: (String, [Record]) -> Int) -> Int {
         var total = 2
         for (key, value) in state.values { total += measuredBytes(key: key, value: value, list: list) }
+        for (row, message) in state.marks.backendErrors { total += row.utf8.count + message.utf8.count + 6 }
         return total
     }
 

@@ -53,12 +53,12 @@ final class EventProcessor: SessionDecision {
     let urlSchemes: URLSchemes
     /// The backend's answer to the event's `call`, once it was asked: the event is decided
     /// again with it, on the state the session has then.
-    let called: (action: String, answer: CallAnswer)?
+    let called: BackendAnswer?
 
     init(
         definition: ScreenDefinition, copy: DefinitionArchive.Copy, request: EventRequest, stateLimits: StateLimits,
         listMemos: ShardedStorage<ListMemo>, screenForDiff: @escaping @Sendable (Int) -> Screen?, urlSchemes: URLSchemes,
-        called: (action: String, answer: CallAnswer)? = nil
+        called: BackendAnswer? = nil
     ) {
         self.definition = definition
         self.copy = copy
@@ -71,10 +71,10 @@ final class EventProcessor: SessionDecision {
     }
 
     /// The same event, to be decided again with the backend's answer to its `call`.
-    func answered(_ action: String, _ answer: CallAnswer) -> EventProcessor {
+    func answered(_ answer: BackendAnswer) -> EventProcessor {
         EventProcessor(
             definition: definition, copy: copy, request: request, stateLimits: stateLimits, listMemos: listMemos,
-            screenForDiff: screenForDiff, urlSchemes: urlSchemes, called: (action, answer))
+            screenForDiff: screenForDiff, urlSchemes: urlSchemes, called: answer)
     }
 
     /// What to read of the session: the client's revision, the event id's answer, and the
@@ -166,26 +166,27 @@ final class EventProcessor: SessionDecision {
             return .success(
                 (.call(CallNeeded(pending: pending, row: rowID, revision: current.revision, sessionID: sessionID, client: current.client)), nil))
         }
-        if let (action, answer) = called {
+        if let called {
             guard reduction.appliedCallAnswer else {
                 return .failure(
                     .actionFailed(
-                        action,
+                        called.action,
                         "the session changed while the backend answered, and the event no longer reaches its call (a rule now fails, or an action before it changed); Tabula kept none of the answer"
                     ))
             }
-            for row in answer.errors.keys where !definition.hasInputRow(row, current, item: item) {
+            for row in called.answer.errors.keys where !definition.hasInputRow(row, current, item: item) {
                 return .failure(
-                    .actionFailed(action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
+                    .actionFailed(called.action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
             }
         }
         let (next, effects) = (reduction.state, reduction.effects)
         for case .openURL(let url) in effects where !urlSchemes.allows(url) {
             return .failure(.urlRefused(url, row: rowID, schemes: urlSchemes))
         }
+        if let called, let refusal = called.navigationRefusal(at: next) { return .failure(.actionFailed(called.action, refusal)) }
         if next.revision != current.revision, let violation = listMemos.withThreadShard({ stateLimits.violation(of: next, reusing: &$0) }) {
             // With the backend's state in it, the state's size is the backend's doing.
-            if let (action, _) = called { return .failure(.actionFailed(action, "its \"state\" makes the session's state too large: \(violation)")) }
+            if let called { return .failure(.actionFailed(called.action, BackendAnswer.refusal(violation))) }
             return .failure(.stateLimit(violation))
         }
         let newScreen = renderNew(next, changedKeys: reduction.changedKeys, current: current, oldState: oldState, oldScreen: oldScreen)

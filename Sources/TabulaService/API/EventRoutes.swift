@@ -111,7 +111,9 @@ extension APIContext {
                     finish(.problem(problem))
                 case .success(let answer):
                     // An answered event never stops at its call again; `answer` says so if it did.
-                    runTransaction(processor.answered(call.action, answer), session: .token(token), completion: finish)
+                    runTransaction(
+                        processor.answered(BackendAnswer(action: call.action, answer: answer, screen: reader.screen)), session: .token(token),
+                        completion: finish)
                 }
             }
         }
