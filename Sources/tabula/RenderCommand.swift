@@ -8,7 +8,8 @@ struct RenderCommand: ParsableCommand {
         abstract: "Print a screen in the wire model at the default or a given state.",
         discussion: """
             The state file is a JSON object of state keys and values, for example \
-            {"wifi": false}; keys it leaves out keep their defaults.
+            {"wifi": false}; keys it leaves out keep their defaults. An item screen shows \
+            the item --item names, or its list's first item.
             """
     )
 
@@ -29,6 +30,9 @@ struct RenderCommand: ParsableCommand {
 
     @Option(help: "A JSON file with state values to render at.")
     var state: String?
+
+    @Option(help: "The item an item screen shows (default: its list's first item).")
+    var item: String?
 
     @Flag(help: "Indent the output for reading.")
     var pretty = false
@@ -56,7 +60,28 @@ struct RenderCommand: ParsableCommand {
             guard let tag = LanguageTag.canonical(locale) else { throw CommandFailure("\(locale) is not a BCP 47 language tag such as fr or pt-BR") }
             sessionState.client.locale = tag
         }
-        printJSON(render(definition, sessionState).jsonBytes, pretty: pretty)
+        printJSON(render(definition, sessionState, item: try shownItem(definition, sessionState)).jsonBytes, pretty: pretty)
+    }
+
+    /// The item an item screen shows: `--item`'s, which its list must hold, or the list's
+    /// first, as the golden files show it.
+    private func shownItem(_ definition: ScreenDefinition, _ state: SessionState) throws -> String? {
+        guard let list = definition.item else {
+            guard item == nil else { throw CommandFailure("--item names the item an item screen shows, and \"\(screen)\" is not one") }
+            return nil
+        }
+        let ids = definition.conformed(state).records(list).map(\.id)
+        guard let item else {
+            guard let first = ids.first else {
+                throw CommandFailure("\"\(screen)\" shows an item of \"\(list)\", which is empty at this state: give --state a list with an item")
+            }
+            return first
+        }
+        guard ids.contains(item) else {
+            throw CommandFailure(
+                "\"\(list)\" holds no item \"\(item)\" at this state; its items: \(ids.prefix(20).joined(separator: ", "))\(ids.count > 20 ? ", …" : "")")
+        }
+        return item
     }
 }
 

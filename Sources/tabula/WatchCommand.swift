@@ -140,9 +140,13 @@ private struct Watch: Sendable {
             case .ended(.invalidRequest(let detail)):
                 // What the command was asked for cannot be shown: a usage error, not a gone session.
                 return .failure(CommandFailure(detail))
-            case .ended(.screenRemoved(let detail)) where !shown, .ended(.itemRemoved(let detail)) where !shown:
-                // Named wrong from the start: a usage error too. Removed while followed: gone.
-                return .failure(CommandFailure("no screen \"\(screen)\"\(item.map { " with item \"\($0)\"" } ?? ""): \(detail)"))
+            // Named wrong from the start: a usage error too. Removed while followed: gone.
+            case .ended(.screenRemoved(let detail)) where !shown:
+                return .failure(CommandFailure("no screen \"\(screen)\": \(detail)"))
+            case .ended(.itemRemoved) where !shown && item == nil:
+                return .failure(CommandFailure("\"\(screen)\" is an item screen: name the item it shows with --item ID"))
+            case .ended(.itemRemoved(let detail)) where !shown:
+                return .failure(CommandFailure("no item \"\(item ?? "")\" on the screen \"\(screen)\": \(detail)"))
             case .ended(let reason):
                 printToStandardError("tabula watch: \(reason)")
                 return .success(3)

@@ -58,13 +58,19 @@ import Testing
     }
 
     /// A screen or an item the service does not have, named from the start, is a usage
-    /// error: the session is not gone.
-    @Test(.timeLimit(.minutes(1)), arguments: [["nosuch"], ["people-details", "--item", "nobody"]])
-    func aScreenOrItemTheServiceLacksEndsItWithOne(_ arguments: [String]) async throws {
+    /// error: the session is not gone. An item screen without `--item` says to give one.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            (["nosuch"], "no screen \"nosuch\""),
+            (["people-details", "--item", "nobody"], "no item \"nobody\" on the screen \"people-details\""),
+            (["people-details"], "\"people-details\" is an item screen: name the item it shows with --item ID"),
+        ])
+    func aScreenOrItemTheServiceLacksEndsItWithOne(_ arguments: [String], _ message: String) async throws {
         let service = try LiveService()
         let watch = try WatchProcess(arguments + ["--url", service.url])
         #expect(try await watch.exitStatus() == 1)
-        #expect(watch.standardError.contains("no screen \"\(arguments[0])\""), "\(watch.standardError)")
+        #expect(watch.standardError.contains(message), "\(watch.standardError)")
     }
 
     /// A service behind TLS whose certificate a private CA signed (nginx in front of it):

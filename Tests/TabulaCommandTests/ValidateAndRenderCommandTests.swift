@@ -80,6 +80,21 @@ import Testing
         #expect(unknown.standardError.contains("no screen \"nope\" in Fixtures/screens; known screens: about-details, inbox, join-network, message, people"))
     }
 
+    /// An item screen shows its list's first item, as its golden file does, or `--item`'s.
+    @Test func rendersAnItemScreenWithItsItem() throws {
+        let first = try runTabula(["render", "people-details"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let golden = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Fixtures/expected/screens/people-details.json"), encoding: .utf8)
+        #expect(first.standardOutput == golden)
+        let named = try runTabula(["render", "people-details", "--item", "alex-great"])
+        #expect(named.status == 0 && named.standardOutput.contains(#""item":"alex-great""#), "\(named.standardError)")
+        let unknown = try runTabula(["render", "people-details", "--item", "nobody"])
+        #expect(unknown.status == 1 && unknown.standardError.contains(#""people" holds no item "nobody" at this state; its items: john-doe"#))
+        let notAnItemScreen = try runTabula(["render", "settings", "--item", "x"])
+        #expect(notAnItemScreen.status == 1 && notAnItemScreen.standardError.contains(#""settings" is not one"#))
+    }
+
     @Test func rendersInALocale() throws {
         let french = try runTabula(["render", "settings", "--locale", "fr"])
         #expect(french.status == 0)
