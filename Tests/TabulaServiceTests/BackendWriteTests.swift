@@ -168,6 +168,9 @@ import Testing
             #expect(response.status == example.status && response.problemType == example.problem, "\(label)")
             if let path = example.path { #expect(response.json.objectValue?["path"]?.stringValue == path, "\(label)") }
             if example.status == 412 { #expect(response.json.objectValue?["currentRevision"] == 0, "\(label)") }
+            if example.ifMatch?.hasPrefix("W/") == true {
+                #expect(response.bodyText.contains(#"the weak tag W/\"0\" never matches"#), "a weak tag of the revision says why: \(label)")
+            }
         }
         #expect(try write(api, "s_aaaaaaaaaaaaaaaaaaaa", #"{"wifi": false}"#, ifMatch: #""0""#).status == 404)
         let unauthorized = try api.send("PATCH", "/v1/sessions/\(id)/state", headers: [#"If-Match: "0""#], json: #"{"wifi": false}"#, contentType: Self.merge)

@@ -9,16 +9,18 @@ enum StateWriteOutcome: Sendable {
 }
 
 /// The revisions an `If-Match` header admits (RFC 9110, section 13.1.1): `*`, or the
-/// session's revision as a strong entity tag, `"N"`.
+/// session's revision as a strong entity tag, `"N"`. The revisions of weak tags, `W/"N"`,
+/// are kept apart: they never match, and a refusal says why.
 enum RevisionCondition: Sendable, Equatable {
     case any
-    case revisions(Set<Int>)
+    case revisions(Set<Int>, weak: Set<Int> = [])
 
     /// Reads an If-Match value; `nil` when it is not a list of entity tags or `*`.
     init?(ifMatch value: String) {
         let members = value.split(separator: ",")
         guard !members.isEmpty else { return nil }
         var revisions: Set<Int> = []
+        var weak: Set<Int> = []
         for member in members {
             let tag = member.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
             let trimmed = tag.prefix { $0 != " " && $0 != "\t" }
@@ -30,16 +32,24 @@ enum RevisionCondition: Sendable, Equatable {
             // A weak tag never matches under strong comparison, which If-Match uses.
             let opaque = trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
             guard opaque.count >= 2, opaque.first == "\"", opaque.last == "\"" else { return nil }
-            if !trimmed.hasPrefix("W/"), let revision = Int(opaque.dropFirst().dropLast()), revision >= 0 { revisions.insert(revision) }
+            if let revision = Int(opaque.dropFirst().dropLast()), revision >= 0 {
+                if trimmed.hasPrefix("W/") { weak.insert(revision) } else { revisions.insert(revision) }
+            }
         }
-        self = .revisions(revisions)
+        self = .revisions(revisions, weak: weak)
     }
 
     func admits(_ revision: Int) -> Bool {
         switch self {
         case .any: true
-        case .revisions(let revisions): revisions.contains(revision)
+        case .revisions(let revisions, _): revisions.contains(revision)
         }
+    }
+
+    /// Whether the header names `revision` in a weak tag only.
+    func namesWeakly(_ revision: Int) -> Bool {
+        if case .revisions(let revisions, let weak) = self { return weak.contains(revision) && !revisions.contains(revision) }
+        return false
     }
 }
 
@@ -71,7 +81,9 @@ struct StateWrite: SessionDecision {
             return (stored.fingerprint == fingerprint ? .replayed(stored) : .problem(.idempotencyKeyReused(key)), nil)
         }
         let current = snapshot.current
-        guard condition.admits(current.revision) else { return (.problem(.preconditionFailed(current: current.revision)), nil) }
+        guard condition.admits(current.revision) else {
+            return (.problem(.preconditionFailed(current: current.revision, namedWeakly: condition.namesWeakly(current.revision))), nil)
+        }
         var next: SessionState
         do throws(Problem) {
             next = try patched(current)

@@ -24,7 +24,7 @@ extension Problem {
 
     static let missingSession = Problem(
         slug: "missing-session", title: "Missing Session", status: .unauthorized,
-        detail: "events need a session: create one with POST /v1/sessions and send its token in the X-Session header",
+        detail: "this request needs a session: create one with POST /v1/sessions and send its token in the X-Session header",
         headerFields: [.wwwAuthenticate: "X-Session"])
 
     static let unknownSession = Problem(
@@ -75,11 +75,14 @@ extension Problem {
     )
 
     /// A backend write whose `If-Match` is not the session's revision; nothing was written.
-    static func preconditionFailed(current: Int) -> Problem {
-        Problem(
-            slug: "precondition-failed", title: "Precondition Failed", status: .preconditionFailed,
-            detail:
-                "the session is at revision \(current), not the one in If-Match; read it again (GET /v1/sessions/{id}), redo the change on what it holds, and send it with If-Match: \"\(current)\"",
+    /// `namedWeakly`: the header named the revision, but in a weak tag.
+    static func preconditionFailed(current: Int, namedWeakly: Bool = false) -> Problem {
+        let detail =
+            namedWeakly
+            ? "If-Match compares entity tags strongly, so the weak tag W/\"\(current)\" never matches; send If-Match: \"\(current)\" (the session is at revision \(current))"
+            : "the session is at revision \(current), not the one in If-Match; read it again (GET /v1/sessions/{id}), redo the change on what it holds, and send it with If-Match: \"\(current)\""
+        return Problem(
+            slug: "precondition-failed", title: "Precondition Failed", status: .preconditionFailed, detail: detail,
             extensions: ["currentRevision": .number(Double(current))])
     }
 
@@ -211,7 +214,7 @@ extension Problem {
         Problem(
             slug: "feed-expired", title: "Feed Expired", status: .gone,
             detail:
-                "entries after this cursor were removed (older than --feed-retention); read each session again with GET /v1/sessions/{id}, then read the feed after \"oldest\", the place before the oldest entry kept",
+                "no entry kept can follow this cursor: the entries after it were removed (older than --feed-retention), or it is past the newest entry (a cursor of another store, or from before a restore or a memory store's restart); read each session again with GET /v1/sessions/{id}, then read the feed after \"oldest\", the place before the oldest entry kept",
             extensions: ["oldest": .string(oldest)])
     }
 

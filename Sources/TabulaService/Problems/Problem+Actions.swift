@@ -13,7 +13,9 @@ extension Problem {
     static func actionFailed(_ action: String, _ cause: String) -> Problem {
         Problem(
             slug: "action-failed", title: "Action Failed", status: .badGateway,
-            detail: "the backend's action \"\(action)\" failed: \(cause). Nothing changed; retry with the same eventId once the backend is fixed")
+            detail:
+                "the backend's action \"\(action)\" failed: \(cause). Nothing changed; send the event again (with its eventId, if it had one) once the backend is fixed"
+        )
     }
 
     static func actionsBusy(limit: Int) -> Problem {
