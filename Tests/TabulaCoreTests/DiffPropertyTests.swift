@@ -37,6 +37,48 @@ import Testing
     }
 }
 
+extension DiffPropertyTests {
+    /// A pinned row (one the user dropped) is left where it is whenever a change set with
+    /// the fewest moves can leave it, and the change set stays minimal and correct.
+    @Test func aPinnedRowStaysWhenTheFewestMovesAllow() async {
+        await propertyCheck(count: 300, input: Self.seeds, Gen.int(in: 1...12), Gen.int(in: 1...3), Gen.int(in: 20...90)) {
+            seed, rows, sections, intensity in
+            var generator = ScreenPairGenerator(seed: seed, intensity: intensity)
+            let (old, new) = generator.pair(rowCount: rows, sectionCount: sections)
+            let oldPlaces = placements(old)
+            // The rows that stay in their section, the candidates to pin.
+            var candidates: [(sectionIndex: Int, id: String)] = []
+            for (sectionIndex, section) in new.sections.enumerated() {
+                for row in section.rows {
+                    if let place = oldPlaces[row.id], place.sectionID == section.id, place.kind == row.kind {
+                        candidates.append((sectionIndex, row.id))
+                    }
+                }
+            }
+            guard !candidates.isEmpty else { return }
+            let (sectionIndex, pinned) = candidates[Int(seed % UInt64(candidates.count))]
+            let changes = diff(old: old, new: new, keeping: pinned)
+            #expect(changes.apply(to: old) == new)
+            checkIdentityRules(old: old, new: new, changes: changes)
+            checkMinimalMoves(old: old, new: new, changes: changes)
+            // Can a longest run of rows in order hold the pinned one?
+            var sameSectionOld: [Int] = []
+            var pinnedOld = -1
+            for row in new.sections[sectionIndex].rows {
+                guard let place = oldPlaces[row.id], place.sectionID == new.sections[sectionIndex].id, place.kind == row.kind else { continue }
+                if row.id == pinned { pinnedOld = sameSectionOld.count }
+                sameSectionOld.append(place.path.row)
+            }
+            let pinnedValue = sameSectionOld[pinnedOld]
+            let through =
+                longestIncreasingLength(sameSectionOld.prefix(pinnedOld).filter { $0 < pinnedValue }) + 1
+                + longestIncreasingLength(sameSectionOld.suffix(from: pinnedOld + 1).filter { $0 > pinnedValue })
+            let pinnedMoved = changes.rows.moved.contains { move in new.sections[move.to.section].rows[move.to.row].id == pinned }
+            #expect(pinnedMoved == (through < longestIncreasingLength(sameSectionOld)))
+        }
+    }
+}
+
 /// Where each row sits in a screen: its section's id and index, its row index, its kind.
 private struct Placement {
     var sectionID: String

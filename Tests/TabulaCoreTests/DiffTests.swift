@@ -145,6 +145,23 @@ func path(_ section: Int, _ row: Int) -> RowPath { RowPath(section: section, row
         #expect(changes.rows.deleted.isEmpty && changes.rows.inserted.isEmpty)
     }
 
+    /// A row the user dropped stays put when a change set with as few moves allows it: from
+    /// a copy with b dropped after e (a c d e b f) to the server's a e b c d f, moving c and
+    /// d rather than e and b.
+    @Test func aDroppedRowStaysWhenAsFewMovesAllow() throws {
+        let copy = screen([section("a", ["a", "c", "d", "e", "b", "f"])])
+        let server = screen([section("a", ["a", "e", "b", "c", "d", "f"])])
+        let unpinned = diff(old: copy, new: server)
+        let pinned = diff(old: copy, new: server, keeping: "b")
+        #expect(pinned.apply(to: copy) == server)
+        #expect(pinned.rows.moved.count == unpinned.rows.moved.count)
+        #expect(pinned.rows.moved.map(\.from) == [path(0, 1), path(0, 2)], "c and d move")
+        // Fewer moves come first: f dropped last, then moved first by another device, moves.
+        let forced = diff(
+            old: screen([section("a", ["a", "b", "c", "f"])]), new: screen([section("a", ["f", "a", "b", "c"])]), keeping: "f")
+        #expect(forced.rows.moved == [RowMove(from: path(0, 3), to: path(0, 0))])
+    }
+
     @Test func rowUpdateCarriesTheNewModelAndBothPaths() throws {
         var new = screen([section("a", ["0", "1", "2"])])
         new.sections[0].rows[2] = Row(id: "2", content: .basic(title: "Two"), selectable: true)

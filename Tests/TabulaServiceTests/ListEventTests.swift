@@ -99,6 +99,31 @@ func playlistCatalogue() throws -> Catalogue {
         }
     }
 
+    /// From a copy another device's reorder made stale, the dropped row still stays where
+    /// the user dropped it when a change set with as few moves allows: here, moving s2 and
+    /// s3 rather than s4 and the dropped s1.
+    @Test func aRowDroppedInAStaleCopyStaysWhereItWasDropped() throws {
+        let factory = try StoreFactory(.memory)
+        let api = try server(factory)
+        defer { api.store.close() }
+        let session = try api.newSession()
+        let stale = try screen(api, session)
+        // Another device: s4 (row 5) after s0 (row 1).
+        #expect(try send(api, "move", session, #"{"row": "song-s4", "to": {"section": 1, "row": 2}}"#).status == 200)
+        // This device, from its stale copy: s1 (row 2) dropped after s4 (row 5).
+        let answer = try send(
+            api, "move", session,
+            #"{"row": "song-s1", "to": {"section": 1, "row": 5}, "revision": \#(stale.revision), "definition": "\#(stale.definition ?? "")"}"#)
+        #expect(answer.status == 200, "\(answer.bodyText)")
+        let result = try #require(answer.json.objectValue)
+        let changes = try ChangeSet(json: try #require(result["changes"]))
+        var seen = try #require(stale.moving(row: "song-s1", to: RowPath(section: 1, row: 5)))
+        #expect(changes.rows.moved.map { seen.sections[$0.from.section].rows[$0.from.row].id } == ["song-s2", "song-s3"], "\(answer.bodyText)")
+        seen = try changes.applyChecked(to: seen)
+        seen.revision = result["toRevision"]?.intValue ?? -1
+        #expect(seen == (try screen(api, session)))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func movesOutsideTheListAreRefused(_ kind: StoreKind) throws {
         let factory = try StoreFactory(kind)

@@ -11,7 +11,11 @@
 /// revision and the definition id are not content: answers carry them beside the change
 /// set, as `toRevision` and `definition`). The two screens may come from different
 /// definitions: a client's copy made by an earlier one is brought to the current one.
-public func diff(old: Screen, new: Screen) -> ChangeSet {
+///
+/// `keeping` names a row the user just placed (a drop): among the change sets with the
+/// fewest moves, one that leaves it where it is, when there is one. A change set never
+/// has more moves for it.
+public func diff(old: Screen, new: Screen, keeping pinnedRow: String? = nil) -> ChangeSet {
     var changes = ChangeSet()
     if old.title != new.title { changes.title = new.title }
     if old.style != new.style { changes.style = StyleChange(new.style) }
@@ -22,7 +26,7 @@ public func diff(old: Screen, new: Screen) -> ChangeSet {
     }
     let sectionMatch = IdentityMatch(old: old.sections.map(\.id), new: new.sections.map(\.id))
     diffSections(old: old, new: new, match: sectionMatch, into: &changes.sections)
-    diffRows(old: old, new: new, sectionMatch: sectionMatch, into: &changes.rows)
+    diffRows(old: old, new: new, sectionMatch: sectionMatch, pinnedRow: pinnedRow, into: &changes.rows)
     return changes
 }
 
@@ -100,7 +104,9 @@ private struct FlatRows {
     }
 }
 
-private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, into changes: inout ChangeSet.RowChanges) {
+private func diffRows(
+    old: Screen, new: Screen, sectionMatch: IdentityMatch, pinnedRow: String?, into changes: inout ChangeSet.RowChanges
+) {
     let oldRows = FlatRows(old)
     let newRows = FlatRows(new)
     let match = IdentityMatch(old: oldRows.ids, new: newRows.ids)
@@ -118,6 +124,7 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
         keptFlatIndexes.removeAll(keepingCapacity: true)
         sameSectionOldRows.removeAll(keepingCapacity: true)
         sameSectionPositions.removeAll(keepingCapacity: true)
+        var pinnedPosition = -1
 
         for rowIndex in newSection.rows.indices {
             let oldFlat = match.newToOld[firstFlat + rowIndex]
@@ -130,6 +137,7 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
                 oldRowKept[oldFlat] = true
                 keptFlatIndexes.append(oldFlat)
                 if sectionMatch.oldToNew[oldRows.section[oldFlat]] == newSectionIndex {
+                    if let pinnedRow, newSection.rows[rowIndex].id == pinnedRow { pinnedPosition = sameSectionOldRows.count }
                     sameSectionOldRows.append(oldRows.row[oldFlat])
                     sameSectionPositions.append(rowIndex)
                 }
@@ -139,7 +147,10 @@ private func diffRows(old: Screen, new: Screen, sectionMatch: IdentityMatch, int
         }
 
         var movedWithinSection = [Bool](repeating: false, count: newSection.rows.count)
-        let inOrder = longestIncreasingSubsequenceMask(sameSectionOldRows)
+        let inOrder =
+            pinnedPosition < 0
+            ? longestIncreasingSubsequenceMask(sameSectionOldRows)
+            : longestIncreasingSubsequenceMask(sameSectionOldRows, pinning: pinnedPosition)
         for (position, rowIndex) in sameSectionPositions.enumerated() where !inOrder[position] {
             movedWithinSection[rowIndex] = true
         }

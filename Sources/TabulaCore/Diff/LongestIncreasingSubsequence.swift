@@ -35,3 +35,25 @@ func longestIncreasingSubsequenceMask(_ values: [Int]) -> [Bool] {
     }
     return mask
 }
+
+/// ``longestIncreasingSubsequenceMask(_:)``, marking one that holds `values[pinned]` when a
+/// subsequence of the longest length holds it: the longest run below it before it, the
+/// element, and the longest run above it after it. Otherwise any longest one: the length,
+/// which counts the moves, comes first. The diff pins the row a user dragged, so that a
+/// change set that may leave it where it was dropped does.
+func longestIncreasingSubsequenceMask(_ values: [Int], pinning pinned: Int) -> [Bool] {
+    let longest = longestIncreasingSubsequenceMask(values)
+    guard values.indices.contains(pinned), !longest[pinned] else { return longest }
+    let pinnedValue = values[pinned]
+    let beforeIndexes = values.indices.prefix(pinned).filter { values[$0] < pinnedValue }
+    let afterIndexes = values.indices.suffix(from: pinned + 1).filter { values[$0] > pinnedValue }
+    let before = longestIncreasingSubsequenceMask(beforeIndexes.map { values[$0] })
+    let after = longestIncreasingSubsequenceMask(afterIndexes.map { values[$0] })
+    let throughPinned = before.count(where: { $0 }) + 1 + after.count(where: { $0 })
+    guard throughPinned == longest.count(where: { $0 }) else { return longest }
+    var mask = [Bool](repeating: false, count: values.count)
+    for (position, index) in beforeIndexes.enumerated() where before[position] { mask[index] = true }
+    mask[pinned] = true
+    for (position, index) in afterIndexes.enumerated() where after[position] { mask[index] = true }
+    return mask
+}

@@ -200,7 +200,12 @@ final class EventProcessor: SessionDecision {
         }
         // An event that removed its own screen's item leaves nothing to show: the client goes
         // by the effects (typically back).
-        let changes = definition.item != nil && definition.item(item, in: next) == nil ? ChangeSet() : diff(old: seen, new: newScreen)
+        // A row the user dropped stays where they dropped it whenever the fewest moves allow,
+        // even from a copy another device's changes made stale.
+        let dropped: String? = if case .move = event { rowID } else { nil }
+        let changes =
+            definition.item != nil && definition.item(item, in: next) == nil
+            ? ChangeSet() : diff(old: seen, new: newScreen, keeping: dropped)
         let body = AnswerBody.encode(
             definition, item: item, from: fromRevision, to: next.revision, changes: changes, effects: effects, submit: reduction.submit)
         let changed = next.revision != current.revision
