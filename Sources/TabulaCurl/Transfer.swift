@@ -1,4 +1,5 @@
 internal import CCurl
+import TabulaPlatform
 
 /// A request handed to the client's thread, with whom to tell.
 struct PendingTransfer: Sendable {
@@ -26,6 +27,13 @@ final class Transfer {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// The header fields, which curl reads during the transfer and does not copy.
     private var headerList: LibCurl.HeaderList?
+    /// For a transfer timed by its silence (a stream, or ``HTTPClientRequest/timeoutIsSilence``):
+    /// the longest it may hear nothing, and when it last heard a part of the body (or began).
+    /// The loop ends it past that (``isSilent(at:)``): curl's low-speed limit, an average
+    /// over its window, also ends a stream that is alive but quiet, as one whose heartbeat
+    /// is a few bytes every 15 s.
+    private(set) var silenceLimit: Int64?
+    private var lastHeard: Int64 = 0
 
     init(completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void) {
         self.completion = completion
@@ -75,8 +83,8 @@ final class Transfer {
             results.append(curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         } else {
             // A stream lasts as long as it has something to say: it ends when it falls silent.
-            let (seconds, _) = request.timeout.components
-            results += [curl.set(handle, CURLOPT_LOW_SPEED_LIMIT, 1), curl.set(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds)))]
+            silenceLimit = Int64(Self.milliseconds(request.timeout)) * 1_000_000
+            lastHeard = SystemClock.monotonicNanoseconds()
         }
         if request.method == "GET" {
             results.append(curl.set(handle, CURLOPT_HTTPGET, 1))
@@ -157,8 +165,15 @@ final class Transfer {
         return Unmanaged<Transfer>.fromOpaque(box).takeUnretainedValue().receive(data, size: size, count: count)
     }
 
+    /// Whether the transfer has heard nothing for longer than its ``silenceLimit``.
+    func isSilent(at now: Int64) -> Bool {
+        guard let silenceLimit else { return false }
+        return now - lastHeard > silenceLimit
+    }
+
     private func receive(_ data: UnsafeMutablePointer<CChar>?, size: Int, count: Int) -> Int {
         let (length, overflow) = size.multipliedReportingOverflow(by: count)
+        if silenceLimit != nil, length > 0 { lastHeard = SystemClock.monotonicNanoseconds() }
         if let stream, !overflow {
             guard let data, length > 0 else { return length }
             let bytes = Array(UnsafeRawBufferPointer(start: data, count: length))

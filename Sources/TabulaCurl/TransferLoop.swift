@@ -34,6 +34,8 @@ final class TransferLoop: @unchecked Sendable {
     private let spareLimit: Int
     /// Transfers in flight, by easy handle (loop thread only).
     private var active: [LibCurl.Easy: Transfer] = [:]
+    /// How many of ``active`` are timed by their silence: none, for the backend's calls.
+    private var silenceTimed = 0
     /// Reset easy handles for the next transfers (loop thread only). A handle carries curl's
     /// per-transfer state and buffers; reusing it spares making and freeing them for each
     /// request, while connections live in the multi handle's cache either way. At most as
@@ -108,6 +110,7 @@ final class TransferLoop: @unchecked Sendable {
             var running: Int32 = 0
             _ = curl.multiPerform(multi, &running)
             completeFinished()
+            endSilentTransfers()
             // Bounded, so that a lost wake-up would delay a request, not strand it. Should
             // the poll itself fail, a short pause keeps the loop from spinning.
             var ready: Int32 = 0
@@ -134,9 +137,11 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         active[handle] = transfer
+        if transfer.silenceLimit != nil { silenceTimed += 1 }
         let added = curl.multiAddHandle(multi, handle)
         if added != CURLM_OK {
             active[handle] = nil
+            if transfer.silenceLimit != nil { silenceTimed -= 1 }
             recycle(handle, transfer)
             transfer.completion(.failure(.unavailable("curl_multi_add_handle failed: \(curl.text(added))")))
         }
@@ -149,6 +154,7 @@ final class TransferLoop: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             guard let transfer = active.removeValue(forKey: handle) else { continue }
+            if transfer.silenceLimit != nil { silenceTimed -= 1 }
             _ = curl.multiRemoveHandle(multi, handle)
             let outcome = transfer.outcome(handle, code, curl)
             let opened = curl.info(handle, CURLINFO_NUM_CONNECTS) ?? 0
@@ -158,9 +164,25 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
+    /// Ends the transfers timed by their silence that have heard nothing for too long, as
+    /// timed out. The poll below wakes the loop at least once a second, so a silent
+    /// transfer ends within a second of its limit.
+    private func endSilentTransfers() {
+        guard silenceTimed > 0 else { return }
+        let now = SystemClock.monotonicNanoseconds()
+        for (handle, transfer) in active where transfer.isSilent(at: now) {
+            active[handle] = nil
+            silenceTimed -= 1
+            _ = curl.multiRemoveHandle(multi, handle)
+            recycle(handle, transfer)
+            transfer.completion(.failure(.timedOut))
+        }
+    }
+
     private func failInFlight() {
         let transfers = active
         active = [:]
+        silenceTimed = 0
         for (handle, transfer) in transfers {
             _ = curl.multiRemoveHandle(multi, handle)
             curl.easyCleanup(handle)

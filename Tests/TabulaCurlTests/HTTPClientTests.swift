@@ -189,6 +189,34 @@ import Testing
         #expect(try slow.take(maximum: 1, timeout: 30)?.first?.get().body == body)
     }
 
+    /// A stream is ended by silence longer than its timeout, not by a low rate: a byte every
+    /// 2 s (a heartbeat's few bytes every 15 s, slowed down) is a live stream under a 4 s
+    /// timeout, however few bytes a second that makes; a stream that falls silent times out.
+    @Test func aStreamEndsWhenSilentNotWhenQuiet() throws {
+        let quiet = try ScriptedServer { request in
+            .streamed(status: 200, contentType: "text/event-stream") { send in
+                for _ in 0..<4 {
+                    guard send(Array(":".utf8)) else { return }
+                    usleep(request.path == "/quiet" ? 2_000_000 : 30_000_000)
+                }
+            }
+        }
+        defer { quiet.close() }
+        let client = try HTTPClient(maxConnections: 2)
+        defer { client.shutdown() }
+        func stream(_ path: String) -> BlockingQueue<Result<HTTPClientResponse, HTTPClientError>> {
+            let done = BlockingQueue<Result<HTTPClientResponse, HTTPClientError>>(capacity: 1)
+            var request = HTTPClientRequest(url: quiet.url + path, timeout: .seconds(4))
+            request.method = "GET"
+            request.receive = { _, _ in true }
+            client.post(request) { _ = done.push($0) }
+            return done
+        }
+        let (alive, silent) = (stream("/quiet"), stream("/silent"))
+        #expect(try alive.take(maximum: 1, timeout: 60)?.first?.get().status == 200, "the server ended it, after 8 s")
+        #expect(silent.take(maximum: 1, timeout: 60)?.first == .failure(.timedOut))
+    }
+
     @Test func anAnswerOverTheLimitIsRefused() throws {
         try withEchoServer { port, _ in
             let client = try HTTPClient(maxConnections: 1)
