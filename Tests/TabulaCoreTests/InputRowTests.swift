@@ -231,6 +231,20 @@ import Testing
         }
     }
 
+    /// A date a backend put outside the picker's bounds is shown at the nearer one, which
+    /// the picker accepts back; one not in the mode's format as none.
+    @Test func aDateIsShownWithinItsBounds() {
+        let picker = DateInput(title: "D", mode: .date, value: nil, min: "2026-01-01", max: "2026-12-31")
+        let values = ["2025-06-01", "2026-05-05", "2027-01-01", "2026-5-5", "14:30"]
+        #expect(values.map(picker.shown) == ["2026-01-01", "2026-05-05", "2026-12-31", nil, nil])
+        for value in values {
+            if let shown = picker.shown(value) { #expect(RowContent.datePicker(picker).accepts(.string(shown)), "\(value)") }
+        }
+        let morning = DateInput(title: "T", mode: .time, value: nil, min: "08:00")
+        #expect(morning.shown("07:00") == "08:00" && morning.shown("23:00") == "23:00")
+        #expect(DateInput(title: "U", mode: .date, value: nil).shown("1900-01-01") == "1900-01-01", "no bounds")
+    }
+
     @Test func numbersAndDatesAcceptWhatTheControlOffers() {
         let stepper = NumberInput(title: "S", value: 1, min: 0.5, max: 3, step: 0.25)
         #expect(stepper.accepts(0.75) && stepper.accepts(3) && stepper.accepts(0.5 + 0.1 + 0.15))

@@ -280,7 +280,7 @@ extension RowDefinition {
     /// secure text field shows no text. Not `labelled`: without title and placeholder. The
     /// control shows only what it can hold, whatever the state says (a backend may write any
     /// string or number there): a choice that is not one of its options, or a date not in its
-    /// mode's format, as none; a number outside `min`…`max` at the nearer end.
+    /// mode's format, as none; a number or a date outside `min`…`max` at the nearer end.
     private func inputContent(_ kind: String, _ values: FieldReader, _ context: EvaluationContext, labelled: Bool = true) -> RowContent {
         func optionalString(_ name: String) -> String? { fields[name] == nil ? nil : values.string(name) }
         func label(_ name: String) -> String { labelled ? values.string(name) : "" }
@@ -308,11 +308,11 @@ extension RowDefinition {
             let choice = ChoiceInput(title: optionalLabel("title"), options: options, selected: selected)
             return kind == "picker" ? .picker(choice) : .segmented(choice)
         default:
-            let mode = DateMode(rawValue: values.string("mode")) ?? .date
-            return .datePicker(
-                DateInput(
-                    title: label("title"), mode: mode, value: chosen("value").flatMap { mode.accepts($0) ? $0 : nil },
-                    min: optionalString("min"), max: optionalString("max")))
+            var date = DateInput(
+                title: label("title"), mode: DateMode(rawValue: values.string("mode")) ?? .date, value: nil, min: optionalString("min"),
+                max: optionalString("max"))
+            date.value = date.shown(chosen("value"))
+            return .datePicker(date)
         }
     }
 

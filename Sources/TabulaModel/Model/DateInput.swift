@@ -15,6 +15,17 @@ public struct DateInput: Hashable, Sendable {
         self.min = min
         self.max = max
     }
+
+    /// What the picker shows for `value`, which a backend or an expression may have put
+    /// anywhere: none for a value not in the mode's format, the nearer bound for one before
+    /// `min` or after `max` (bounds in the mode's format), so that sending it back is an
+    /// edit the row accepts. A value it accepts already is shown as it is.
+    public func shown(_ value: String?) -> String? {
+        guard let value, mode.accepts(value) else { return nil }
+        if let min, mode.accepts(min), value < min { return min }
+        if let max, mode.accepts(max), value > max { return max }
+        return value
+    }
 }
 
 /// What a date picker chooses, and the format its values are written in.
