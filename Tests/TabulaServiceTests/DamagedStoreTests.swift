@@ -18,6 +18,20 @@ import Testing
 @Suite struct DamagedStoreTests {
     static let backendKey = "damaged-store-backend-key"
 
+    /// Keeps the messages logged to it, for a test to read.
+    struct RecordingLogHandler: LogHandler {
+        let messages: Locked<[String]>
+        var logLevel: Logger.Level = .error
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) { messages.withLock { $0.append("\(event.message)") } }
+    }
+
     /// A session with a history, a client context, an answer and feed entries; its token,
     /// public id and state.
     struct Victim {
@@ -216,9 +230,9 @@ import Testing
                 damaged.replaceSubrange(page * pageSize..<(page + 1) * pageSize, with: bytes)
                 try damaged.write(to: scratch.appendingPathComponent("tabula.sqlite"))
                 let store: SQLiteSessionStore
+                let logged = Locked<[String]>([])
                 do {
-                    var logger = Logger(label: "damaged")
-                    logger.logLevel = .critical
+                    let logger = Logger(label: "damaged") { _ in RecordingLogHandler(messages: logged) }
                     store = try SQLiteSessionStore(directory: scratch.path, settings: StoreSettings(), logger: logger, retentionIntervalSeconds: 0)
                 } catch {
                     refused += 1
@@ -234,6 +248,10 @@ import Testing
                         #expect(found?.current == victim.state, "page \(page) (\(fill)): session \(victim.id) read as \(String(describing: found?.current))")
                     } catch let error as StoreError {
                         #expect(error.kind == .corrupt, "page \(page) (\(fill)): \(error)")
+                        // Logged with the session's public id.
+                        #expect(
+                            logged.withLock { $0.contains { $0.hasPrefix("session \(victim.id):") } },
+                            "page \(page) (\(fill)): \(logged.withLock { $0 })")
                     }
                 }
                 readExactly += 1
@@ -241,6 +259,56 @@ import Testing
         }
         print("DamagedStoreTests: \(pages) pages × 2 fills: \(refused) refused at start, \(readExactly) opened and read exactly or as errors")
         #expect(refused > 0)
+    }
+
+    /// The same damage served without the quick check (`--skip-quick-check`): every read
+    /// that fails on a damaged page is `store-corrupt`, logged with the session's public id,
+    /// found by token too when the sessions' table still gives it.
+    @Test func withoutTheQuickCheckADamagedReadIsLoggedWithItsSession() throws {
+        let factory = try StoreFactory(.sqlite)
+        var victims: [Victim] = []
+        do {
+            let store = try factory.open(try APITestServer.fixtures())
+            let api = try Self.server(store)
+            for _ in 0..<12 { victims.append(try Self.makeVictim(api)) }
+            api.server.shutdown()
+            store.close()
+        }
+        let original = try Data(contentsOf: factory.directory.appendingPathComponent("tabula.sqlite"))
+        var named = (byID: 0, byToken: 0)
+        for page in 0..<original.count / 4096 {
+            let scratch = try makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            var damaged = original
+            damaged.replaceSubrange(page * 4096..<(page + 1) * 4096, with: [UInt8](repeating: 0xA5, count: 4096))
+            try damaged.write(to: scratch.appendingPathComponent("tabula.sqlite"))
+            let logged = Locked<[String]>([])
+            let logger = Logger(label: "damaged") { _ in RecordingLogHandler(messages: logged) }
+            guard
+                let store = try? SQLiteSessionStore(
+                    directory: scratch.path, settings: StoreSettings(), logger: logger, quickCheck: false, retentionIntervalSeconds: 0)
+            else { continue }
+            defer { store.close() }
+            for victim in victims {
+                for name in [SessionName.id(victim.id), .token(victim.token)] {
+                    logged.withLock { $0 = [] }
+                    do {
+                        let found = try wait { store.read(session: name, SessionRead(), completion: $0) }
+                        #expect(found == nil || found?.current == victim.state, "page \(page): \(victim.id) read as another state")
+                    } catch let error as StoreError {
+                        #expect(error.kind == .corrupt, "page \(page): \(error)")
+                        guard logged.withLock({ $0.contains { $0.hasPrefix("session \(victim.id):") } }) else {
+                            // By token, the damage may hide the id too; by id, never.
+                            if case .id = name { Issue.record("page \(page): \(logged.withLock { $0 })") }
+                            continue
+                        }
+                        if case .id = name { named.byID += 1 } else { named.byToken += 1 }
+                    }
+                }
+            }
+        }
+        print("DamagedStoreTests: without the quick check, \(named.byID) reads by id and \(named.byToken) by token failed and named their session")
+        #expect(named.byToken > 0)
     }
 
     /// `tabula serve` on a file one page of which was overwritten (the probe) refuses to
@@ -278,6 +346,9 @@ import Testing
             let answer = try record.readResponse()
             if answer.status == 500 {
                 #expect(answer.bodyText.contains("store-corrupt"))
+                // The log names the session, whatever the damage: a row that does not decode, or
+                // a page SQLite finds damaged.
+                #expect(server.waitForLog(containing: ["session \(victim.id):"]), "\(server.log)")
                 damaged += 1
             } else {
                 #expect(answer.status == 200, "\(answer.status) \(answer.bodyText)")
@@ -285,5 +356,30 @@ import Testing
             }
         }
         print("DamagedStoreTests: with --skip-quick-check, \(damaged) of \(victims.count) sessions answered 500 store-corrupt")
+    }
+
+    /// A file SQLite cannot even open (cut short, or not a database), and one cut to nothing,
+    /// which SQLite would take for a new database: both refused, never served as empty.
+    @Test func aFileCutShortOrEmptyIsRefused() throws {
+        let data = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        do {
+            let store = try SQLiteSessionStore(directory: data.path, settings: StoreSettings(), logger: Logger(label: "setup"))
+            let api = try Self.server(store)
+            _ = try Self.makeVictim(api)
+            api.server.shutdown()
+            store.close()
+        }
+        let file = data.appendingPathComponent("tabula.sqlite")
+        let whole = try Data(contentsOf: file)
+        for (length, words) in [(4_000, "is damaged; SQLite cannot open it"), (0, "is empty (0 bytes)")] {
+            try whole.prefix(length).write(to: file)
+            do {
+                _ = try SQLiteSessionStore(directory: data.path, settings: StoreSettings(), logger: Logger(label: "damaged"))
+                Issue.record("a file of \(length) bytes opened")
+            } catch {
+                #expect(error.kind == .corrupt && error.description.contains(words), "\(length) bytes: \(error)")
+            }
+        }
     }
 }

@@ -42,6 +42,7 @@ public final class SQLiteSessionStore: SessionStore {
         let cache = SessionStateCache(maxBytes: settings.stateCacheBytes, limitCounts: limitCounts)
         self.cache = cache
         do {
+            try Self.refuseEmptyFile(path)
             let writeConnection = try SQLiteDatabase(path: path)
             // A 64 MiB page cache (filled only as pages are used): with SQLite's 2 MiB default the
             // writer re-reads log pages from the OS on most events. Checkpoints every 8,000 WAL
@@ -63,11 +64,33 @@ public final class SQLiteSessionStore: SessionStore {
             throw error
         } catch {
             Glibc.close(lockDescriptor)
+            // A file cut short, or not a database at all: SQLite cannot read its header.
+            if let error = error as? SQLiteError, error.isCorruption {
+                throw StoreError.corrupt("\(path) is damaged; SQLite cannot open it: \(error.message). Restore it from a backup")
+            }
             throw StoreError("cannot open \(directory)/tabula.sqlite", error)
         }
         retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
         writer.start()
         retention.start { [weak self] in self?.removeExpired { _ in } }
+    }
+
+    /// Refuses a database file of no bytes: SQLite would take it for a new database and
+    /// serve an empty store, while every file Tabula made holds its schema from the first
+    /// start on. It is a store cut to nothing (a failed copy or restore, a full disk), unless
+    /// a write-ahead log beside it still holds its pages.
+    private static func refuseEmptyFile(_ path: String) throws(StoreError) {
+        guard fileSize(path) == 0, (fileSize(path + "-wal") ?? 0) == 0 else { return }
+        throw StoreError.corrupt(
+            "\(path) is empty (0 bytes), so it holds no store: a store keeps its schema from its first start. Restore it from a backup, or remove it to start an empty store"
+        )
+    }
+
+    /// A file's size in bytes, or `nil` when there is none.
+    private static func fileSize(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_size)
     }
 
     /// Takes an exclusive lock on `DIRECTORY/tabula.lock`, creating the directory if needed.
@@ -122,7 +145,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
             completion(.success(record))
         } catch {
-            completion(.failure(failure("cannot read the database", error)))
+            completion(.failure(failure("cannot read the database", error) { id }))
         }
     }
 
@@ -170,7 +193,22 @@ public final class SQLiteSessionStore: SessionStore {
         } catch let error as StoreError {
             completion(.failure(error))
         } catch {
-            completion(.failure(failure("cannot read the database", error)))
+            completion(.failure(failure("cannot read the database", error) { publicID(of: name) }))
+        }
+    }
+
+    /// The public id of a session whose read failed, for the log, when the database still
+    /// gives it.
+    private func publicID(of name: SessionName) -> String? {
+        switch name {
+        case .id(let id): return id
+        case .token(let token):
+            do {
+                let digest = try TokenDigest.of(token)
+                return try readerLock.withLock { () throws(SQLiteError) in try reader.id(digest: digest) }
+            } catch {
+                return nil
+            }
         }
     }
 
@@ -332,9 +370,14 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// The store error for a failed read; a damaged file or row is logged as well, with
     /// what failed (the session's id where it is known).
-    private func failure(_ doing: String, _ error: any Error) -> StoreError {
+    private func failure(_ doing: String, _ error: any Error, session: () -> String? = { nil }) -> StoreError {
         let failure = StoreError(doing, error)
-        if failure.kind == .corrupt { logger.error("\(failure); answered 500 store-corrupt, and nothing was written over it") }
+        guard failure.kind == .corrupt else { return failure }
+        if let id = session() {
+            logger.error("session \(id): \(failure); answered 500 store-corrupt, and nothing was written over it")
+        } else {
+            logger.error("\(failure); answered 500 store-corrupt, and nothing was written over it")
+        }
         return failure
     }
 
