@@ -472,7 +472,9 @@ struct ServeCommand: ParsableCommand {
     private func duration(_ option: String?, _ variable: String, _ name: String, default fallback: Int) throws -> Int {
         guard let text = option ?? EnvironmentSetting.value(variable) else { return fallback }
         guard let seconds = DurationText.seconds(text), seconds > 0 else {
-            throw ValidationError("\(name) \"\(text)\" is not a duration; use seconds or a number with s, m, h or d, such as 24h, up to 100 years")
+            throw ValidationError(
+                "--\(name) (\(variable)) \"\(text)\" is not a duration of at least 1s; use seconds or a number with s, m, h or d, such as 24h, up to 100 years"
+            )
         }
         return seconds
     }

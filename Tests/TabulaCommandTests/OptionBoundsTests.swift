@@ -28,7 +28,8 @@ import Testing
             // millisecond arithmetic).
             let result = try serve([option, "40000d"])
             #expect(result.status == 64, "\(option)")
-            #expect(result.standardError.contains("is not a duration"), "\(result.standardError)")
+            #expect(result.standardError.contains("\(option) (TABULA_"), "the option and its variable named: \(result.standardError)")
+            #expect(result.standardError.contains("is not a duration of at least 1s"), "\(result.standardError)")
         }
     }
 
