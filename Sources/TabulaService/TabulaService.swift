@@ -42,7 +42,7 @@ public final class TabulaService: HTTPHandler {
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
             cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
             streams: configuration.streams, clients: ClientLimits(configuration), urlSchemes: configuration.urlSchemes,
-            actions: ActionCaller(settings: configuration.actions, pool: pool, metrics: metrics, logger: logger))
+            actions: ActionCaller(settings: configuration.actions, pool: pool, metrics: metrics, logger: logger), pool: pool)
         self.api = api
         let problems = Locked<[CatalogueProblem]>([])
         reloadProblems = problems

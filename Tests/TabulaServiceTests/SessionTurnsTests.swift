@@ -45,6 +45,35 @@ import Testing
         }
     }
 
+    /// The thread that ends a turn runs at most `turnsInARow` of the turns waiting after it;
+    /// the rest of the queue goes on elsewhere, in order. A connection thread that began a
+    /// busy session's queue goes back to its own connections.
+    @Test func aLongQueueIsHandedOnNotRunByOneThread() {
+        let pool = WorkerPool(threads: 2)
+        defer { pool.close() }
+        let turns = SessionTurns(handOff: pool.run)
+        let session = SessionName.id("s_busy")
+        let release = Locked<(@Sendable () -> Void)?>(nil)
+        turns.take(session) { done in release.withLock { $0 = done } }
+        let order = Locked<[Int]>([])
+        let onThisThread = Locked(0)
+        let this = pthread_self()
+        let finished = BlockingQueue<Void>()
+        let count = 200
+        for index in 0..<count {
+            turns.take(session) { done in
+                order.withLock { $0.append(index) }
+                if pthread_equal(pthread_self(), this) != 0 { onThisThread.withLock { $0 += 1 } }
+                done()
+                if index == count - 1 { _ = finished.push(()) }
+            }
+        }
+        release.withLock { $0 }?()
+        #expect(finished.take(maximum: 1, timeout: 60)?.isEmpty == false)
+        #expect(onThisThread.withLock { $0 } == SessionTurns.turnsInARow)
+        #expect(order.withLock { $0 } == Array(0..<count))
+    }
+
     /// A long queue of turns that end before they return is run in a loop, not by
     /// recursion; another session's turns are not held up meanwhile.
     @Test func turnsThatEndAtOnceDoNotRecurse() {

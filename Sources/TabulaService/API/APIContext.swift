@@ -22,7 +22,7 @@ final class APIContext: Sendable {
     /// Open screen streams, brought forward after every commit.
     let streams: StreamHub
     /// Writers of one session take turns.
-    let turns = SessionTurns()
+    let turns: SessionTurns
     /// What one client may make the service keep.
     let clients: ClientLimits
     /// The URLs an `openURL` effect may carry.
@@ -35,9 +35,10 @@ final class APIContext: Sendable {
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
         cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes,
-        actions: ActionCaller
+        actions: ActionCaller, pool: WorkerPool
     ) throws(StoreError) {
         self.access = access
+        turns = SessionTurns(handOff: pool.run)
         self.actions = actions
         self.clients = clients
         self.urlSchemes = urlSchemes

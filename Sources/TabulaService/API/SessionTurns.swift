@@ -11,13 +11,25 @@ import TabulaPlatform
 /// A waiting transaction holds no thread: its request is parked like any other. A turn
 /// that ends before it returns (the memory store answers at once) hands over to the next in
 /// a loop on the same thread rather than by recursion, so that a long queue cannot exhaust
-/// the stack.
+/// the stack. A thread runs at most ``turnsInARow`` turns so; then the rest of the queue
+/// goes on where `handOff` puts it (the service's worker pool). Otherwise the connection
+/// thread that began a busy session's queue would run every writer's turn for as long as
+/// writers keep coming, and its own other connections would wait: their heads unread, the
+/// header timeout would close them.
 final class SessionTurns: Sendable {
     /// A transaction: it calls `done` once, when it has answered.
     typealias Turn = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void
 
     /// The sessions with a turn under way, each with the turns waiting after it.
     private let waiting = ShardedDictionary<SessionName, Queue>(shards: 16)
+    /// Runs a job on another thread; `nil`: the loop goes on, however long the queue.
+    private let handOff: (@Sendable (_ job: @escaping @Sendable () -> Void) -> Void)?
+    /// How many turns one thread runs in a row before it hands the queue on.
+    static let turnsInARow = 16
+
+    init(handOff: (@Sendable (_ job: @escaping @Sendable () -> Void) -> Void)? = nil) {
+        self.handOff = handOff
+    }
 
     /// Runs `turn` now if the session is free, else after the turns before it.
     func take(_ name: SessionName, _ turn: @escaping Turn) {
@@ -36,7 +48,14 @@ final class SessionTurns: Sendable {
     /// ends later on another thread (which then goes on from there).
     private func run(_ name: SessionName, from first: @escaping Turn) {
         var next: Turn? = first
+        var ran = 0
         while let turn = next {
+            // The session stays taken meanwhile: the queue goes on in order, elsewhere.
+            if ran == Self.turnsInARow, let handOff {
+                handOff { [self] in run(name, from: turn) }
+                return
+            }
+            ran += 1
             let handover = Handover()
             turn { [self] in
                 if handover.turnEnded() == .afterReturn, let following = release(name) { run(name, from: following) }
