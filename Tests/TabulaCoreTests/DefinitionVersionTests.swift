@@ -132,6 +132,8 @@ import Testing
         (#"{"n": [{"name": "x"}]}"#, "$.n[0]"), (#"{"n": [{"id": "a", "f": [1]}]}"#, "$.n[0].f"),
         (#"{"$client": 3}"#, "$.$client"), (#"{"$client": {"kinds": "basic"}}"#, "$.$client.kinds"),
         (#"{"$client": {"kinds": [1]}}"#, "$.$client.kinds[0]"), (#"{"$client": {"locale": 5}}"#, "$.$client.locale"),
+        // Two items of one id would be two rows of one id on screen.
+        (#"{"n": [{"id": "a"}, {"id": "b"}, {"id": "a"}]}"#, "$.n[2].id"),
     ])
     func storedValuesThatNoStoreWritesDoNotRead(stored: String, path: String) throws {
         let json = try JSONParser().parse(Array(stored.utf8))

@@ -106,8 +106,9 @@ extension StateType {
 
 extension StateValue {
     /// A value as a store saved it, read without a schema: a scalar, or a list of records
-    /// (objects with a string `id` and scalar fields). Throws for anything else, which no
-    /// store writes; `path` names the value in the problem.
+    /// (objects with a string `id`, each id once, and scalar fields). Throws for anything
+    /// else, which no store writes (a list with an id twice is a row changed by hand, and
+    /// would show two rows of one id); `path` names the value in the problem.
     init(stored json: JSONValue, path: String) throws(StateDecodingError) {
         if let scalar = StateType.scalar(json) {
             self = .scalar(scalar)
@@ -118,9 +119,13 @@ extension StateValue {
         }
         var records: [Record] = []
         records.reserveCapacity(elements.count)
+        var ids = Set<String>(minimumCapacity: elements.count)
         for (index, element) in elements.enumerated() {
             guard case .object(let object) = element, case .string(let id)? = object["id"] else {
                 throw StateDecodingError(path: "\(path)[\(index)]", message: "a stored record is an object with a string \"id\"")
+            }
+            guard ids.insert(id).inserted else {
+                throw StateDecodingError(path: "\(path)[\(index)].id", message: "a stored list holds the item id \"\(id.prefix(64))\" twice")
             }
             var fields: [String: FieldValue] = [:]
             for (name, value) in object.pairs where name != "id" {
