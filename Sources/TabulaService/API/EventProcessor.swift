@@ -198,11 +198,11 @@ final class EventProcessor: SessionDecision {
         for (row, json) in request.values {
             if let value = InputValue(json: json) { seen = seen.showing(value, inRow: row) }
         }
-        // An event that removed its own screen's item leaves nothing to show: the client goes
-        // by the effects (typically back).
         // A row the user dropped stays where they dropped it whenever the fewest moves allow,
         // even from a copy another device's changes made stale.
         let dropped: String? = if case .move = event { rowID } else { nil }
+        // An event that removed its own screen's item leaves nothing to show: the client goes
+        // by the effects (typically back).
         let changes =
             definition.item != nil && definition.item(item, in: next) == nil
             ? ChangeSet() : diff(old: seen, new: newScreen, keeping: dropped)
