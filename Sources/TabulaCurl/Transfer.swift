@@ -32,7 +32,7 @@ final class Transfer {
     /// The loop ends it past that (``isSilent(at:)``): curl's low-speed limit, an average
     /// over its window, also ends a stream that is alive but quiet, as one whose heartbeat
     /// is a few bytes every 15 s.
-    private(set) var silenceLimit: Int64?
+    private var silenceLimit: Int64?
     private var lastHeard: Int64 = 0
 
     init(completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void) {

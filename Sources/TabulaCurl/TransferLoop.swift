@@ -34,8 +34,8 @@ final class TransferLoop: @unchecked Sendable {
     private let spareLimit: Int
     /// Transfers in flight, by easy handle (loop thread only).
     private var active: [LibCurl.Easy: Transfer] = [:]
-    /// How many of ``active`` are timed by their silence: none, for the backend's calls.
-    private var silenceTimed = 0
+    /// When the loop next looks for transfers silent past their limit (loop thread only).
+    private var nextSilenceCheck: Int64 = 0
     /// Reset easy handles for the next transfers (loop thread only). A handle carries curl's
     /// per-transfer state and buffers; reusing it spares making and freeing them for each
     /// request, while connections live in the multi handle's cache either way. At most as
@@ -137,11 +137,9 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         active[handle] = transfer
-        if transfer.silenceLimit != nil { silenceTimed += 1 }
         let added = curl.multiAddHandle(multi, handle)
         if added != CURLM_OK {
             active[handle] = nil
-            if transfer.silenceLimit != nil { silenceTimed -= 1 }
             recycle(handle, transfer)
             transfer.completion(.failure(.unavailable("curl_multi_add_handle failed: \(curl.text(added))")))
         }
@@ -154,7 +152,6 @@ final class TransferLoop: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = message.pointee.data.result
             guard let transfer = active.removeValue(forKey: handle) else { continue }
-            if transfer.silenceLimit != nil { silenceTimed -= 1 }
             _ = curl.multiRemoveHandle(multi, handle)
             let outcome = transfer.outcome(handle, code, curl)
             let opened = curl.info(handle, CURLINFO_NUM_CONNECTS) ?? 0
@@ -165,14 +162,15 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Ends the transfers timed by their silence that have heard nothing for too long, as
-    /// timed out. The poll below wakes the loop at least once a second, so a silent
-    /// transfer ends within a second of its limit.
+    /// timed out. It looks twice a second at most (not on every pass, which each call's
+    /// wake-up makes), and the poll below wakes the loop at least once a second: a silent
+    /// transfer ends within a second and a half of its limit.
     private func endSilentTransfers() {
-        guard silenceTimed > 0 else { return }
         let now = SystemClock.monotonicNanoseconds()
+        guard now >= nextSilenceCheck else { return }
+        nextSilenceCheck = now + 500_000_000
         for (handle, transfer) in active where transfer.isSilent(at: now) {
             active[handle] = nil
-            silenceTimed -= 1
             _ = curl.multiRemoveHandle(multi, handle)
             recycle(handle, transfer)
             transfer.completion(.failure(.timedOut))
@@ -182,7 +180,6 @@ final class TransferLoop: @unchecked Sendable {
     private func failInFlight() {
         let transfers = active
         active = [:]
-        silenceTimed = 0
         for (handle, transfer) in transfers {
             _ = curl.multiRemoveHandle(multi, handle)
             curl.easyCleanup(handle)

@@ -200,12 +200,11 @@ import Testing
         #expect(retry.status == 500 && retry.problemSlug == "store-corrupt", "\(retry.status) \(retry.bodyText)")
     }
 
-    /// Each page of a SQLite file overwritten in turn (random bytes, then zeros): the
-    /// store either refuses to open, with SQLite's own words, or opens and reads every
-    /// session exactly as it was or as an error; never a session gone or a different state.
-    @Test func everyPageOfASQLiteFileDamagedIsRefusedOrReadExactly() throws {
+    /// A SQLite store of 12 victims, closed: its factory, the victims and the file's bytes.
+    static func sqliteFileWithVictims() throws -> (StoreFactory, [Victim], Data) {
         let factory = try StoreFactory(.sqlite)
         var victims: [Victim] = []
+        // In a scope of its own: the file is read once the server is gone.
         do {
             let store = try factory.open(try APITestServer.fixtures())
             let api = try Self.server(store)
@@ -213,7 +212,14 @@ import Testing
             api.server.shutdown()
             store.close()
         }
-        let original = try Data(contentsOf: factory.directory.appendingPathComponent("tabula.sqlite"))
+        return (factory, victims, try Data(contentsOf: factory.directory.appendingPathComponent("tabula.sqlite")))
+    }
+
+    /// Each page of a SQLite file overwritten in turn (random bytes, then zeros): the
+    /// store either refuses to open, with SQLite's own words, or opens and reads every
+    /// session exactly as it was or as an error; never a session gone or a different state.
+    @Test func everyPageOfASQLiteFileDamagedIsRefusedOrReadExactly() throws {
+        let (factory, victims, original) = try Self.sqliteFileWithVictims()
         #expect(!FileManager.default.fileExists(atPath: factory.directory.appendingPathComponent("tabula.sqlite-wal").path))
         let pageSize = 4096
         let pages = original.count / pageSize
@@ -265,16 +271,7 @@ import Testing
     /// that fails on a damaged page is `store-corrupt`, logged with the session's public id,
     /// found by token too when the sessions' table still gives it.
     @Test func withoutTheQuickCheckADamagedReadIsLoggedWithItsSession() throws {
-        let factory = try StoreFactory(.sqlite)
-        var victims: [Victim] = []
-        do {
-            let store = try factory.open(try APITestServer.fixtures())
-            let api = try Self.server(store)
-            for _ in 0..<12 { victims.append(try Self.makeVictim(api)) }
-            api.server.shutdown()
-            store.close()
-        }
-        let original = try Data(contentsOf: factory.directory.appendingPathComponent("tabula.sqlite"))
+        let (_, victims, original) = try Self.sqliteFileWithVictims()
         var named = (byID: 0, byToken: 0)
         for page in 0..<original.count / 4096 {
             let scratch = try makeTemporaryDirectory()

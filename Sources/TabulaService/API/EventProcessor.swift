@@ -186,7 +186,10 @@ final class EventProcessor: SessionDecision {
         if let called, let refusal = called.navigationRefusal(at: next) { return .failure(.actionFailed(called.action, refusal)) }
         if next.revision != current.revision, let violation = listMemos.withThreadShard({ stateLimits.violation(of: next, reusing: &$0) }) {
             // With the backend's state in it, the state's size is the backend's doing.
-            if let called { return .failure(.actionFailed(called.action, BackendAnswer.refusal(violation))) }
+            if let called {
+                let cause = "its answer (its \"state\", and the messages of its \"errors\", which the session keeps)"
+                return .failure(.actionFailed(called.action, Problem.overLimit(violation, cause: cause)))
+            }
             return .failure(.stateLimit(violation))
         }
         let newScreen = renderNew(next, changedKeys: reduction.changedKeys, current: current, oldState: oldState, oldScreen: oldScreen)

@@ -23,15 +23,4 @@ struct BackendAnswer: Sendable {
         }
         return nil
     }
-
-    /// What the state the answer made breaks of the state limits, said of the answer: its
-    /// `state`, and the messages of its `errors`, which the session keeps.
-    static func refusal(_ violation: StateLimits.Violation) -> String {
-        switch violation {
-        case .stateTooLarge(let bytes, let limit):
-            "its answer makes the session's state \(bytes) bytes, over the limit of \(limit) (--max-state-bytes; its \"state\" and the messages of its \"errors\" count)"
-        case .listTooLong(let key, let count, let limit):
-            "its \"state\" makes the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length)"
-        }
-    }
 }

@@ -35,18 +35,27 @@ extension Problem {
     /// A state that would be over a limit (`cause`: "this event", "this state"); nothing
     /// was stored.
     static func stateLimit(_ violation: StateLimits.Violation, cause: String = "this event") -> Problem {
+        let detail = overLimit(violation, cause: cause) + "; nothing was stored"
+        return switch violation {
+        case .stateTooLarge(_, let limit):
+            Problem(
+                slug: "state-too-large", title: "State Too Large", status: .unprocessableContent, detail: detail,
+                extensions: ["limit": .number(Double(limit))])
+        case .listTooLong(_, _, let limit):
+            Problem(
+                slug: "list-too-long", title: "List Too Long", status: .unprocessableContent, detail: detail,
+                extensions: ["limit": .number(Double(limit))])
+        }
+    }
+
+    /// What `cause` would do to a session's state that breaks a limit, with the option that
+    /// sets it.
+    static func overLimit(_ violation: StateLimits.Violation, cause: String) -> String {
         switch violation {
         case .stateTooLarge(let bytes, let limit):
-            Problem(
-                slug: "state-too-large", title: "State Too Large", status: .unprocessableContent,
-                detail: "\(cause) would make the session's state \(bytes) bytes, over the limit of \(limit) (--max-state-bytes); nothing was stored",
-                extensions: ["limit": .number(Double(limit))])
+            "\(cause) would make the session's state \(bytes) bytes, over the limit of \(limit) (--max-state-bytes)"
         case .listTooLong(let key, let count, let limit):
-            Problem(
-                slug: "list-too-long", title: "List Too Long", status: .unprocessableContent,
-                detail:
-                    "\(cause) would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length); nothing was stored",
-                extensions: ["limit": .number(Double(limit))])
+            "\(cause) would make the list \"\(key)\" \(count) records long, over the limit of \(limit) (--max-list-length)"
         }
     }
 
