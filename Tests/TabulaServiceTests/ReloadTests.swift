@@ -218,7 +218,8 @@ extension ReloadOutcome {
         let directory = try fixturesCopy()
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try ServerProcess(arguments: ["--store", "memory", "--screens", directory.path, "--watch"])
-        #expect(server.log.contains("watching \(directory.path) for changes (inotify)"))
+        // Log lines below warning are written every 100 ms, later than the start's notice.
+        #expect(server.waitForLog(containing: ["watching \(directory.path) for changes (inotify)"], seconds: 60), "\(server.log)")
         let settings = directory.appendingPathComponent("settings.json")
         // Written in place, as some editors save.
         let text = try String(contentsOf: settings, encoding: .utf8)
@@ -229,11 +230,8 @@ extension ReloadOutcome {
         try FileManager.default.removeItem(at: directory.appendingPathComponent("extra.json"))
         let removed = try waitFor(server, "/v1/screens/extra", "the removed screen") { $0.status == 404 }
         print("reloads seen after \(changed), \(added) and \(removed) s")
-        // Log lines below warning are written every 100 ms.
         let logged = "reloaded the definitions of \(directory.path): version 4; removed extra"
-        let deadline = Date().addingTimeInterval(5)
-        while !server.log.contains(logged), Date() < deadline { usleep(20_000) }
-        #expect(server.log.contains(logged), "\(server.log)")
+        #expect(server.waitForLog(containing: [logged], seconds: 60), "\(server.log)")
     }
 
     @Test func sighupReloadsAndABrokenFileIsLoggedWithItsPlace() throws {
@@ -251,8 +249,7 @@ extension ReloadOutcome {
         let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(#""kind": "titleSwitch""#) }) + 1
         // Each problem is its own log line, written as it is logged: wait for the one sought.
         let problem = #"$.sections[0].rows[0].kind: unknown kind "titleSwich""#
-        let deadline = Date().addingTimeInterval(10)
-        while !server.log.contains(problem), Date() < deadline { usleep(20_000) }
+        server.waitForLog(containing: [problem], seconds: 60)
         #expect(server.log.contains("version 2 keeps serving"), "\(server.log)")
         #expect(server.log.contains("settings.json:\(line):") && server.log.contains(problem), "\(server.log)")
         try waitFor(server, "/v1/screens/settings", "the screens served before") { $0.bodyText.contains(#""title":"WLAN""#) }
