@@ -143,6 +143,8 @@ private func readFeedOnce(port: UInt16, after: String?, limit: Int) throws -> (e
         for query in [
             "?after=", "?after=xyz", "?after=" + String(repeating: "0", count: 31), "?after=" + String(repeating: "F", count: 32), "?limit=0",
             "?limit=1001", "?limit=-1", "?limit=ten", "?limit=", "?limit=1e2",
+            // Given twice, even with one value: refused, not one of them picked.
+            "?limit=5&limit=5", "?after=\(String(repeating: "0", count: 32))&limit=5&after=\(String(repeating: "0", count: 32))",
         ] {
             let response = try feed(api, query)
             #expect(response.status == 400 && response.problemType == "invalid-query", "\(query): \(response.status)")

@@ -876,6 +876,11 @@ extension HostileInputTests {
         HostileCase("since empty", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=")),
         HostileCase("since missing, unknown session", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes", session: .unknown)),
         HostileCase("since Int.max", .problem(409, "future-revision"), Hostile.get("/v1/screens/settings/changes?since=9223372036854775807")),
+        // A parameter given twice is refused, not one of its values picked.
+        HostileCase("since given twice", .problem(400, "invalid-query"), Hostile.get("/v1/screens/settings/changes?since=0&since=0")),
+        HostileCase(
+            "definition given twice", .problem(400, "invalid-query"),
+            Hostile.get("/v1/screens/settings/changes?since=0&definition=\(settingsDefinition)&definition=\(settingsDefinition)")),
     ]
 
     static let revisionsAndSessions: [HostileCase] = [

@@ -183,6 +183,8 @@ import Testing
             ("/v1/screens/nowhere/stream", ["X-Session: \(session.token)"], 404, "unknown-screen"),
             ("/v1/screens/settings/stream?since=x", ["X-Session: \(session.token)"], 400, "invalid-query"),
             ("/v1/screens/settings/stream?definition=abc", ["X-Session: \(session.token)"], 400, "invalid-query"),
+            ("/v1/screens/settings/stream?session=\(session.token)&session=\(session.token)", [], 400, "invalid-query"),
+            ("/v1/screens/settings/stream?since=0&since=0", ["X-Session: \(session.token)"], 400, "invalid-query"),
         ]
         for (path, headers, status, slug) in cases {
             let answer = try api.send("GET", path, headers: headers)
@@ -272,6 +274,9 @@ import Testing
         #expect(withoutKey.head.status == 401)
         let wrongKey = try EventStreamClient(port: server.port, path: "/v1/screens/settings/stream?session=\(token)&key=nope")
         #expect(wrongKey.head.status == 401)
+        // A key given twice, like a repeated Authorization header, presents none.
+        let twoKeys = try EventStreamClient(port: server.port, path: "/v1/screens/settings/stream?session=\(token)&key=\(key)&key=\(key)")
+        #expect(twoKeys.head.status == 401)
         let stream = try EventStreamClient(port: server.port, path: "/v1/screens/settings/stream?session=\(token)&key=\(key)")
         #expect(stream.head.status == 200)
         #expect(try stream.nextEvent()?.event == "screen")

@@ -74,7 +74,7 @@ extension APIContext {
     /// `after`: optional, a cursor a feed answer gave.
     static func feedCursor(_ request: Request) throws(Problem) -> FeedCursor? {
         let problem = Problem.invalidQuery("after must be a cursor the feed gave (an entry's \"cursor\" or the answer's \"next\")")
-        switch request.queryValue("after") {
+        switch try queryParameter("after", of: request) {
         case .absent:
             return nil
         case .present(let text?):
@@ -88,7 +88,7 @@ extension APIContext {
     /// `limit`: optional, 1 to ``maxFeedLimit``.
     static func feedLimit(_ request: Request) throws(Problem) -> Int {
         let problem = Problem.invalidQuery("limit must be a whole number from 1 to \(maxFeedLimit)")
-        switch request.queryValue("limit") {
+        switch try queryParameter("limit", of: request) {
         case .absent:
             return defaultFeedLimit
         case .present(let text?):

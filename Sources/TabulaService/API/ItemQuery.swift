@@ -9,16 +9,13 @@ extension APIContext {
     /// existence is checked once the session's state is read, ``requireItem(_:_:in:)``),
     /// refused on any other screen.
     static func itemQuery(_ request: Request, for definition: ScreenDefinition) throws(Problem) -> String? {
-        let value = request.queryValue("item")
+        let value = try queryParameter("item", of: request)
         guard let list = definition.item else {
             guard value == .absent else {
                 throw Problem.invalidQuery(
                     "?item= names the item an item screen shows, and \"\(definition.id)\" is not one (it declares no \"item\"); remove it")
             }
             return nil
-        }
-        guard value == .absent || request.queryCount("item") == 1 else {
-            throw Problem.invalidQuery("?item= names one item; this request names several: keep one")
         }
         switch value {
         case .present(let id?) where !id.isEmpty && id.utf8.count <= maxItemIDLength:

@@ -78,7 +78,7 @@ extension APIContext {
 
     /// `definition`: optional, the id of the definition that rendered the client's copy.
     static func definitionQuery(_ request: Request) throws(Problem) -> String? {
-        switch request.queryValue("definition") {
+        switch try queryParameter("definition", of: request) {
         case .absent:
             return nil
         case .present(let text?) where !text.isEmpty && text.utf8.count <= EventRequest.maxDefinitionLength:
@@ -96,7 +96,7 @@ extension APIContext {
 
     /// `since`: required, a whole number of at least 0.
     static func since(_ request: Request) throws(Problem) -> Int {
-        switch request.queryValue("since") {
+        switch try queryParameter("since", of: request) {
         case .absent:
             throw Problem.invalidQuery("add ?since=N, the revision the client shows (0 for a fresh client)")
         case .malformed, .present(nil):

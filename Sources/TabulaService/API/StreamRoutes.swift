@@ -95,7 +95,7 @@ extension APIContext {
     /// without its query, and a token's first characters only.
     func streamToken(_ request: Request) throws(Problem) -> String {
         if let token = try sessionToken(request) { return token }
-        switch request.queryValue("session") {
+        switch try Self.queryParameter("session", of: request) {
         case .absent: throw Problem.missingStreamSession
         case .present(let token?) where SessionToken.isWellFormed(token): return token
         case .present, .malformed: throw Problem.unknownSession
@@ -111,8 +111,8 @@ extension APIContext {
             else { return StreamResume(definitionID: "", revision: 0) }
             return StreamResume(definitionID: String(lastEventID[..<colon]), revision: revision)
         }
-        guard request.queryValue("since") != .absent else {
-            if request.queryValue("definition") != .absent {
+        guard try queryParameter("since", of: request) != .absent else {
+            if try queryParameter("definition", of: request) != .absent {
                 throw Problem.invalidQuery("definition names the copy given by since; add ?since=REVISION")
             }
             return nil

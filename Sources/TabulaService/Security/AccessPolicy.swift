@@ -84,7 +84,10 @@ struct AccessPolicy: Sendable {
         case .one(let value): return value
         case .repeated: return nil
         case .absent:
-            guard isStream(request.rawPath), case .present(let key?) = request.queryValue("key") else { return nil }
+            // A repeated `?key=`, like a repeated header, presents no key.
+            guard isStream(request.rawPath), request.queryCount("key") == 1, case .present(let key?) = request.queryValue("key") else {
+                return nil
+            }
             return "Bearer " + key
         }
     }
