@@ -84,10 +84,9 @@ struct AccessPolicy: Sendable {
         case .one(let value): return value
         case .repeated: return nil
         case .absent:
-            // A repeated `?key=`, like a repeated header, presents no key.
-            guard isStream(request.rawPath), request.queryCount("key") == 1, case .present(let key?) = request.queryValue("key") else {
-                return nil
-            }
+            // A repeated `?key=`, refused as every repeated query parameter is, presents no
+            // key, as a repeated header does.
+            guard isStream(request.rawPath), case .present(let key?) = try? APIContext.queryParameter("key", of: request) else { return nil }
             return "Bearer " + key
         }
     }
