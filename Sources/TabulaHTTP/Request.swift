@@ -76,23 +76,20 @@ public struct Request: Sendable {
         }
     }
 
-    /// How many query arguments have this name: a route that takes one refuses more.
-    public func queryCount(_ name: String) -> Int {
-        rawQuery.count { Self.isNamed($0, name) }
-    }
-
-    /// Whether a query argument's name, decoded, is `name`.
-    private static func isNamed(_ argument: (name: String, value: String?), _ name: String) -> Bool {
-        PercentDecoding.decode(Substring(argument.name).utf8, plusIsSpace: true) == name
-    }
-
-    /// The decoded value of the first query argument with this name; `.none` when absent,
-    /// `.some(nil)` when present without a value, and `.malformed` for a bad escape.
-    public func queryValue(_ name: String) -> QueryValue {
-        guard let argument = rawQuery.first(where: { Self.isNamed($0, name) }) else { return .absent }
-        guard let raw = argument.value else { return .present(nil) }
-        guard let decoded = PercentDecoding.decode(Substring(raw).utf8, plusIsSpace: true) else { return .malformed }
-        return .present(decoded)
+    /// The decoded value of the first query argument with this name (`.absent`, `.present(nil)`
+    /// without a value, `.malformed` for a bad escape), and how many arguments have the name:
+    /// a route that takes one refuses more. One pass over the query.
+    public func queryArgument(_ name: String) -> (value: QueryValue, count: Int) {
+        var first: (name: String, value: String?)?
+        var count = 0
+        for argument in rawQuery where PercentDecoding.decode(Substring(argument.name).utf8, plusIsSpace: true) == name {
+            if first == nil { first = argument }
+            count += 1
+        }
+        guard let first else { return (.absent, 0) }
+        guard let raw = first.value else { return (.present(nil), count) }
+        guard let decoded = PercentDecoding.decode(Substring(raw).utf8, plusIsSpace: true) else { return (.malformed, count) }
+        return (.present(decoded), count)
     }
 
     public enum QueryValue: Equatable, Sendable {

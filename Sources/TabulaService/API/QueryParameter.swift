@@ -5,10 +5,10 @@ import TabulaHTTP
 /// whose URL was built twice over learns it instead of being answered for the wrong copy.
 extension APIContext {
     static func queryParameter(_ name: String, of request: Request) throws(Problem) -> Request.QueryValue {
-        let count = request.queryCount(name)
+        let (value, count) = request.queryArgument(name)
         guard count <= 1 else {
             throw Problem.invalidQuery("?\(name)= is given \(count) times; a query parameter is given once: keep one")
         }
-        return request.queryValue(name)
+        return value
     }
 }
