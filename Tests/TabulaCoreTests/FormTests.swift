@@ -40,6 +40,36 @@ import Testing
         let mismatch = try reduction(of: .select(row: "go"), on: initial, form, values: values2)
         #expect(mismatch.submit?.valid == false && row(form, mismatch.state, "repeat")?.error == "Does not match")
         #expect(render(form, mismatch.state, reusing: render(form, initial), renderedAt: initial) == render(form, mismatch.state))
+        let retyped = try reduce(mismatch.state, .edit(row: "password", value: "correct hose"), form).state
+        #expect(row(form, retyped, "repeat")?.error == nil, "a new value of the password: the comparison passes until a submit")
+        #expect(form.isFormValid("signin", retyped) && row(form, retyped, "status")?.content == .basic(title: "Ready"))
+        #expect(render(form, retyped, reusing: render(form, mismatch.state), renderedAt: mismatch.state) == render(form, retyped))
+        let again = try reduction(of: .select(row: "go"), on: retyped, form, values: [("password", "correct hose"), ("repeat", "correct horse")])
+        #expect(again.submit?.valid == false && row(form, again.state, "repeat")?.error == "Does not match", "the next submit compares again")
+    }
+
+    /// A secure row whose `equals` with another secure row failed at a submit: a new value of
+    /// that row clears the failure only when no rule after the `equals` needs the row's own
+    /// value, which is not kept; the row's own next edit always does.
+    @Test func aSecureRowsEqualsFailureAndTheRulesAfterIt() throws {
+        let rows = #"""
+            {"id": "pw", "kind": "textField", "title": "Password", "secure": true},
+            {"id": "again", "kind": "textField", "title": "Again", "secure": true,
+             "validate": [{"equals": "pw", "message": "Must match"}, {"minLength": 4, "message": "Too short"}]},
+            {"id": "other", "kind": "textField", "title": "Other", "secure": true, "validate": [{"equals": "pw", "message": "Differs"}]},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": {"submit": "f"}}
+            """#
+        let file = definition(id: "f", state: "{}", rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let failed = try reduction(of: .select(row: "go"), on: catalogue.initialState, form, values: [("pw", "abcd"), ("again", "abce"), ("other", "x")])
+        #expect(row(form, failed.state, "again")?.error == "Must match" && row(form, failed.state, "other")?.error == "Differs")
+        let retyped = try reduce(failed.state, .edit(row: "pw", value: "abce"), form).state
+        #expect(row(form, retyped, "other")?.error == nil, "no rule after the equals: it passes until the next submit")
+        #expect(row(form, retyped, "again")?.error == "Must match", "whether its value is long enough is not known")
+        #expect(!form.isFormValid("f", retyped))
+        let own = try reduce(retyped, .edit(row: "again", value: "abce"), form).state
+        #expect(row(form, own, "again")?.error == nil && form.isFormValid("f", own))
     }
 
     /// An `equals` with a secure row is checked at a submit, which carries the secure value;

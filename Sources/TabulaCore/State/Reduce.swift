@@ -264,13 +264,13 @@ private struct ActionRun {
             secureValues[rowID] = value
             state.marks.touched.insert(mark)
             state.marks.secureResults[mark] = row.firstFailingRule(of: value, context: context) { _ in nil } ?? FormMarks.passed
-            forgetEqualsFailures(comparingWith: rowID)
         } else {
             if !row.validate.isEmpty { state.marks.touched.insert(mark) }
             // What its form's last submit kept of it (an `equals` with a secure field that
             // failed) lasts until this edit.
             if state.marks.secureResults[mark] != nil { state.marks.secureResults[mark] = nil }
         }
+        if !state.marks.secureResults.isEmpty { forgetEqualsFailures(comparingWith: rowID) }
         switch row.onEdit {
         case .set(let key)?:
             state.values[key] = .scalar(value.stateValue)
@@ -282,18 +282,25 @@ private struct ActionRun {
         }
     }
 
-    /// Forgets what a submit kept of rows whose `equals` failed against the secure field
-    /// `rowID`'s value: that value is replaced, and until the next submit the comparison
-    /// passes, as it did before the first.
+    /// Forgets what a submit found of `equals` rules that failed against row `rowID`, whose
+    /// value this edit replaced: until the next submit the comparison passes, as it did
+    /// before the first (one of its values is secure, and not kept). A row that is not secure
+    /// shows its rules' verdict on its value again. A secure row's kept result becomes
+    /// "passed" when every rule after that `equals` is an `equals` too, which passes without
+    /// the values; otherwise what those rules say of its value is not known, and the kept
+    /// failure stays until the row's own next edit or its form's next submit.
     private mutating func forgetEqualsFailures(comparingWith rowID: String) {
         let prefix = FormMarks.key(screen: definition.id, row: "")
-        for mark in state.marks.secureResults.keys where mark.hasPrefix(prefix) {
+        for (mark, result) in state.marks.secureResults where mark.hasPrefix(prefix) {
             let row = String(mark.dropFirst(prefix.count))
-            guard row != rowID, let instance = definition.rowInstance(row, state, screenItem: screenItem),
-                instance.definition.equalsTargets.contains(rowID),
-                !definition.isSecureTextField(row: row, state, item: itemID)
-            else { continue }
-            state.marks.secureResults[mark] = nil
+            guard row != rowID, let instance = definition.rowInstance(row, state, screenItem: screenItem) else { continue }
+            let rules = instance.definition.validate
+            guard rules.indices.contains(result), case .equals(row: rowID) = rules[result].check else { continue }
+            if !definition.isSecureTextField(row: row, state, item: itemID) {
+                state.marks.secureResults[mark] = nil
+            } else if rules[(result + 1)...].allSatisfy({ if case .equals = $0.check { true } else { false } }) {
+                state.marks.secureResults[mark] = FormMarks.passed
+            }
         }
     }
 
