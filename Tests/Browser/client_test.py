@@ -606,6 +606,36 @@ class ClientTest:
         if count != 1:
             raise Failure(f"the feed shows the switch's eventId {sent['eventId']} {count} times, not once")
 
+    def check_proxy_page(self):
+        step("a proxy's 502 page instead of a switch event's answer: the event is sent again with the same eventId, and applied once")
+        driver = self.driver = self.windows[0]
+        # The first attempt reaches the service, which applies the event, and the next one
+        # its replayed answer; a proxy's HTML page comes back instead of both.
+        driver.execute_script("""
+            const real = window.fetch;
+            window.tabulaTest.realFetch = real;
+            window.tabulaTest.proxyPages = 0;
+            window.fetch = async (url, options) => {
+              const response = await real(url, options);
+              if (String(url).includes("/switch") && window.tabulaTest.proxyPages < 2) {
+                window.tabulaTest.proxyPages += 1;
+                return new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", { status: 502, headers: { "Content-Type": "text/html" } });
+              }
+              return response;
+            };""")
+        sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+        try:
+            toggle = driver.find_element(By.CSS_SELECTOR, '#mount-settings [data-row-id="bluetooth"] input[role=switch]')
+            driver.execute_script("arguments[0].click()", toggle)
+            wait_for(driver, lambda d: d.execute_script("return window.tabulaTest.proxyPages") == 2, 10, "the two proxy pages to be answered")
+            self.check_all("after the proxy's pages", timeout=15)
+        finally:
+            driver.execute_script("window.fetch = window.tabulaTest.realFetch")
+        sent = driver.execute_script("return window.tabulaTest.sent")[sent_before]
+        count = sum(1 for entry in self.feed_events() if entry["event"].get("eventId") == sent["eventId"])
+        if count != 1:
+            raise Failure(f"the feed shows the switch's eventId {sent['eventId']} {count} times, not once")
+
     def feed_events(self):
         status, feed = self.api.call("GET", "/v1/feed?limit=1000", headers={"Authorization": f"Bearer {BACKEND_KEY}"})
         if status != 200:
@@ -681,6 +711,7 @@ def main():
         test.check_segmented_control()
         test.random_events(args.events)
         test.check_retry()
+        test.check_proxy_page()
         test.check_each_event_once()
         test.check_gone()
         for window in test.windows:

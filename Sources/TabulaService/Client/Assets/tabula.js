@@ -762,7 +762,12 @@ export class TabulaView extends EventTarget {
     return this.item ? `${path}?item=${encodeURIComponent(this.item)}` : path;
   }
 
-  /** One request: its JSON answer, a Problem for a non-2xx answer, a NetworkFailure for none. */
+  /**
+   * One request: its JSON answer, a Problem for a non-2xx answer, a NetworkFailure for none.
+   * A 5xx page that is not the service's problem document (a proxy's "502 Bad Gateway", a
+   * portal's page) is no answer either: the request may or may not have reached the
+   * service, and the same body with the same eventId applies an event once.
+   */
   async request(method, path, { body, session, timeout = REQUEST_TIMEOUT_MS } = {}) {
     const headers = { Accept: "application/json" };
     if (this.apiKey) headers.Authorization = `Bearer ${this.apiKey}`;
@@ -784,6 +789,9 @@ export class TabulaView extends EventTarget {
     const text = await response.text().catch(() => "");
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
+    if (response.status >= 500 && !(json && typeof json === "object" && typeof json.type === "string")) {
+      throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} without a problem document: not the service's answer`);
+    }
     if (!response.ok) throw new Problem(response.status, json, response.headers.get("Retry-After"));
     return json;
   }
