@@ -86,6 +86,8 @@ import Testing
         #expect(retry.body == edit.body)
         let feed = try api.send("GET", "/v1/feed?limit=10", headers: [BackendAPITests.authorization])
         #expect(feed.bodyText.contains(#""item":"alex-great","kind":"edit","row":"age","screen":"people-details""#), "\(feed.bodyText)")
+        let entries = try #require(feed.json.objectValue?["entries"]?.arrayValue)
+        #expect(entries.compactMap { $0.objectValue?["item"] } == ["alex-great"], "the event's entry names its item, the session's creation none")
         // A client at revision 0 of Alex's screen catches up.
         let changes = try api.send("GET", "/v1/screens/people-details/changes?since=0&item=alex-great", session: token)
         #expect(changes.status == 200 && changes.json.objectValue?["item"] == "alex-great", "\(changes.bodyText)")

@@ -126,6 +126,9 @@ extension APIContext {
         writer.key("cursor"); writer.string(entry.cursor.description)
         writer.key("event")
         if let event = entry.record.event { writer.rawValue(event) } else { writer.null() }
+        if let item = entry.record.item {
+            writer.key("item"); writer.string(item)
+        }
         writer.key("revision"); writer.int(entry.revision)
         writer.key("session"); writer.string(entry.sessionID)
         writer.key("subject")

@@ -69,6 +69,16 @@ public struct FeedRecord: Sendable, Equatable {
         return FeedRecord(cause: .event, event: writer.bytes, changedKeys: keysJSON(changedKeys))
     }
 
+    /// For an event on an item screen, the item it showed: read from the event's own JSON,
+    /// its one owner, so that stores keep no column for it. Only an event whose bytes hold
+    /// `"item":` is parsed (a value's text may hold it too, escaped; the parse tells).
+    public var item: String? {
+        guard let event, event.firstRange(of: Self.itemKey) != nil else { return nil }
+        return (try? JSONParser().parse(event))?.objectValue?["item"]?.stringValue
+    }
+
+    private static let itemKey = Array(#""item":"#.utf8)
+
     /// A backend's write that changed the state.
     public static func patch(changedKeys: [String]) -> FeedRecord {
         FeedRecord(cause: .patch, event: nil, changedKeys: keysJSON(changedKeys))
