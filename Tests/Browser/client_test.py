@@ -599,12 +599,8 @@ class ClientTest:
             time.sleep(1.5)  # Several attempts fail meanwhile.
         finally:
             driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        sent = driver.execute_script("return window.tabulaTest.sent")[sent_before]
         self.check_all("after the network came back", timeout=15)
-        entries = self.feed_events()
-        count = sum(1 for entry in entries if entry["event"].get("eventId") == sent["eventId"])
-        if count != 1:
-            raise Failure(f"the feed shows the switch's eventId {sent['eventId']} {count} times, not once")
+        self.expect_once_in_feed(driver.execute_script("return window.tabulaTest.sent")[sent_before])
 
     def check_proxy_page(self):
         step("a proxy's 502 page instead of a switch event's answer: the event is sent again with the same eventId, and applied once")
@@ -631,7 +627,10 @@ class ClientTest:
             self.check_all("after the proxy's pages", timeout=15)
         finally:
             driver.execute_script("window.fetch = window.tabulaTest.realFetch")
-        sent = driver.execute_script("return window.tabulaTest.sent")[sent_before]
+        self.expect_once_in_feed(driver.execute_script("return window.tabulaTest.sent")[sent_before])
+
+    def expect_once_in_feed(self, sent):
+        """Fails unless the feed shows the event's eventId exactly once: sent again, applied once."""
         count = sum(1 for entry in self.feed_events() if entry["event"].get("eventId") == sent["eventId"])
         if count != 1:
             raise Failure(f"the feed shows the switch's eventId {sent['eventId']} {count} times, not once")

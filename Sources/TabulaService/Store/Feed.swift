@@ -72,7 +72,7 @@ public struct FeedRecord: Sendable, Equatable {
     /// For an event on an item screen, the item it showed: read from the event's own JSON,
     /// its one owner, so that stores keep no column for it. Only an event whose bytes hold
     /// `"item":` is parsed (a value's text may hold it too, escaped; the parse tells).
-    public var item: String? {
+    var item: String? {
         guard let event, event.firstRange(of: Self.itemKey) != nil else { return nil }
         return (try? JSONParser().parse(event))?.objectValue?["item"]?.stringValue
     }
