@@ -89,13 +89,15 @@ public struct Catalogue: Sendable {
                     kindsByName[name] = (declaration, file.name)
                 }
             }
-            if let screen {
-                if let first = screenFiles[screen.id] {
-                    log.add(.duplicateScreenID, at: "$.id", "screen id \"\(screen.id)\" is already used by \(first)")
+            // A screen with problems of its own keeps its id, so that navigations to it are
+            // not reported as well.
+            if let id = reader.screenID {
+                if let first = screenFiles[id] {
+                    log.add(.duplicateScreenID, at: "$.id", "screen id \"\(id)\" is already used by \(first)")
                 } else {
-                    screenFiles[screen.id] = file.name
-                    screens.append(screen)
-                    if screen.item != nil { itemScreens.insert(screen.id) }
+                    screenFiles[id] = file.name
+                    if reader.declaresItem { itemScreens.insert(id) }
+                    if let screen { screens.append(screen) }
                 }
             }
             navigations += reader.navigations.map { ($0.target, $0.path, file.name, $0.withItem) }

@@ -10,6 +10,11 @@ struct DefinitionReader {
     /// What the other screens declare, for the keys of theirs that this one reads.
     let sharedState: [String: StateDeclaration]
     var kinds: [String: KindDeclaration] = [:]
+    /// The screen's id, and whether it declares an `item`, as read even when the screen has
+    /// problems: other screens' `navigate` targets are checked against them, so that a
+    /// problem of this screen is not reported again as a navigation to a screen that is gone.
+    var screenID: String?
+    var declaresItem = false
     /// `navigate` targets with their paths, checked once every screen is known.
     var navigations: [(target: String, path: String, withItem: Bool)] = []
     /// On an item screen, its list and the list's record schema: what `item` reads in the
@@ -87,13 +92,17 @@ struct DefinitionReader {
     mutating func readScreen(_ json: JSONValue) -> ScreenDefinition? {
         guard var object = DefinitionObject(json, path: "$", log: &log) else { return nil }
         let id = object.requireString(ScreenMember.id, log: &log)
+        screenID = id
         if let id, !Self.isSafeID(id) {
             log.add(
                 .structure, at: object.memberPath(ScreenMember.id), "screen id \"\(id)\" appears in URLs; use \(Self.safeIDRule)")
         }
         if let declarations = object.take(ScreenMember.state) { readState(declarations, path: object.memberPath(ScreenMember.state)) }
         if let kindDeclarations = object.take(ScreenMember.kinds) { readKinds(kindDeclarations, path: object.memberPath(ScreenMember.kinds)) }
-        if let item = object.take(ScreenMember.item) { readScreenItem(item, path: object.memberPath(ScreenMember.item)) }
+        if let item = object.take(ScreenMember.item) {
+            declaresItem = true
+            readScreenItem(item, path: object.memberPath(ScreenMember.item))
+        }
         let title = object.require(ScreenMember.title, log: &log).flatMap { template($0, path: object.memberPath(ScreenMember.title), scope: stateScope) }
         let style = object.optionalEnumeration(ScreenMember.style, as: TableStyle.self, log: &log)
         let sections = readArray(object.require(ScreenMember.sections, log: &log), path: object.memberPath(ScreenMember.sections), of: "sections") {
