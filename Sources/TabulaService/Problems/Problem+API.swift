@@ -136,7 +136,7 @@ extension Problem {
     static func unknownScreen(_ id: String, known: [String]) -> Problem {
         Problem(
             slug: "unknown-screen", title: "Unknown Screen", status: .notFound,
-            detail: "there is no screen \"\(id.clippedForDetail)\"; GET /v1/screens lists them: \(known.joined(separator: ", "))")
+            detail: "there is no screen \"\(id.clippedForDetail)\"; the screens are \(known.joined(separator: ", "))")
     }
 
     static func unknownRow(_ detail: String) -> Problem {
