@@ -18,9 +18,12 @@ import Testing
     }
 
     /// A server on a store of `kind` with the settings `adjust` makes, on a clock the test moves.
-    func server(_ kind: StoreKind, _ adjust: (inout StoreSettings) -> Void) throws -> (api: APITestServer, clock: Clock, factory: StoreFactory) {
+    func server(
+        _ kind: StoreKind, retentionIntervalSeconds: Double = 0, _ adjust: (inout StoreSettings) -> Void
+    ) throws -> (api: APITestServer, clock: Clock, factory: StoreFactory) {
         let clock = Clock()
         let factory = try StoreFactory(kind)
+        factory.retentionIntervalSeconds = retentionIntervalSeconds
         adjust(&factory.settings)
         factory.clock = clock.now
         let catalogue = try flipCatalogue()
@@ -73,6 +76,24 @@ import Testing
         // The new answer is the one replayed now.
         #expect(try event(api, session, #"{"row": "flip", "eventId": "first"}"#).body == again.body)
         #expect(try api.revision(session, screen: "flip") == 2)
+    }
+
+    /// Every store runs its passes by itself (`tabula serve` every minute): an idle session
+    /// goes without anyone asking.
+    @Test(arguments: StoreKind.allCases)
+    func everyStoreRunsItsOwnRetentionPasses(kind: StoreKind) throws {
+        let (api, clock, factory) = try server(kind, retentionIntervalSeconds: 0.05) { $0.sessionTTLSeconds = 10 }
+        defer { api.store.close(); withExtendedLifetime(factory) {} }  // the factory owns the store's directory
+        let idle = try api.newSession()
+        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 200)
+        clock.advance(seconds: 11)
+        // Watched through the feed: a read of the session would count as its use.
+        let removed = try eventually(within: 10) {
+            guard case .entries(let entries, _) = try wait({ api.store.readFeed(after: nil, limit: 10, completion: $0) }) else { return false }
+            return entries.contains { $0.record.cause == .deleted }
+        }
+        #expect(removed)
+        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401)
     }
 
     /// A session that is only read is in use: with a TTL shorter than an hour, reads still

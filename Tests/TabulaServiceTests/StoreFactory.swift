@@ -20,6 +20,9 @@ final class StoreFactory {
     let databaseURL: String?
     var settings = StoreSettings()
     var clock: (@Sendable () -> Milliseconds) = unixMilliseconds
+    /// Seconds between the store's own retention passes: none by default, so that a test
+    /// that moves the clock runs each pass itself.
+    var retentionIntervalSeconds: Double = 0
 
     init(_ kind: StoreKind) throws {
         self.kind = kind
@@ -36,13 +39,14 @@ final class StoreFactory {
         logger.logLevel = .error
         switch kind {
         case .memory:
-            return MemorySessionStore(settings: settings, now: clock)
+            return MemorySessionStore(settings: settings, retentionIntervalSeconds: retentionIntervalSeconds, now: clock)
         case .sqlite:
             return try SQLiteSessionStore(
-                directory: directory.path, settings: settings, logger: logger, now: clock)
+                directory: directory.path, settings: settings, logger: logger, retentionIntervalSeconds: retentionIntervalSeconds, now: clock)
         case .postgres:
             return try PostgresSessionStore(
-                url: databaseURL ?? "", settings: settings, logger: logger, now: clock)
+                url: databaseURL ?? "", settings: settings, logger: logger, retentionIntervalSeconds: retentionIntervalSeconds,
+                now: clock)
         }
     }
 }

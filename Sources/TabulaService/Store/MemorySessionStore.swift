@@ -18,6 +18,7 @@ public final class MemorySessionStore: SessionStore {
     private let definitions = Locked<(byID: [String: (definition: KeptDefinition, served: Int)], served: Int)>(([:], 0))
     private let feed: MemoryFeed
     private let now: @Sendable () -> Milliseconds
+    private let retention: RetentionTimer
     public let limitCounts = LimitCounts()
 
     /// Feed entries kept at most, besides the retention: few enough that the oldest, which
@@ -25,13 +26,17 @@ public final class MemorySessionStore: SessionStore {
     /// `Scripts/bench-pairs` with `MemorySessionStore(feedCapacity:)` changed).
     public static let defaultFeedCapacity = 10_000
 
+    /// A store whose retention passes run every `retentionIntervalSeconds` (0: only when
+    /// `removeExpired` is called), as the durable stores' do.
     public init(
         settings: StoreSettings = StoreSettings(), feedCapacity: Int = defaultFeedCapacity,
-        now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
+        retentionIntervalSeconds: Double = 60, now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) {
         self.settings = settings
         self.now = now
         feed = MemoryFeed(capacity: feedCapacity)
+        retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
+        retention.start(removingExpiredFrom: self)
     }
 
     public func createSession(_ new: NewSession, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
@@ -157,7 +162,9 @@ public final class MemorySessionStore: SessionStore {
     /// Every completion runs inside its call: nothing waits.
     public func continueCompletions(on pool: WorkerPool) -> Bool { true }
 
-    public func close() {}
+    public func close() {
+        retention.stop()
+    }
 
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
         let time = now()

@@ -1,6 +1,8 @@
 import TabulaPlatform
 
-/// Runs a retention pass every interval on its own thread until stopped.
+/// Runs a store's retention pass every interval on its own thread until stopped, or until
+/// the store is gone: it holds the store weakly, so a store dropped without `close` (as
+/// tests do) ends its thread by the next interval.
 final class RetentionTimer: @unchecked Sendable {
     private let intervalSeconds: Double
     private let wakeUp = BlockingQueue<Void>(capacity: 1)
@@ -10,12 +12,13 @@ final class RetentionTimer: @unchecked Sendable {
         self.intervalSeconds = intervalSeconds
     }
 
-    func start(_ action: @escaping @Sendable () -> Void) {
+    func start<Store: SessionStore & AnyObject>(removingExpiredFrom store: Store) {
         guard intervalSeconds > 0 else { return }
-        thread = WorkerThread.start { [wakeUp, intervalSeconds] in
+        thread = WorkerThread.start { [wakeUp, intervalSeconds, weak store] in
             // `take` returns [] on timeout and nil once closed.
             while wakeUp.take(maximum: 1, timeout: intervalSeconds) != nil {
-                action()
+                guard let store else { return }
+                store.removeExpired { _ in }
             }
         }
     }

@@ -54,7 +54,7 @@ public final class PostgresSessionStore: SessionStore {
         self.now = now
         pool = PostgresPool(url: url, size: poolSize, logger: logger)
         retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
-        retention.start { [weak self] in self?.removeExpired { _ in } }
+        retention.start(removingExpiredFrom: self)
     }
 
     /// The URL without its password, for messages.

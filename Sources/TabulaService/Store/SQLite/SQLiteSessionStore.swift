@@ -72,7 +72,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
         retention = RetentionTimer(intervalSeconds: retentionIntervalSeconds)
         writer.start()
-        retention.start { [weak self] in self?.removeExpired { _ in } }
+        retention.start(removingExpiredFrom: self)
     }
 
     /// Refuses a database file of no bytes: SQLite would take it for a new database and
