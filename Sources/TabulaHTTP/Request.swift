@@ -41,6 +41,20 @@ public struct Request: Sendable {
         Self.pathSegments(of: rawPath)
     }
 
+    /// The path of a request target as sent: an absolute-form target (`http://host/path`),
+    /// which RFC 9112 section 3.2.2 says a server must accept, without its scheme and
+    /// authority (`/` when it has no path); any other target as it is.
+    static func originPath(of target: String) -> String {
+        guard !target.hasPrefix("/") else { return target }
+        var rest = Substring(target)
+        guard let colon = rest.firstIndex(of: ":") else { return target }
+        let scheme = rest[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https", rest[colon...].hasPrefix("://") else { return target }
+        rest = rest[rest.index(colon, offsetBy: 3)...]
+        guard let slash = rest.firstIndex(of: "/") else { return "/" }
+        return String(rest[slash...])
+    }
+
     /// The segments of a path as sent; see ``pathSegments()``.
     public static func pathSegments(of rawPath: String) -> [String]? {
         var path = rawPath

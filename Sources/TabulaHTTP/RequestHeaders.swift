@@ -16,7 +16,12 @@ public struct RequestHeaders: Sendable {
         for (name, value) in pairs { append(name: Array(name.utf8), value: Array(value.utf8)) }
     }
 
+    /// Keeps a header; its value without the spaces and tabs after it (RFC 9110 section 5.5:
+    /// they are not part of the value; libmicrohttpd drops only those before it).
     mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        var end = value.count
+        while end > 0 && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }
+        let value = UnsafeRawBufferPointer(rebasing: value[..<end])
         if count == 0 { storage.reserveCapacity(256) }
         Self.appendLength(name.count, to: &storage)
         Self.appendLength(value.count, to: &storage)

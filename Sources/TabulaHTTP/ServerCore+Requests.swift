@@ -14,7 +14,7 @@ extension ServerCore {
     func begin(
         _ connection: OpaquePointer, info: ConnectionInfo?, url: String, targetIsSound: Bool, method: String, version: String
     ) -> (RequestContext, MHD_Result) {
-        let context = RequestContext(connection: connection, method: method, rawURL: url, version: version)
+        let context = RequestContext(connection: connection, method: method, rawURL: Request.originPath(of: url), version: version)
         context.activity = info?.activity
         context.activity?.begin()
         counts.add(1, to: .inProgress)

@@ -50,6 +50,31 @@ import Testing
         }
     }
 
+    /// RFC 9110 section 5.5: a field value is without the whitespace around it.
+    @Test func headerValuesComeWithoutTheWhitespaceAroundThem() throws {
+        try withServer { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET /header HTTP/1.1\r\nHost: x\r\nX-Test: \t one two \t \r\nX-Test:three\r\nX-Test: \t\r\n\r\n")
+            let body = try connection.readResponse().bodyText
+            #expect(body == "[one two][three][]")
+        }
+    }
+
+    /// RFC 9112 section 3.2.2: a server must accept a target in absolute form.
+    @Test func absoluteFormTargetsReachTheirPath() throws {
+        try withServer { _, port, _ in
+            let connection = try RawHTTPConnection(port: port)
+            try connection.send("GET http://x/hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().bodyText == "hello")
+            try connection.send("GET HTTPS://x:443/late?ms=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().bodyText == "late")
+            try connection.send("GET http://x HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().bodyText == "/ -> ")
+            try connection.send("GET ftp://x/hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().bodyText == "ftp://x/hello -> malformed")
+        }
+    }
+
     @Test func headGetsHeadersOnly() throws {
         try withServer { _, port, _ in
             let connection = try RawHTTPConnection(port: port)

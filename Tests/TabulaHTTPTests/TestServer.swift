@@ -5,7 +5,8 @@ import TabulaPlatform
 import TabulaTestSupport
 
 /// A handler with a few routes that exercise the server: immediate, late (from another
-/// thread) and prepared answers, and one that echoes the body's size.
+/// thread) and prepared answers, one that echoes the body's size, and one the values of its
+/// `X-Test` headers.
 struct TestHandler: HTTPHandler {
     static let fixed = PreparedResponse(status: .ok, headerFields: [.contentType: "text/plain"], body: Array(repeating: UInt8(ascii: "x"), count: 3400))
 
@@ -28,6 +29,9 @@ struct TestHandler: HTTPHandler {
             responder.send(Response(status: .ok, headerFields: [.contentType: "text/event-stream"], stream: stream))
         case (.post, "/echo"):
             responder.send(Response(status: .ok, body: Array("\(request.body.count)".utf8)))
+        case (.get, "/header"):
+            let values = request.headers.values("X-Test").map { "[\($0)]" }.joined()
+            responder.send(Response(status: .ok, body: Array(values.utf8)))
         case (_, let path):
             let segments = request.pathSegments()?.joined(separator: "|") ?? "malformed"
             responder.send(Response(status: .notFound, body: Array("\(path) -> \(segments)".utf8)))
