@@ -1,5 +1,5 @@
-// Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon and
-// MHD_get_*_info are variadic. Only the TabulaHTTP target imports this module.
+// Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon,
+// MHD_get_*_info and MHD_set_response_options are variadic. Only the TabulaHTTP target imports this module.
 #ifndef TABULA_MICROHTTPD_SHIM_H
 #define TABULA_MICROHTTPD_SHIM_H
 
@@ -119,6 +119,12 @@ static inline void *tabula_socket_context(struct MHD_Connection *connection) {
 static inline int tabula_connection_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Makes a response close its connection after it and never use chunked encoding (its head
+/// alone, for HEAD): MHD_set_response_options is variadic. Returns MHD_NO on failure.
+static inline enum MHD_Result tabula_close_unchunked(struct MHD_Response *response) {
+    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
 }
 
 /// Formats one libmicrohttpd log message (a printf format and its va_list) into `buffer`.

@@ -42,7 +42,8 @@ enum MHDResponseFactory {
     /// A response whose body `stream` produces, in chunks (HTTP/1.1) or until the
     /// connection closes (HTTP/1.0). libmicrohttpd holds a reference to the stream until
     /// it destroys the response.
-    static func make(headerFields: HTTPFields, stream: ServerStream) -> OpaquePointer? {
+    /// `headOnly` is for HEAD: the head alone, closing the connection after it.
+    static func make(headerFields: HTTPFields, stream: ServerStream, headOnly: Bool = false) -> OpaquePointer? {
         let retained = Unmanaged.passRetained(stream)
         guard
             let response = MHD_create_response_from_callback(
@@ -52,6 +53,10 @@ enum MHDResponseFactory {
             return nil
         }
         addHeaderFields(headerFields, to: response)
+        if headOnly && tabula_close_unchunked(response) != .YES {
+            MHD_destroy_response(response)
+            return nil
+        }
         return response
     }
 

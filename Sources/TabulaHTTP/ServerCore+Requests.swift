@@ -187,7 +187,13 @@ extension ServerCore {
             return state.endsStreams
         }
         if ends { stream.ending.store(true, ordering: .releasing) }
-        guard let handle = MHDResponseFactory.make(headerFields: response.headerFields, stream: stream) else { return .NO }
+        // libmicrohttpd 0.9.75 ends a chunked answer to HEAD with the last chunk all the
+        // same, bytes a client on the connection would take for the start of the next
+        // answer; unchunked, closing the connection, it sends the head alone.
+        let headOnly = context.method == "HEAD"
+        guard let handle = MHDResponseFactory.make(headerFields: response.headerFields, stream: stream, headOnly: headOnly) else {
+            return .NO
+        }
         defer { MHD_destroy_response(handle) }
         return MHD_queue_response(context.connection, UInt32(response.status.code), handle)
     }

@@ -35,6 +35,24 @@ import Testing
         }
     }
 
+    /// An answer to HEAD is its head alone (RFC 9112 section 6.3): nothing of a body may come
+    /// before the answer to the next request, or in its place.
+    @Test func aStreamAnsweringHEADSendsItsHeadAlone() throws {
+        try withServer { _, port, _ in
+            let client = try RawHTTPConnection(port: port)
+            try client.send("HEAD /stream?name=head HTTP/1.1\r\nHost: x\r\n\r\n" + getRequest("/hello"))
+            let head = try client.readResponseHead()
+            #expect(head.status == 200)
+            do {
+                let next = try client.readResponse()
+                #expect(next.status == 200 && next.bodyText == "hello")
+            } catch let error as RawHTTPError {
+                // Closing the connection after the head is an answer too; anything else is not.
+                #expect(error.description == "connection closed before a response (0 bytes)")
+            }
+        }
+    }
+
     @Test func aClientThatLeavesClosesItsStream() throws {
         try withServer { _, port, _ in
             var client: RawHTTPConnection? = try RawHTTPConnection(port: port)

@@ -20,7 +20,7 @@ struct TestHandler: HTTPHandler {
             let milliseconds = request.rawQuery.first { $0.name == "ms" }?.value.flatMap { Int($0) } ?? 50
             let thread = LateAnswer(responder: responder, milliseconds: milliseconds)
             thread.start()
-        case (.get, "/stream"):
+        case (.get, "/stream"), (.head, "/stream"):
             let name = request.rawQuery.first { $0.name == "name" }?.value ?? ""
             let source = TestStreamSource()
             let stream = ServerStream(source: source)
