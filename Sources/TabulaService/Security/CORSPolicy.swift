@@ -10,7 +10,9 @@ public struct CORSPolicy: Sendable {
     let allowsAnyOrigin: Bool
 
     static let allowedMethods = "GET, POST, PUT"
-    static let allowedHeaders = "Authorization, Content-Type, If-None-Match, X-Session"
+    /// `Last-Event-ID` for a stream client built on `fetch`, which resumes with the header
+    /// (an `EventSource` sends it without asking).
+    static let allowedHeaders = "Authorization, Content-Type, If-None-Match, Last-Event-ID, X-Session"
     static let exposedHeaders = "ETag, Location, Retry-After"
     static let preflightMaxAgeSeconds = 600
 
