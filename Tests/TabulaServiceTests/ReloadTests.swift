@@ -18,7 +18,10 @@ import Testing
         let directory: URL
         let api: APITestServer
 
-        init(_ files: [DefinitionFile], strings: [DefinitionFile] = [], store kind: StoreKind = .memory, preview: Bool = false) throws {
+        init(
+            _ files: [DefinitionFile], strings: [DefinitionFile] = [], store kind: StoreKind = .memory, keepDefinitions: Int? = nil,
+            preview: Bool = false
+        ) throws {
             root = try makeTemporaryDirectory()
             directory = root.appendingPathComponent("screens")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -30,7 +33,9 @@ import Testing
             }
             let sources = strings.isEmpty ? nil : StringSources(files: strings, defaultLocale: StringSources.defaultLocale, rules: ICULocaleRules())
             let catalogue = try Catalogue.load(files, strings: sources)
-            api = try APITestServer(catalogue: catalogue, store: try StoreFactory(kind).open(catalogue)) { $0.preview = preview }
+            let factory = try StoreFactory(kind)
+            if let keepDefinitions { factory.settings.keepDefinitions = keepDefinitions }
+            api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { $0.preview = preview }
         }
 
         /// The bundled screens and string tables.
@@ -68,6 +73,34 @@ import Testing
         return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted().map {
             DefinitionFile(name: $0, bytes: [UInt8](try Data(contentsOf: directory.appendingPathComponent($0))))
         }
+    }
+
+    /// Reloads remove the versions past `--keep-definitions`, and a copy one of them made
+    /// gets 409 from the reloaded instance as from a restarted one; the versions kept still
+    /// catch up.
+    @Test(arguments: StoreKind.allCases)
+    func reloadsForgetTheVersionsTheStoreNoLongerKeeps(kind: StoreKind) throws {
+        func version(_ number: Int) -> DefinitionFile {
+            DefinitionFile(
+                name: "s.json",
+                bytes: Array(
+                    #"{"id": "s", "title": "Version \#(number)", "sections": [{"id": "a", "rows": [{"id": "r", "kind": "basic", "title": "x"}]}]}"#.utf8))
+        }
+        let served = try Served([version(1)], store: kind, keepDefinitions: 2)
+        let session = try served.api.newSession()
+        var definitions = [try served.screen(session, "s").definition ?? ""]
+        for number in 2...3 {
+            try served.write(version(number))
+            #expect(served.reload().version == number)
+            definitions.append(try served.screen(session, "s").definition ?? "")
+        }
+        func catchUp(from definition: String) throws -> RawHTTPResponse {
+            try served.api.send("GET", "/v1/screens/s/changes?since=0&definition=\(definition)", session: session)
+        }
+        let oldest = try catchUp(from: definitions[0])
+        #expect(oldest.status == 409 && oldest.problemSlug == "unknown-definition", "\(oldest.bodyText)")
+        #expect(try catchUp(from: definitions[1]).status == 200)
+        #expect(try catchUp(from: definitions[2]).status == 200)
     }
 
     /// Random definitions edited at random between reloads, on each store: a stream open

@@ -49,12 +49,15 @@ extension APIContext {
                 ),
                 version: old.version)
         }
+        let removed: [String]
         do throws(StoreError) {
-            try store.keepDefinitions(catalogue.screens.map(KeptDefinition.init))
+            removed = try store.keepDefinitions(catalogue.screens.map(KeptDefinition.init))
         } catch {
             return .refused(CatalogueProblems([.refused("the \(store.name) store cannot keep the definitions: \(error)")]), version: old.version)
         }
         for definition in old.catalogue.screens { definitions.remember(definition) }
+        // After the definitions it replaces: with --keep-definitions 1, those are gone too.
+        definitions.forget(removed)
         let new = ServedCatalogue(catalogue, version: old.version + 1, threadCacheEntries: threadCacheEntries)
         catalogues.replace(with: new)
         streams.reloaded(catalogue)

@@ -85,6 +85,15 @@ final class DefinitionArchive: Sendable {
         }
     }
 
+    /// Forgets the definitions with these ids, which the store no longer keeps: a client
+    /// showing one gets 409 here as on a restarted instance.
+    func forget(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        remembered.withLock { remembered in
+            for id in ids { remembered[id] = nil }
+        }
+    }
+
     /// Keeps `definition` at hand: a reload remembers the definitions it replaces, which
     /// clients still show.
     func remember(_ definition: ScreenDefinition) {

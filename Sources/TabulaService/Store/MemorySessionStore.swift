@@ -133,15 +133,20 @@ public final class MemorySessionStore: SessionStore {
         _ = watch.touch(at: now(), interval: 1000)
     }
 
-    public func keepDefinitions(_ kept: [KeptDefinition]) throws(StoreError) {
+    public func keepDefinitions(_ kept: [KeptDefinition]) throws(StoreError) -> [String] {
         let keep = settings.keepDefinitions
-        definitions.withLock { definitions in
+        return definitions.withLock { definitions in
             definitions.served += 1
             for definition in kept { definitions.byID[definition.id] = (definition, definitions.served) }
+            var removed: [String] = []
             for screen in Set(kept.map(\.screen)) {
                 let versions = definitions.byID.values.filter { $0.definition.screen == screen }.sorted { $0.served > $1.served }
-                for old in versions.dropFirst(keep) { definitions.byID[old.definition.id] = nil }
+                for old in versions.dropFirst(keep) {
+                    definitions.byID[old.definition.id] = nil
+                    removed.append(old.definition.id)
+                }
             }
+            return removed
         }
     }
 

@@ -65,7 +65,7 @@ final class ServiceStore: SessionStore {
         inner.touch(session: key, watch: watch)
     }
 
-    func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
+    func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) -> [String] {
         try inner.keepDefinitions(definitions)
     }
 

@@ -55,8 +55,9 @@ public protocol SessionStore: Sendable {
     /// instance, now or after a restart, can render a screen with them (each is recorded as
     /// served now); then removes each of their screens' versions beyond the newest
     /// ``StoreSettings/keepDefinitions``. Called before serving, and by each reload of the
-    /// definitions while serving; returns once durable.
-    func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError)
+    /// definitions while serving; returns, once durable, the ids of the versions it removed.
+    @discardableResult
+    func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) -> [String]
 
     /// The kept definition with this id; `nil` when the store has none.
     func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void)

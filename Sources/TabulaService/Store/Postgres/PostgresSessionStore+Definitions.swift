@@ -4,13 +4,14 @@ import TabulaPostgres
 
 /// The definitions served, kept for clients that still show them.
 extension PostgresSessionStore {
-    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
+    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) -> [String] {
         let time = now()
         let keep = settings.keepDefinitions
-        let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
+        let result = waitForCompletion { (completion: @escaping @Sendable (Result<[String], StoreError>) -> Void) in
             pool.submit(
                 { connection throws(PostgresError) in
                     try connection.execute("BEGIN")
+                    var removed: [String] = []
                     do throws(PostgresError) {
                         for definition in definitions {
                             try connection.execute(
@@ -21,22 +22,24 @@ extension PostgresSessionStore {
                                 [.text(definition.id), .text(definition.screen), .bytes(definition.document), .integer(time)])
                         }
                         for screen in Set(definitions.map(\.screen)).sorted() {
-                            try connection.execute(
+                            removed += try connection.execute(
                                 """
                                 DELETE FROM definitions WHERE screen = $1 AND id NOT IN (
                                     SELECT id FROM definitions WHERE screen = $1 ORDER BY served_ms DESC, id LIMIT $2)
+                                RETURNING id
                                 """,
-                                [.text(screen), .integer(Int64(keep))])
+                                [.text(screen), .integer(Int64(keep))]
+                            ).rows.compactMap { $0[0].text }
                         }
                         try connection.execute("COMMIT")
                     } catch {
                         _ = try? connection.execute("ROLLBACK")
                         throw error
                     }
-                    completion(.success(()))
+                    completion(.success(removed))
                 }, failed: { completion(.failure($0)) })
         }
-        try (result ?? .failure(StoreError("the PostgreSQL pool closed"))).get()
+        return try (result ?? .failure(StoreError("the PostgreSQL pool closed"))).get()
     }
 
     public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {

@@ -306,19 +306,19 @@ public final class SQLiteSessionStore: SessionStore {
         touchIfStale(key)
     }
 
-    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) {
+    public func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) -> [String] {
         let time = now()
         let keep = settings.keepDefinitions
-        let result = waitForCompletion { (completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) in
+        let result = waitForCompletion { (completion: @escaping @Sendable (Result<[String], StoreError>) -> Void) in
             submit(
                 WriteJob(
                     run: { batch throws(SQLiteError) in
-                        try batch.statements.keepDefinitions(definitions, time: time, keep: keep)
-                        return { completion(.success(())) }
+                        let removed = try batch.statements.keepDefinitions(definitions, time: time, keep: keep)
+                        return { completion(.success(removed)) }
                     },
                     failed: { completion(.failure($0)) }))
         }
-        try (result ?? .failure(StoreError("the database writer stopped"))).get()
+        return try (result ?? .failure(StoreError("the database writer stopped"))).get()
     }
 
     public func keptDefinition(id: String, completion: @escaping @Sendable (Result<KeptDefinition?, StoreError>) -> Void) {

@@ -116,6 +116,7 @@ final class SQLiteStatements: @unchecked Sendable {
             """
             DELETE FROM definitions WHERE screen = ?1 AND id NOT IN (
                 SELECT id FROM definitions WHERE screen = ?1 ORDER BY served_ms DESC, id LIMIT ?2)
+            RETURNING id
             """)
         selectDefinition = try database.prepare("SELECT screen, document FROM definitions WHERE id = ?")
         // The session's id and subject come from its row, in the statement that writes the
@@ -249,14 +250,16 @@ final class SQLiteStatements: @unchecked Sendable {
     }
 
     /// Records definitions as served at `time`, then keeps the newest `keep` of each of
-    /// their screens.
-    func keepDefinitions(_ definitions: [KeptDefinition], time: Milliseconds, keep: Int) throws(SQLiteError) {
+    /// their screens; returns the ids of those it removed.
+    func keepDefinitions(_ definitions: [KeptDefinition], time: Milliseconds, keep: Int) throws(SQLiteError) -> [String] {
         for definition in definitions {
             try upsertDefinition.run([.text(definition.id), .text(definition.screen), .blob(definition.document), .integer(time)])
         }
+        var removed: [String] = []
         for screen in Set(definitions.map(\.screen)).sorted() {
-            try deleteOldDefinitions.run([.text(screen), .integer(Int64(keep))])
+            removed += try deleteOldDefinitions.rows([.text(screen), .integer(Int64(keep))]).compactMap { $0.first?.text }
         }
+        return removed
     }
 
     func keptDefinition(id: String) throws(SQLiteError) -> KeptDefinition? {
