@@ -9,24 +9,16 @@ import Testing
     /// background writer at once: every line comes out exactly once, whole, timestamped, and
     /// each thread's lines in the order it wrote them.
     @Test func everyLineComesOutOnceAndEachThreadsInOrder() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("output").path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        let output = BufferedStandardOutput(fileDescriptor: descriptor, interval: 0.002, thresholdBytes: 300)
         let writers = 6
         let linesPerWriter = 1_000
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
-            for line in 0..<linesPerWriter {
-                // Now and then an urgent line, which writes every thread's lines at once.
-                output.writeLine(urgent: line % 331 == 0) { $0.append(contentsOf: "w\(writer) \(line)".utf8) }
+        let text = try writtenOut(interval: 0.002, thresholdBytes: 300) { output in
+            DispatchQueue.concurrentPerform(iterations: writers) { writer in
+                for line in 0..<linesPerWriter {
+                    // Now and then an urgent line, which writes every thread's lines at once.
+                    output.writeLine(urgent: line % 331 == 0) { $0.append(contentsOf: "w\(writer) \(line)".utf8) }
+                }
             }
         }
-        output.close()
-
-        let text = try String(contentsOfFile: path, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.last == "")
         var next = [Int](repeating: 0, count: writers)
@@ -46,4 +38,18 @@ import Testing
         #expect(misplaced.count == 0, "\(misplaced.count) lines malformed, repeated or out of order, first: \(misplaced.prefix(3))")
         #expect(next == [Int](repeating: linesPerWriter, count: writers))
     }
+}
+
+/// What `write` writes through a ``BufferedStandardOutput`` to a file, once it is closed.
+func writtenOut(interval: Double = 0.1, thresholdBytes: Int = 16 * 1024, _ write: (BufferedStandardOutput) -> Void) throws -> String {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("output").path
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    try #require(descriptor >= 0)
+    defer { close(descriptor) }
+    let output = BufferedStandardOutput(fileDescriptor: descriptor, interval: interval, thresholdBytes: thresholdBytes)
+    write(output)
+    output.close()
+    return try String(contentsOfFile: path, encoding: .utf8)
 }

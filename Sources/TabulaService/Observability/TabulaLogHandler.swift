@@ -36,7 +36,26 @@ public struct TabulaLogHandler: LogHandler {
         let message = event.message.description
         output.writeLine(urgent: event.level >= .warning) { buffer in
             Self.appendPrefix(level: event.level, label: label, metadata: metadataText, source: event.source, to: &buffer)
-            buffer.append(contentsOf: message.utf8)
+            Self.appendOnOneLine(message, to: &buffer)
+        }
+    }
+
+    /// Appends `text` with its control characters written as escapes (`\n`, `\u{1B}`):
+    /// messages and metadata carry text from outside (a backend's answer, a definition), and
+    /// a line break in it would start a line the service never wrote.
+    static func appendOnOneLine(_ text: String, to buffer: inout [UInt8]) {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            buffer.append(contentsOf: text.utf8)
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\n"): buffer.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): buffer.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): buffer.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20, 0x7F: buffer.append(contentsOf: "\\u{\(String(byte, radix: 16, uppercase: true))}".utf8)
+            default: buffer.append(byte)
+            }
         }
     }
 
@@ -46,7 +65,7 @@ public struct TabulaLogHandler: LogHandler {
         buffer.append(0x20)
         buffer.append(contentsOf: label.utf8)
         buffer.append(UInt8(ascii: ":"))
-        buffer.append(contentsOf: metadata.utf8)
+        appendOnOneLine(metadata, to: &buffer)
         buffer.append(contentsOf: " [".utf8)
         buffer.append(contentsOf: source.utf8)
         buffer.append(contentsOf: "] ".utf8)
