@@ -61,6 +61,10 @@ extension DefinitionReader {
                 log.add(.urlScheme, at: argumentPath, refusal)
                 return nil
             }
+            if urlSchemes != nil, url.constantTexts.contains(where: URLSchemes.hasControlCharacter) {
+                log.add(.urlScheme, at: argumentPath, URLSchemes.controlCharacterRefusal)
+                return nil
+            }
             return .open(url)
         case .remove:
             return removeAction(argument, path: argumentPath, scope: scope)

@@ -47,11 +47,15 @@ public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
     public func refusal(ofURL url: String) -> String? {
         guard let scheme = Self.scheme(of: url) else { return Self.noScheme }
         guard allowed.contains(scheme) else { return refusal(of: scheme) }
-        if url.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            return "a URL to open holds no control characters (percent-encode them)"
-        }
-        return nil
+        return Self.hasControlCharacter(url) ? Self.controlCharacterRefusal : nil
     }
+
+    /// Whether `text` holds a character a URL to open may not (see ``refusal(ofURL:)``).
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
+    static let controlCharacterRefusal = "a URL to open holds no control characters (percent-encode them)"
 
     /// What the constant start of a template says of the URLs it makes: `nil` when it
     /// cannot say (the URL begins with an expression); otherwise the reason such a URL is

@@ -120,6 +120,18 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         return (text, true)
     }
 
+    /// The texts the template writes whatever the state: its text between expressions, and
+    /// its constant expressions' texts.
+    var constantTexts: [String] {
+        parts.compactMap { part in
+            switch part {
+            case .text(let text): text
+            case .expression(let expression):
+                if case .literal(let value) = expression.node { Self.text(of: value) } else { nil }
+            }
+        }
+    }
+
     /// The literal text before and after the only expression, when the template is exactly
     /// `prefix{{expression}}suffix`; `nil` otherwise.
     var singleExpressionAffixes: (prefix: String, expression: Expression, suffix: String)? {
