@@ -5,6 +5,8 @@ import TabulaHTTP
 public struct ServiceConfiguration: Sendable {
     /// Rendered screens kept for sessions (each a few kilobytes).
     public var screenCacheEntries = 50_000
+    /// The bytes of those screens, as JSON (``ScreenCache``): a bound whatever their size.
+    public var screenCacheBytes = 256 << 20
     /// Where the line per request goes.
     public var accessLog = AccessLog.logger
     /// When set, every `/v1` route requires `Authorization: Bearer <key>` (this key or the

@@ -40,7 +40,7 @@ public final class TabulaService: HTTPHandler {
         responder = RouteResponder(access: access)
         let api = try APIContext(
             catalogue: catalogue, store: store, access: access, metrics: metrics, logger: logger,
-            cacheEntries: configuration.screenCacheEntries, stateLimits: configuration.stateLimits,
+            cacheBounds: CacheBounds(entries: configuration.screenCacheEntries, bytes: configuration.screenCacheBytes), stateLimits: configuration.stateLimits,
             streams: configuration.streams, clients: ClientLimits(configuration), urlSchemes: configuration.urlSchemes,
             actions: ActionCaller(settings: configuration.actions, pool: pool, metrics: metrics, logger: logger), pool: pool)
         self.api = api

@@ -23,4 +23,5 @@ enum OptionRange {
     static let maxHistoryBytes = 1024...(1 << 30)
     static let maxAnswersPerSession = 1...1_000_000
     static let stateCacheBytes = (1 << 20)...(1 << 40)
+    static let screenCacheBytes = (1 << 20)...(1 << 40)
 }

@@ -202,6 +202,12 @@ struct ServeCommand: ParsableCommand {
         help: "Bytes of current states the SQLite store keeps in memory (env TABULA_STATE_CACHE_BYTES, default \(Defaults.store.stateCacheBytes))")
     var stateCacheBytes: Int?
 
+    @Option(
+        help:
+            "Bytes of rendered screens (as JSON) kept in memory for sessions; beyond, screens are rendered again (env TABULA_SCREEN_CACHE_BYTES, default \(Defaults.service.screenCacheBytes))"
+    )
+    var screenCacheBytes: Int?
+
     func run() throws {
         let settings = try resolvedSettings()
         // Before anything sharded per thread is built: a shard for each thread that serves.
@@ -226,6 +232,7 @@ struct ServeCommand: ParsableCommand {
         serviceConfiguration.newSessionsPerMinute = settings.newSessionsPerMinute
         serviceConfiguration.trustedProxies = settings.trustedProxies
         serviceConfiguration.maxClientKinds = settings.maxClientKinds
+        serviceConfiguration.screenCacheBytes = settings.screenCacheBytes
         serviceConfiguration.urlSchemes = settings.urlSchemes
         serviceConfiguration.actions = settings.actions
         if let violation = settings.stateLimits.violation(of: catalogue.initialState) {
@@ -311,6 +318,7 @@ struct ServeCommand: ParsableCommand {
         var newSessionsPerMinute: Int
         var trustedProxies: TrustedProxies
         var maxClientKinds: Int
+        var screenCacheBytes: Int
 
         var urlSchemes: URLSchemes
         var actions: ActionSettings?
@@ -439,7 +447,11 @@ struct ServeCommand: ParsableCommand {
                     EnvironmentSetting.resolve(maxListLength, "TABULA_MAX_LIST_LENGTH", default: Defaults.stateLimits.maxListLength), "max-list-length",
                     OptionRange.maxListLength)),
             streams: streams, newSessionsPerMinute: newSessionsPerMinute, trustedProxies: try resolvedTrustedProxies(),
-            maxClientKinds: maxClientKinds, urlSchemes: try urlSchemes.resolved(), actions: try actions.resolved())
+            maxClientKinds: maxClientKinds,
+            screenCacheBytes: try bounded(
+                EnvironmentSetting.resolve(screenCacheBytes, "TABULA_SCREEN_CACHE_BYTES", default: Defaults.service.screenCacheBytes),
+                "screen-cache-bytes", OptionRange.screenCacheBytes),
+            urlSchemes: try urlSchemes.resolved(), actions: try actions.resolved())
     }
 
     private func resolvedTrustedProxies() throws -> TrustedProxies {

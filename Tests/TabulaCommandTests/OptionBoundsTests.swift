@@ -45,6 +45,7 @@ import Testing
             ("--max-list-length", huge), ("--shutdown-grace", "inf"), ("--shutdown-grace", "nan"), ("--shutdown-grace", "-1"),
             ("--shutdown-grace", "1e300"), ("--header-timeout", huge), ("--header-timeout", "0"), ("--max-new-sessions-per-minute", "-1"),
             ("--max-client-kinds", "0"), ("--max-history-bytes", "10"), ("--max-answers-per-session", "0"), ("--state-cache-bytes", "1"),
+            ("--screen-cache-bytes", "1"),
             // Without --actions-url too: a value out of range is a mistake either way.
             ("--actions-concurrency", "0"),
         ]

@@ -165,6 +165,26 @@ import Testing
         #expect(store.limitCounts[.eventAnswers] >= 7)
     }
 
+    /// The cache of rendered screens is bounded by bytes: the large screens of many sessions,
+    /// fetched or left by an event, keep it within its bytes.
+    @Test func theScreenCacheKeepsItsBytes() throws {
+        let rows = (0..<60).map { #"{"id": "r\#($0)", "kind": "subtitle", "title": "\#(String(repeating: "t", count: 200))", "subtitle": "s"}"# }
+        let file = #"{"id": "inbox", "title": "Inbox", "sections": [{"id": "all", "rows": [\#(rows.joined(separator: ", "))]}]}"#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "inbox.json", bytes: Array(file.utf8))])
+        let inbox = try #require(catalogue.screen(id: "inbox"))
+        let cache = ScreenCache(CacheBounds(entries: 50_000, bytes: 1 << 20))
+        for index in 0..<400 {
+            let session = SessionKey(SessionToken.make())
+            if index % 2 == 0 {
+                _ = cache.renderedScreen(session: session, inbox, catalogue.initialState)
+            } else {
+                cache.keepForDiff(session: session, screen: render(inbox, catalogue.initialState))
+            }
+        }
+        #expect(cache.bytes <= 1 << 20)
+        #expect(cache.bytes > 1 << 19, "the cache keeps what fits")
+    }
+
     /// The cache of states is bounded by bytes: many large states keep it within its share.
     @Test func theStateCacheKeepsItsBytes() {
         let counts = LimitCounts()

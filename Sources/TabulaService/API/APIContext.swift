@@ -27,14 +27,14 @@ final class APIContext: Sendable {
     let clients: ClientLimits
     /// The URLs an `openURL` effect may carry.
     let urlSchemes: URLSchemes
-    /// How many screens each server thread remembers.
-    let threadCacheEntries: Int
+    /// What each server thread's cache of answers may hold.
+    let threadCacheBounds: CacheBounds
     /// Asks the app's backend for events that reach a `call`.
     let actions: ActionCaller
 
     init(
         catalogue: Catalogue, store: any SessionStore, access: AccessPolicy, metrics: ServiceMetrics, logger: Logger,
-        cacheEntries: Int, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes,
+        cacheBounds: CacheBounds, stateLimits: StateLimits, streams: StreamSettings, clients: ClientLimits, urlSchemes: URLSchemes,
         actions: ActionCaller, pool: WorkerPool
     ) throws(StoreError) {
         self.access = access
@@ -47,11 +47,9 @@ final class APIContext: Sendable {
         self.store = store
         self.metrics = metrics
         self.logger = logger
-        // A sixteenth per thread: a few server threads together hold a share of the
-        // screen cache's bound, not a multiple of it.
-        threadCacheEntries = cacheEntries / 16
-        catalogues = CurrentCatalogue(ServedCatalogue(catalogue, version: 1, threadCacheEntries: threadCacheEntries))
-        cache = ScreenCache(maxEntries: cacheEntries)
+        threadCacheBounds = cacheBounds.perThread
+        catalogues = CurrentCatalogue(ServedCatalogue(catalogue, version: 1, threadCacheBounds: threadCacheBounds))
+        cache = ScreenCache(cacheBounds)
         let hub = StreamHub(settings: streams, store: store, cache: cache, catalogue: catalogue)
         self.streams = hub
         store.observeChanges { [weak hub] notice in hub?.noticed(notice) }

@@ -18,16 +18,17 @@ import TabulaPlatform
 /// counts of a session's state, screen and response, were each written by every thread
 /// that served the session, a cache line moved between cores per write (the largest
 /// user-space cost of a `GET` in `perf`); `Scripts/bench` measures the `GET` against the
-/// C ceiling. Bounded per thread: when a thread's share is full, an eighth of it is
-/// dropped; a stale entry is dropped when its thread next finds it.
+/// C ceiling. Bounded per thread, by entries and by the bytes of their screens' JSON (an
+/// entry holds its screen): when a thread's share is full, an eighth of it is dropped, or
+/// more (``BoundedDictionary``); a stale entry is dropped when its thread next finds it.
 final class ResponseCache: Sendable {
-    private let shards = ShardedStorage<[Int: Entry]>(perThread: { [:] })
-    private let maxEntriesPerThread: Int
+    private let shards: ShardedStorage<BoundedDictionary<Int, Entry>>
     /// Drawn per cache, so that which requests share a slot cannot be worked out from outside.
     private let seed = UInt64.random(in: 1...UInt64.max)
 
-    init(maxEntriesPerThread: Int) {
-        self.maxEntriesPerThread = max(8, maxEntriesPerThread)
+    /// A cache of at most `bounds` on each thread (at least 8 entries).
+    init(_ bounds: CacheBounds) {
+        shards = ShardedStorage(perThread: { BoundedDictionary(maxCount: max(8, bounds.entries), maxBytes: bounds.bytes) })
     }
 
     /// The answer for an unparsed `GET` if a routed one with the same bytes was answered on
@@ -53,7 +54,7 @@ final class ResponseCache: Sendable {
             let entry = shards.withThreadShard({ entries -> Entry? in
                 guard let entry = entries[key] else { return nil }
                 guard entry.isCurrent else {
-                    entries[key] = nil
+                    entries.removeValue(forKey: key)
                     return nil
                 }
                 return entry
@@ -81,14 +82,9 @@ final class ResponseCache: Sendable {
             key.append(value)
         }
         let entry = Entry(key: key, reusable: reusable, route: route, logContext: logContext)
-        let limit = maxEntriesPerThread
         let slot = fingerprint.value
-        shards.withThreadShard { entries in
-            if entries[slot] == nil && entries.count >= limit {
-                for old in Array(entries.keys.prefix(limit / 8)) { entries[old] = nil }
-            }
-            entries[slot] = entry
-        }
+        let bytes = reusable.screen.bytes.count
+        shards.withThreadShard { entries in entries.insert(entry, bytes: bytes, forKey: slot) }
     }
 
     /// The one header left out of the key: it picks between the answer's 200 and 304.

@@ -54,12 +54,14 @@ final class RenderedScreen: Sendable {
 /// by a newer revision's (a commit's, or a read's), never by an older one. What a session
 /// shows at a revision by a definition never changes, so an entry is only ever out of date,
 /// never wrong: each use checks its revision and definition (a reload can change it).
-/// Bounded by dropping a share of entries when full; a removed session's entries go that
-/// way too (no request can reach them: its token is unknown to the store). Screens at the
-/// default state are the ``ServedCatalogue``'s, and each thread's repeated `GET`s the
-/// ``ResponseCache``'s.
+/// Bounded by entries and by bytes (``BoundedDictionary``: a screen counts as its JSON, or,
+/// before it was encoded, as ``estimatedBytesPerRow`` a row), by dropping a share of entries
+/// when full; a removed session's entries go that way too (no request can reach them: its
+/// token is unknown to the store). Screens at the default state are the
+/// ``ServedCatalogue``'s, and each thread's repeated `GET`s the ``ResponseCache``'s.
 final class ScreenCache: Sendable {
-    private let entries = ShardedDictionary<Key, Entry>(shards: 16)
+    private static let shardCount = 16
+    private let shards: ShardedStorage<BoundedDictionary<Key, Entry>>
 
     /// A session's screen. Hashes the session's cheap hash only: a session has few screens.
     private struct Key: ShardKey {
@@ -88,14 +90,19 @@ final class ScreenCache: Sendable {
         let screen: Screen
         let rendered: RenderedScreen?
 
+        /// What the entry counts as against the cache's bytes.
+        let bytes: Int
+
         init(_ screen: Screen) {
             self.screen = screen
             rendered = nil
+            bytes = screen.sections.reduce(0) { $0 + $1.rows.count } * ScreenCache.estimatedBytesPerRow
         }
 
         init(_ rendered: RenderedScreen) {
             screen = rendered.screen
             self.rendered = rendered
+            bytes = rendered.bytes.count
         }
 
         /// Whether this is what `definition` renders at `revision`.
@@ -104,10 +111,24 @@ final class ScreenCache: Sendable {
         }
     }
 
-    private let maxEntries: Int
+    /// What a row of a screen not encoded yet counts as: about what a row of the bundled
+    /// screens takes as JSON, or more.
+    static let estimatedBytesPerRow = 512
 
-    init(maxEntries: Int) {
-        self.maxEntries = maxEntries
+    init(_ bounds: CacheBounds) {
+        let perShard = (entries: max(1, bounds.entries / Self.shardCount), bytes: bounds.bytes / Self.shardCount)
+        shards = ShardedStorage(count: Self.shardCount) { BoundedDictionary(maxCount: perShard.entries, maxBytes: perShard.bytes) }
+    }
+
+    /// The bytes its screens count as, in all.
+    var bytes: Int {
+        var total = 0
+        shards.readEach { total += $0.bytes }
+        return total
+    }
+
+    private func entry(_ key: Key) -> Entry? {
+        shards.read(key.shardHash) { $0[key] }
     }
 
     /// Where an item screen's entry is kept: the screen's id and the item's (apart, since
@@ -121,7 +142,7 @@ final class ScreenCache: Sendable {
     /// event left, when there is one).
     func renderedScreen(session: SessionKey, _ definition: ScreenDefinition, _ state: SessionState, item: String? = nil) -> RenderedScreen {
         let key = Key(session: session, screen: Self.name(definition.id, item: item))
-        let known = entries[key].flatMap { $0.isOf(definition, at: state.revision) ? $0 : nil }
+        let known = entry(key).flatMap { $0.isOf(definition, at: state.revision) ? $0 : nil }
         if let rendered = known?.rendered { return rendered }
         let rendered = Self.prepare(known?.screen ?? TabulaCore.render(definition, state, item: item))
         keep(Entry(rendered), at: key)
@@ -131,7 +152,7 @@ final class ScreenCache: Sendable {
     /// The screen a session showed at a revision by a definition, if it is cached: the old
     /// screen of an event's diff, which then need not render it again.
     func screenForDiff(session: SessionKey, _ definition: ScreenDefinition, revision: Int, item: String? = nil) -> Screen? {
-        guard let entry = entries[Key(session: session, screen: Self.name(definition.id, item: item))], entry.isOf(definition, at: revision) else {
+        guard let entry = entry(Key(session: session, screen: Self.name(definition.id, item: item))), entry.isOf(definition, at: revision) else {
             return nil
         }
         return entry.screen
@@ -145,21 +166,14 @@ final class ScreenCache: Sendable {
     /// Stores `entry` unless the one there is of a later revision, or of the same one by the
     /// same definition (which keeps a prepared answer made meanwhile).
     private func keep(_ entry: Entry, at key: Key) {
-        let perShard = max(1, maxEntries / 16)
-        entries.withShard(of: key) { shard in
-            let old = shard.updateValue(entry, forKey: key)
-            guard let old else {
-                if shard.count > perShard {
-                    for other in shard.keys.prefix(max(1, perShard / 8)) where other != key { shard[other] = nil }
-                }
+        shards.write(key.shardHash) { shard in
+            // Keep what is there when it is later, or as late and already prepared.
+            if let old = shard[key], old.screen.definition == entry.screen.definition,
+                old.screen.revision > entry.screen.revision || (old.screen.revision == entry.screen.revision && entry.rendered == nil)
+            {
                 return
             }
-            // Put back what was there when it is later, or as late and already prepared.
-            if old.screen.definition == entry.screen.definition
-                && (old.screen.revision > entry.screen.revision || (old.screen.revision == entry.screen.revision && entry.rendered == nil))
-            {
-                shard[key] = old
-            }
+            shard.insert(entry, bytes: entry.bytes, forKey: key)
         }
     }
 

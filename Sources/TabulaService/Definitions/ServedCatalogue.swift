@@ -19,7 +19,7 @@ final class ServedCatalogue: Sendable {
     /// The `GET` answers each server thread gave, checked before a request is routed.
     let responses: ResponseCache
 
-    init(_ catalogue: Catalogue, version: Int, threadCacheEntries: Int) {
+    init(_ catalogue: Catalogue, version: Int, threadCacheBounds: CacheBounds) {
         self.catalogue = catalogue
         self.version = version
         var defaults: [String: RenderedScreen] = [:]
@@ -27,7 +27,7 @@ final class ServedCatalogue: Sendable {
             defaults[definition.id] = ScreenCache.render(definition, catalogue.initialState)
         }
         self.defaults = defaults
-        responses = ResponseCache(maxEntriesPerThread: threadCacheEntries)
+        responses = ResponseCache(threadCacheBounds)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("screens")
