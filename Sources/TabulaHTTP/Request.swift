@@ -45,7 +45,7 @@ public struct Request: Sendable {
     /// which RFC 9112 section 3.2.2 says a server must accept, without its scheme and
     /// authority (`/` when it has no path); any other target as it is.
     static func originPath(of target: String) -> String {
-        guard !target.hasPrefix("/") else { return target }
+        guard target.utf8.first != UInt8(ascii: "/") else { return target }
         var rest = Substring(target)
         guard let colon = rest.firstIndex(of: ":") else { return target }
         let scheme = rest[..<colon].lowercased()
