@@ -118,6 +118,12 @@ import Testing
         let replaced = try #require(try record(api, id)["state"]?.objectValue)
         #expect(replaced["wifi"] == false && replaced["networks"]?.arrayValue?.count == 2)  // the catalogue's default networks
         #expect(try record(api, id)["subject"]?.stringValue == "u-1")
+
+        // JSON Patch replaces the whole state at the empty pointer, as `add` does (RFC 6902).
+        let root = try write(api, id, #"[{"op": "replace", "path": "", "value": {"wifi": true}}]"#, type: Self.jsonPatch, ifMatch: #""4""#)
+        #expect(root.status == 200 && root.header("ETag") == #""5""#, "\(root.bodyText)")
+        copy = try expectClientCatchesUp(api, token, from: copy, "json patch replace of the whole state")
+        #expect(try record(api, id)["state"]?.objectValue?["wifi"] == true)
     }
 
     /// Each refusal with its status and type; none changes the state, the revision or what
@@ -133,6 +139,8 @@ import Testing
             ("PATCH", #"{"wifi": false}"#, Self.merge, #""7""#, 412, "precondition-failed", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, #"W/"0""#, 412, "precondition-failed", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, "0", 400, "invalid-header", nil),
+            ("PATCH", #"{"wifi": false}"#, Self.merge, #"*, "0""#, 400, "invalid-header", nil),
+            ("PATCH", #"{"wifi": false}"#, Self.merge, "*, *", 400, "invalid-header", nil),
             ("PATCH", #"{"wifi": false}"#, "application/json", #""0""#, 415, "unsupported-media-type", nil),
             ("PUT", #"{"wifi": false}"#, Self.merge, #""0""#, 415, "unsupported-media-type", nil),
             ("PATCH", #"{"wifi": "no"}"#, Self.merge, #""0""#, 422, "invalid-state", "$.wifi"),
@@ -210,6 +218,7 @@ import Testing
             "POST", "/v1/screens/settings/selection", session: try api.newSession(), json: #"{"row": "wifi", "eventId": "\u0001k-1"}"#)
         #expect(event.status == 400 && event.problemType == "invalid-body")
         #expect(try write(api, id, "{}", ifMatch: #""2""#, key: String(repeating: "k", count: 201)).problemType == "invalid-header")
+        #expect(try write(api, id, "{}", ifMatch: #""2""#, key: "k\u{1}4").problemType == "invalid-header")
     }
 
     /// 16 backends write one session at once, each reading the revision first: exactly one

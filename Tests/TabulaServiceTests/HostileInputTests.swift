@@ -919,7 +919,7 @@ extension HostileInputTests {
             Hostile.event("selection", #"{"row": "light"}"#, session: .value(wire("' OR '1'='1' --' OR '1'='1' --xx")))),
         HostileCase("empty X-Session", .problem(401, "unknown-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .value([]))),
         HostileCase("missing X-Session on an event", .problem(401, "missing-session"), Hostile.event("selection", #"{"row": "light"}"#, session: .absent)),
-        HostileCase("two X-Session headers", .problem(400, "invalid-body")) { target in
+        HostileCase("two X-Session headers", .problem(400, "invalid-header")) { target in
             Hostile.event("selection", #"{"row": "light"}"#, headers: ["X-Session: \(target.session)"])(target)
         },
         HostileCase("missing session before malformed JSON", .problem(401, "missing-session"), Hostile.event("selection", "{", session: .absent)),

@@ -70,7 +70,7 @@ final class APIContext: Sendable {
         case .absent:
             return nil
         case .repeated(let count):
-            throw Problem.invalidBody("send one X-Session header, not \(count)")
+            throw Problem.invalidHeader("X-Session", "send one X-Session header, not \(count)")
         case .one(let token):
             guard SessionToken.isWellFormed(token) else { throw Problem.unknownSession }
             return token

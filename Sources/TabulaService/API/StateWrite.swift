@@ -15,7 +15,7 @@ enum RevisionCondition: Sendable, Equatable {
     case any
     case revisions(Set<Int>, weak: Set<Int> = [])
 
-    /// Reads an If-Match value; `nil` when it is not a list of entity tags or `*`.
+    /// Reads an If-Match value; `nil` when it is not a list of entity tags or `*` alone.
     init?(ifMatch value: String) {
         let members = value.split(separator: ",")
         guard !members.isEmpty else { return nil }
@@ -26,6 +26,8 @@ enum RevisionCondition: Sendable, Equatable {
             let trimmed = tag.prefix { $0 != " " && $0 != "\t" }
             guard tag.dropFirst(trimmed.count).allSatisfy({ $0 == " " || $0 == "\t" }) else { return nil }
             if trimmed == "*" {
+                // `If-Match = "*" / #entity-tag`: a star in a list is neither.
+                guard members.count == 1 else { return nil }
                 self = .any
                 return
             }

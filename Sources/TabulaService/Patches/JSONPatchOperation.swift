@@ -89,7 +89,8 @@ struct JSONPatchOperation: Sendable, Equatable {
         case .remove:
             document.release(try path.remove(from: &document.value, failing))
         case .replace:
-            document.release(try path.remove(from: &document.value, failing))
+            // The whole state always exists: replacing it is putting a new one in its place.
+            if !path.tokens.isEmpty { document.release(try path.remove(from: &document.value, failing)) }
             try put(value ?? .null)
         case .move:
             guard let from else { return }
