@@ -138,6 +138,15 @@ public final class HTTPServer: Sendable {
         // every stream is ending and never waits again. The daemon may stop only once no
         // connection is suspended any more.
         waitUntil(.now + .seconds(5)) { $0.suspendedConnections == 0 }
+        // A handler still running on its connection's thread (one that does not return, such
+        // as a pattern rule that backtracks for minutes) would hold MHD_stop_daemon, which
+        // joins that thread, for as long as it runs: the daemon is left to the process's exit.
+        waitUntil(.now + .seconds(1)) { [core] _ in core.counts.total(.inHandler) == 0 }
+        let running = core.counts.total(.inHandler)
+        guard running == 0 else {
+            core.logger.error("\(running) requests still running on their threads after the shutdown grace; stopping without them")
+            return
+        }
         core.stopped.store(true, ordering: .sequentiallyConsistent)
         waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .sequentiallyConsistent) == 0 }
         let stillSuspended = core.state.withLock { $0.suspendedConnections }

@@ -11,6 +11,9 @@ final class RequestCounts: @unchecked Sendable {
         case inProgress
         /// Requests answered through ``HTTPHandler/quickAnswer(_:)``.
         case quickAnswers
+        /// Requests whose handler is running on their connection's thread (shards may go
+        /// below zero, as for `inProgress`).
+        case inHandler
     }
 
     private let counters: UnsafeMutablePointer<Atomic<Int>>

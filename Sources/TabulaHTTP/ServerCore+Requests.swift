@@ -126,7 +126,9 @@ extension ServerCore {
             body: context.body, version: context.version, remoteAddress: context.clientAddress,
             receivedAt: context.receivedAt)
         context.body = []
+        counts.add(1, to: .inHandler)
         handler.handle(request, responder: Responder(context: context, core: self))
+        counts.add(-1, to: .inHandler)
         // Fast path: the handler answered before returning.
         if context.delivery.deliveryState == .answeredWhileDispatching, let response = context.response {
             return queue(response, on: context)

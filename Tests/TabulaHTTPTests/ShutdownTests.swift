@@ -63,6 +63,22 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(3))
     }
 
+    /// A handler that holds its thread past the grace does not hold the shutdown: it ends
+    /// soon after the grace, leaving that request to the process's exit.
+    @Test func aHandlerThatHoldsItsThreadDoesNotHoldTheShutdown() throws {
+        let (server, port) = try startServer(grace: 0.3)
+        let busy = try RawHTTPConnection(port: port)
+        try busy.send(getRequest("/busy?ms=6000"))
+        #expect(eventually { server.requestsInProgress == 1 })
+        let started = ContinuousClock.now
+        let done = shutdownInBackground(server)
+        #expect(waitFor(done, seconds: 4))
+        #expect(ContinuousClock.now - started < .seconds(4))
+        // Once the handler returns, a second shutdown stops what the first left running.
+        _ = try? busy.readResponse()
+        server.shutdown()
+    }
+
     /// A shutdown closes the connections that wait for a request at once, so that a proxy
     /// sends no request to an instance that is stopping; a busy one closes after its answer.
     @Test func idleConnectionsCloseAtOnceAndBusyOnesAfterTheirAnswer() throws {

@@ -29,6 +29,11 @@ struct TestHandler: HTTPHandler {
             responder.send(Response(status: .ok, headerFields: [.contentType: "text/event-stream"], stream: stream))
         case (.post, "/echo"):
             responder.send(Response(status: .ok, body: Array("\(request.body.count)".utf8)))
+        case (.get, "/busy"):
+            // Holds its connection's thread, as a handler deciding for a long time does.
+            let milliseconds = request.rawQuery.first { $0.name == "ms" }?.value.flatMap { Int($0) } ?? 50
+            usleep(UInt32(milliseconds) * 1000)
+            responder.send(Response(status: .ok, body: Array("busy".utf8)))
         case (.get, "/header"):
             let values = request.headers.values("X-Test").map { "[\($0)]" }.joined()
             responder.send(Response(status: .ok, body: Array(values.utf8)))
