@@ -1,4 +1,8 @@
 extension DefinitionReader {
+    /// The most steps a slider or stepper may have between its bounds: 2^53, past which a
+    /// number no longer tells one step from the next.
+    static let maxSteps = 9_007_199_254_740_992.0
+
     /// The fields of each input kind that are templates (strings) or expressions (numbers)
     /// over state: name, type, required. Each kind's value field is among them.
     static let inputValueFields: [String: [(name: String, type: ScalarType, required: Bool)]] = [
@@ -61,6 +65,11 @@ extension DefinitionReader {
                 log.add(
                     .structure, at: object.memberPath("step"),
                     isStepper ? "a stepper's step is above 0" : "a slider's step is 0 (continuous) or above")
+            } else if step > 0, let min, let max, min <= max, !((max - min) / step <= Self.maxSteps) {
+                // Past 2^53 steps, numbers no longer tell one step from the next.
+                log.add(
+                    .structure, at: object.memberPath("step"),
+                    "there are more steps between min and max than numbers can tell apart (at most 2^53); choose a larger step")
             }
             for (name, value) in [("min", min), ("max", max), ("step", step)] {
                 if let value { fields[name] = .expression(Expression(constant: .number(value))) }
