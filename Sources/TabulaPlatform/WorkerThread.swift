@@ -26,4 +26,10 @@ public final class WorkerThread: @unchecked Sendable {
     public func join() {
         pthread_join(thread, nil)
     }
+
+    /// Lets the thread finish on its own, with no one waiting for it (and nothing of it left
+    /// once it has); it may not be joined after.
+    public func detach() {
+        pthread_detach(thread)
+    }
 }

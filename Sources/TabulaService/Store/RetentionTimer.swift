@@ -1,8 +1,8 @@
 import TabulaPlatform
 
 /// Runs a store's retention pass every interval on its own thread until stopped, or until
-/// the store is gone: it holds the store weakly, so a store dropped without `close` (as
-/// tests do) ends its thread by the next interval.
+/// the store is gone: it holds the store weakly, and a store dropped without `close` (as
+/// tests do) drops its timer, whose thread then ends at once, detached.
 final class RetentionTimer: @unchecked Sendable {
     private let intervalSeconds: Double
     private let wakeUp = BlockingQueue<Void>(capacity: 1)
@@ -27,5 +27,10 @@ final class RetentionTimer: @unchecked Sendable {
         wakeUp.close()
         thread?.join()
         thread = nil
+    }
+
+    deinit {
+        wakeUp.close()
+        thread?.detach()
     }
 }
