@@ -1,5 +1,6 @@
 // Shims for libmicrohttpd calls that Swift cannot make itself: MHD_start_daemon,
-// MHD_get_*_info and MHD_set_response_options are variadic. Only the TabulaHTTP target imports this module.
+// MHD_get_*_info and MHD_set_response_options are variadic. Only the TabulaHTTP target
+// imports this module.
 #ifndef TABULA_MICROHTTPD_SHIM_H
 #define TABULA_MICROHTTPD_SHIM_H
 

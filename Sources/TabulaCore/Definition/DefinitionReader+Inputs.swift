@@ -66,7 +66,6 @@ extension DefinitionReader {
                     .structure, at: object.memberPath("step"),
                     isStepper ? "a stepper's step is above 0" : "a slider's step is 0 (continuous) or above")
             } else if step > 0, let min, let max, min <= max, !((max - min) / step <= Self.maxSteps) {
-                // Past 2^53 steps, numbers no longer tell one step from the next.
                 log.add(
                     .structure, at: object.memberPath("step"),
                     "there are more steps between min and max than numbers can tell apart (at most 2^53); choose a larger step")

@@ -148,7 +148,7 @@ struct EventRequest: Sendable, Equatable {
             // No control characters: the answers of backend writes are kept beside the
             // answers of events, under keys that start with one (`StateWrite.answerID`).
             guard case .string(let id) = value, !id.isEmpty, id.utf8.count <= maxEventIDLength,
-                !id.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+                !id.hasASCIIControlCharacter
             else {
                 throw Problem.invalidBody("\"eventId\" must be a non-empty string of at most \(maxEventIDLength) bytes, without control characters")
             }

@@ -73,7 +73,7 @@ extension APIContext {
         case .absent: break
         case .repeated: throw Problem.invalidHeader("Idempotency-Key", "send one Idempotency-Key header")
         case .one(let value):
-            guard !value.isEmpty, value.utf8.count <= Self.maxIdempotencyKeyLength, !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            guard !value.isEmpty, value.utf8.count <= Self.maxIdempotencyKeyLength, !value.hasASCIIControlCharacter else {
                 throw Problem.invalidHeader(
                     "Idempotency-Key", "an Idempotency-Key is 1 to \(Self.maxIdempotencyKeyLength) bytes without control characters")
             }

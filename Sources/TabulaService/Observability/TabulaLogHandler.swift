@@ -44,7 +44,7 @@ public struct TabulaLogHandler: LogHandler {
     /// messages and metadata carry text from outside (a backend's answer, a definition), and
     /// a line break in it would start a line the service never wrote.
     static func appendOnOneLine(_ text: String, to buffer: inout [UInt8]) {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        guard text.hasASCIIControlCharacter else {
             buffer.append(contentsOf: text.utf8)
             return
         }
