@@ -2,8 +2,12 @@
 -- the backend is asked and answers {}; "local": the same event without the call), cycling
 -- through this thread's sessions. Neither changes state, so every event does the same work.
 -- With TABULA_DIRECT=1 the requests are a call's own POST, for timing the backend alone.
--- With TABULA_DELAY_MS each connection waits that long between its requests: an offered
--- rate well below what the server can do, so that latency is the work's and not a queue's.
+-- With TABULA_DELAY_MS each connection waits between its requests a whole number of
+-- milliseconds drawn evenly from 0 to twice that, that long on average: an offered rate well
+-- below what the server can do, so that latency is the work's and not a queue's. A fixed
+-- wait would keep the connections in step (each waits the same time after an answer that
+-- came when the others' did), so that all of them send within a millisecond or two of each
+-- other every period, and the latencies would measure that queue.
 package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path
 local sessions = require("sessions")
 
@@ -13,10 +17,12 @@ done = sessions.done
 
 local pause = tonumber(os.getenv("TABULA_DELAY_MS") or "0")
 if pause > 0 then
-  function delay() return pause end
+  function delay() return math.random(0, 2 * pause) end
 end
 
 function init(args)
+  -- Each thread its own draws (every thread's Lua starts with the same seed).
+  math.randomseed(id + 1)
   local row = os.getenv("TABULA_ROW") or "call"
   local direct = os.getenv("TABULA_DIRECT") == "1"
   local events = {}
