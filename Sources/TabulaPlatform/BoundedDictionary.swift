@@ -48,18 +48,20 @@ public struct BoundedDictionary<Key: Hashable, Value> {
 
     /// Keeps `value`, counted as `bytes`, under `key` (replacing what was there), then drops
     /// other entries until both bounds hold; the new entry stays even when it alone is
-    /// larger than `maxBytes`.
-    @inlinable
-    public mutating func insert(_ value: Value, bytes entryBytes: Int, forKey key: Key) {
+    /// larger than `maxBytes`. Returns how many entries it dropped, for its owner's count of
+    /// the bound taking effect.
+    @inlinable @discardableResult
+    public mutating func insert(_ value: Value, bytes entryBytes: Int, forKey key: Key) -> Int {
         if let replaced = storage.updateValue(Stored(value: value, bytes: entryBytes), forKey: key) { storedBytes -= replaced.bytes }
         storedBytes += entryBytes
-        guard storage.count > maxCount || storedBytes > maxBytes else { return }
-        dropOthers(than: key)
+        guard storage.count > maxCount || storedBytes > maxBytes else { return 0 }
+        return dropOthers(than: key)
     }
 
-    /// Drops entries other than `key`'s until both bounds hold, and at least an eighth.
+    /// Drops entries other than `key`'s until both bounds hold, and at least an eighth;
+    /// returns how many.
     @usableFromInline
-    mutating func dropOthers(than key: Key) {
+    mutating func dropOthers(than key: Key) -> Int {
         let share = max(1, storage.count / 8)
         var victims: [Key] = []
         var freed = 0
@@ -71,5 +73,6 @@ public struct BoundedDictionary<Key: Hashable, Value> {
         }
         for victim in victims { storage[victim] = nil }
         storedBytes -= freed
+        return victims.count
     }
 }

@@ -28,7 +28,7 @@ extension TabulaService {
 
     static func addOperationalRoutes(
         to router: inout RouteTable, metrics: ServiceMetrics, store: any SessionStore, streams: StreamHub, clients: ClientLimits,
-        actions: ActionCaller, serverLoad: Locked<(@Sendable () -> ServerLoad)?>
+        caches: LimitCounts, actions: ActionCaller, serverLoad: Locked<(@Sendable () -> ServerLoad)?>
     ) {
         router.add(.get, "/healthz") { _ in
             .later { reply in
@@ -52,7 +52,7 @@ extension TabulaService {
                     status: .ok, headerFields: fields,
                     body: metrics.exposition(
                         server: load, sessions: store.sessionCount(), openStreams: streams.count,
-                        actionConnections: actions.connectionsOpened, limits: [store.limitCounts, clients.limitCounts])))
+                        actionConnections: actions.connectionsOpened, limits: [store.limitCounts, clients.limitCounts, caches])))
         }
     }
 }

@@ -52,7 +52,8 @@ public final class TabulaService: HTTPHandler {
             PreviewRoutes.add(to: &routes) { (api.served, problems.withLock { $0 }) }
         }
         Self.addOperationalRoutes(
-            to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, actions: api.actions,
+            to: &routes, metrics: metrics, store: store, streams: api.streams, clients: api.clients, caches: api.cacheLimitCounts,
+            actions: api.actions,
             serverLoad: serverLoad)
         Self.addAPIRoutes(to: &routes, api)
         routes.add(.get, "/openapi.json") { _ in

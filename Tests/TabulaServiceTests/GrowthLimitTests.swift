@@ -172,7 +172,8 @@ import Testing
         let file = #"{"id": "inbox", "title": "Inbox", "sections": [{"id": "all", "rows": [\#(rows.joined(separator: ", "))]}]}"#
         let catalogue = try Catalogue.load([DefinitionFile(name: "inbox.json", bytes: Array(file.utf8))])
         let inbox = try #require(catalogue.screen(id: "inbox"))
-        let cache = ScreenCache(CacheBounds(entries: 50_000, bytes: 1 << 20))
+        let counts = LimitCounts()
+        let cache = ScreenCache(CacheBounds(entries: 50_000, bytes: 1 << 20), limitCounts: counts)
         for index in 0..<400 {
             let session = SessionKey(SessionToken.make())
             if index % 2 == 0 {
@@ -183,6 +184,26 @@ import Testing
         }
         #expect(cache.bytes <= 1 << 20)
         #expect(cache.bytes > 1 << 19, "the cache keeps what fits")
+        #expect(counts[.screenCacheBytes] > 0)
+    }
+
+    /// Both screen caches count the screens they drop in `/metrics`: the sessions' screens
+    /// and each server thread's prepared answers, kept within `--screen-cache-bytes`.
+    @Test(arguments: [APITestServer.Path.inProcess, .socket])
+    func theScreenCachesCountWhatTheyDrop(over route: APITestServer.Path) throws {
+        let api = try APITestServer(catalogue: APITestServer.fixtures(withInbox: true)) { $0.screenCacheBytes = 1 << 20 }
+        let line = #"tabula_limit_reached_total{limit="screen_cache_bytes"} "#
+        func dropped() throws -> Int? {
+            let text = try api.send("GET", "/metrics").bodyText
+            return text.split(separator: "\n").first { $0.hasPrefix(line) }.flatMap { Int($0.dropFirst(line.count)) }
+        }
+        #expect(try dropped() == 0)
+        // Each session's inbox is some tens of kilobytes of JSON: 60 of them outgrow a mebibyte.
+        for _ in 0..<60 {
+            let session = try api.newSession()
+            #expect(try api.send("GET", "/v1/screens/inbox", session: session, over: route).status == 200)
+        }
+        #expect(try dropped() ?? 0 > 0)
     }
 
     /// The cache of states is bounded by bytes: many large states keep it within its share.

@@ -29,6 +29,9 @@ final class APIContext: Sendable {
     let urlSchemes: URLSchemes
     /// What each server thread's cache of answers may hold.
     let threadCacheBounds: CacheBounds
+    /// Counts the screens and answers the screen cache and the threads' answer caches
+    /// dropped to keep their bounds.
+    let cacheLimitCounts = LimitCounts()
     /// Asks the app's backend for events that reach a `call`.
     let actions: ActionCaller
 
@@ -48,8 +51,9 @@ final class APIContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         threadCacheBounds = cacheBounds.perThread
-        catalogues = CurrentCatalogue(ServedCatalogue(catalogue, version: 1, threadCacheBounds: threadCacheBounds))
-        cache = ScreenCache(cacheBounds)
+        catalogues = CurrentCatalogue(
+            ServedCatalogue(catalogue, version: 1, threadCacheBounds: threadCacheBounds, limitCounts: cacheLimitCounts))
+        cache = ScreenCache(cacheBounds, limitCounts: cacheLimitCounts)
         let hub = StreamHub(settings: streams, store: store, cache: cache, catalogue: catalogue)
         self.streams = hub
         store.observeChanges { [weak hub] notice in hub?.noticed(notice) }

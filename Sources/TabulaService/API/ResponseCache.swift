@@ -26,9 +26,13 @@ final class ResponseCache: Sendable {
     /// Drawn per cache, so that which requests share a slot cannot be worked out from outside.
     private let seed = UInt64.random(in: 1...UInt64.max)
 
+    /// Counts the answers dropped to keep the bounds.
+    private let limitCounts: LimitCounts
+
     /// A cache of at most `bounds` on each thread (at least 8 entries).
-    init(_ bounds: CacheBounds) {
+    init(_ bounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
         shards = ShardedStorage(perThread: { BoundedDictionary(maxCount: max(8, bounds.entries), maxBytes: bounds.bytes) })
+        self.limitCounts = limitCounts
     }
 
     /// The answer for an unparsed `GET` if a routed one with the same bytes was answered on
@@ -84,7 +88,8 @@ final class ResponseCache: Sendable {
         let entry = Entry(key: key, reusable: reusable, route: route, logContext: logContext)
         let slot = fingerprint.value
         let bytes = reusable.screen.bytes.count
-        shards.withThreadShard { entries in entries.insert(entry, bytes: bytes, forKey: slot) }
+        let dropped = shards.withThreadShard { entries in entries.insert(entry, bytes: bytes, forKey: slot) }
+        limitCounts.add(.screenCacheBytes, dropped)
     }
 
     /// The one header left out of the key: it picks between the answer's 200 and 304.

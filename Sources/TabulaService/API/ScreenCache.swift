@@ -115,9 +115,13 @@ final class ScreenCache: Sendable {
     /// screens takes as JSON, or more.
     static let estimatedBytesPerRow = 512
 
-    init(_ bounds: CacheBounds) {
+    /// Counts the screens dropped to keep the bounds.
+    private let limitCounts: LimitCounts
+
+    init(_ bounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
         let perShard = (entries: max(1, bounds.entries / Self.shardCount), bytes: bounds.bytes / Self.shardCount)
         shards = ShardedStorage(count: Self.shardCount) { BoundedDictionary(maxCount: perShard.entries, maxBytes: perShard.bytes) }
+        self.limitCounts = limitCounts
     }
 
     /// The bytes its screens count as, in all.
@@ -166,15 +170,16 @@ final class ScreenCache: Sendable {
     /// Stores `entry` unless the one there is of a later revision, or of the same one by the
     /// same definition (which keeps a prepared answer made meanwhile).
     private func keep(_ entry: Entry, at key: Key) {
-        shards.write(key.shardHash) { shard in
+        let dropped = shards.write(key.shardHash) { shard -> Int in
             // Keep what is there when it is later, or as late and already prepared.
             if let old = shard[key], old.screen.definition == entry.screen.definition,
                 old.screen.revision > entry.screen.revision || (old.screen.revision == entry.screen.revision && entry.rendered == nil)
             {
-                return
+                return 0
             }
-            shard.insert(entry, bytes: entry.bytes, forKey: key)
+            return shard.insert(entry, bytes: entry.bytes, forKey: key)
         }
+        limitCounts.add(.screenCacheBytes, dropped)
     }
 
     static func render(_ definition: ScreenDefinition, _ state: SessionState, item: String? = nil) -> RenderedScreen {

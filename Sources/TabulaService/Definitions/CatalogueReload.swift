@@ -58,7 +58,7 @@ extension APIContext {
         for definition in old.catalogue.screens { definitions.remember(definition) }
         // After the definitions it replaces: with --keep-definitions 1, those are gone too.
         definitions.forget(removed)
-        let new = ServedCatalogue(catalogue, version: old.version + 1, threadCacheBounds: threadCacheBounds)
+        let new = ServedCatalogue(catalogue, version: old.version + 1, threadCacheBounds: threadCacheBounds, limitCounts: cacheLimitCounts)
         catalogues.replace(with: new)
         streams.reloaded(catalogue)
         return .reloaded(

@@ -19,7 +19,8 @@ final class ServedCatalogue: Sendable {
     /// The `GET` answers each server thread gave, checked before a request is routed.
     let responses: ResponseCache
 
-    init(_ catalogue: Catalogue, version: Int, threadCacheBounds: CacheBounds) {
+    /// `limitCounts` counts the answers the threads' caches drop to keep `threadCacheBounds`.
+    init(_ catalogue: Catalogue, version: Int, threadCacheBounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
         self.catalogue = catalogue
         self.version = version
         var defaults: [String: RenderedScreen] = [:]
@@ -27,7 +28,7 @@ final class ServedCatalogue: Sendable {
             defaults[definition.id] = ScreenCache.render(definition, catalogue.initialState)
         }
         self.defaults = defaults
-        responses = ResponseCache(threadCacheBounds)
+        responses = ResponseCache(threadCacheBounds, limitCounts: limitCounts)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("screens")

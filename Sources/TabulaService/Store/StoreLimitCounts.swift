@@ -10,6 +10,9 @@ public enum GrowthLimit: String, CaseIterable, Sendable {
     case eventAnswers = "event_answers"
     /// A current state dropped from the store's cache to keep `--state-cache-bytes`.
     case stateCacheBytes = "state_cache_bytes"
+    /// A rendered screen, or a thread's prepared answer, dropped from memory to keep
+    /// `--screen-cache-bytes` (and the caches' entry bounds).
+    case screenCacheBytes = "screen_cache_bytes"
     /// A new session refused (429) for its address's `--max-new-sessions-per-minute`.
     case newSessions = "new_sessions"
     /// A client context refused (400) for more kinds than `--max-client-kinds`.
