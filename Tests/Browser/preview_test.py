@@ -543,6 +543,13 @@ class PreviewTest:
                      2, "the rows animated out to be gone (#ghosts empty)")
             print(f"   {count} events, page equal to GET after each", flush=True)
 
+    def check_unknown_session(self):
+        step("a session the service does not know: the page says so, and why")
+        driver = self.driver
+        driver.get(f"{self.server.url}/preview/settings?session=no-such-session-token")
+        wait_for(driver, lambda d: d.find_element(By.ID, "banner").get_attribute("data-reason") == "unknown-session", 5,
+                 "#banner to say the session is unknown (data-reason=unknown-session)")
+
     def check_effects(self):
         step("effects: navigate opens the target in the same session, openURL is listed")
         driver = self.driver
@@ -732,11 +739,21 @@ class PreviewTest:
         wait_for(driver, lambda d: "swiped" in row.get_attribute("class"), 2, "the actions button to reveal the swipe actions")
         settle(driver)
         self.save("inbox-swipe-actions.png")
+        def tray_tab_indexes(row_id):
+            return driver.execute_script(
+                "return Array.from(document.querySelectorAll(`#screen .row[data-row-id='${arguments[0]}'] .row-swipe-tray button`))"
+                ".map((b) => b.tabIndex)", row_id)
+        # Opened from the keyboard's ⋯, Tab goes on to the actions; a closed tray's stay out of the order.
+        if set(tray_tab_indexes("message-m293")) != {0} or set(tray_tab_indexes("message-m292")) != {-1}:
+            raise Failure(f"an open tray's buttons have tabIndex {tray_tab_indexes('message-m293')}, a closed one's "
+                          f"{tray_tab_indexes('message-m292')}: only an open tray's should be in the tab order")
         flag = row.find_element(By.CSS_SELECTOR, '.row-swipe-action[data-action="flag"]')
         before = applied(driver)
         click(driver, flag)
         self.wait_applied(before, "the flag action's answer to be applied")
         assert_page_matches(driver, self.api, "inbox", session, "after flagging a message")
+        if set(tray_tab_indexes("message-m293")) != {-1}:
+            raise Failure(f"the tray closed by its action keeps tabIndex {tray_tab_indexes('message-m293')}")
         flagged = next(r for s in self.api.screen("inbox", session)["sections"] for r in s["rows"] if r["id"] == "message-m293")
         if [action["id"] for action in flagged.get("leadingActions", [])] != ["unflag"] or not flagged["title"].startswith("⚑"):
             raise Failure(f"the flag action did not flag message m293: {json.dumps(flagged)}")
@@ -814,6 +831,19 @@ class PreviewTest:
         people = assert_page_matches(driver, self.api, "people", session, "people after removing Alex")
         if any(row["id"] == "person-alex-great" for section in people["sections"] for row in section["rows"]):
             raise Failure("people still lists Alex after he was removed")
+        # Removed by another client while his screen is open: the page says so, and its last
+        # copy takes no input, since nothing done there would be sent.
+        driver.get(f"{self.server.url}/preview/people-details?" + urllib.parse.urlencode({"item": "john-wayne", "session": session}))
+        wait_ready(driver, "John Wayne's screen")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "John Wayne's stream to connect")
+        status, answer = self.api.call("POST", "/v1/screens/people-details/selection?item=john-wayne", {"row": "remove"}, session)
+        if status != 200:
+            raise Failure(f"removing John Wayne from outside answered {status}: {answer}")
+        wait_for(driver, lambda d: d.find_element(By.ID, "banner").get_attribute("data-reason") == "item-removed", 5,
+                 "the page to say John Wayne was removed (#banner data-reason=item-removed)")
+        if not driver.execute_script("return document.getElementById('screen').inert"):
+            raise Failure("the removed item's last copy still takes input; it should be inert")
 
     def check_two_windows(self):
         step("two windows on one session follow each other")
@@ -1002,15 +1032,44 @@ class PreviewTest:
             raise Failure("#catalogue-problems is still shown with no problems")
         assert_page_matches(driver, self.api, "settings", session, "after settings.json was restored")
 
+        # An input row updated in place: its control's label and limits follow, and a limit the
+        # definition drops leaves the control too.
+        path = os.path.join(self.screens_dir, "pin-form.json")
+        with open(path, encoding="utf-8") as file:
+            original = file.read()
+        session = self.open("pin-form")
+        wait_for(driver, lambda d: d.find_element(By.ID, "stream-status").get_attribute("textContent").strip() == "connected",
+                 5, "pin-form's stream to connect")
+        def user_control():
+            return driver.execute_script(
+                "const c = document.querySelector('#screen .row[data-row-id=\"user\"] .row-control');"
+                " return [c.getAttribute('aria-label'), c.getAttribute('placeholder'), c.getAttribute('maxlength')];")
+        edited = json.loads(original)
+        edited["sections"][0]["rows"][0].update({"title": "Login", "placeholder": "you@example.com", "maxLength": 8})
+        write_atomically(path, json.dumps(edited))
+        wait_for(driver, lambda d: user_control() == ["Login", "you@example.com", "8"], 5,
+                 f"the user field to read Login, you@example.com, 8 after its definition changed (it reads {user_control()})")
+        write_atomically(path, original)
+        wait_for(driver, lambda d: user_control() == ["User", None, None], 5,
+                 f"the user field to lose its placeholder and maximum again (it reads {user_control()})")
+        assert_page_matches(driver, self.api, "pin-form", session, "after pin-form.json was restored")
+        print("   an input row's label, placeholder and maximum length follow its definition", flush=True)
+
         # A removed screen: the page says so and keeps its last copy; back, it follows again.
         path = os.path.join(self.screens_dir, "static-text.json")
         with open(path, encoding="utf-8") as file:
             original = file.read()
         session = self.open("static-text")
         driver.execute_script("window.__marker = 1")
+        catalogue = page_field(driver, "catalogue")
         os.remove(path)
-        wait_for(driver, lambda d: d.find_element(By.ID, "banner").is_displayed(), 5,
-                 "the page to say static-text was removed (#banner) after its file was deleted")
+        wait_for(driver, lambda d: d.find_element(By.ID, "banner").get_attribute("data-reason") == "screen-removed", 5,
+                 "the page to say static-text was removed (#banner data-reason=screen-removed) after its file was deleted")
+        # The stream's word for it stays once the catalogue's poll has seen the removal too.
+        wait_for(driver, lambda d: page_field(d, "catalogue") != catalogue, 5, "the catalogue's poll to see the removal")
+        if driver.find_element(By.ID, "banner").get_attribute("data-reason") != "screen-removed":
+            raise Failure(f"the removed screen's banner says {driver.find_element(By.ID, 'banner').get_attribute('data-reason')!r}, "
+                          "not screen-removed")
         if not driver.find_elements(By.CSS_SELECTOR, "#screen .row"):
             raise Failure("the page emptied the removed screen; it should keep showing its last copy")
         write_atomically(path, original)
@@ -1109,6 +1168,7 @@ def main():
         test = PreviewTest(args, server, api, driver, screens_dir)
         screen_ids = test.check_list_page()
         test.check_screens(screen_ids)
+        test.check_unknown_session()
         test.check_effects()
         test.check_form()
         test.check_secure_values_follow_the_rows()

@@ -302,6 +302,15 @@ function rowSwitch(row) {
   return input;
 }
 
+/**
+ * Opens or closes a row's swipe tray. Its buttons are in the tab order only while it shows:
+ * opened by ⋯ from the keyboard, Tab goes on to them.
+ */
+function setSwiped(row, open) {
+  row.classList.toggle("swiped", open);
+  for (const trayButton of row.querySelectorAll(":scope > .row-swipe-tray > button")) trayButton.tabIndex = open ? 0 : -1;
+}
+
 function setDisabled(control, disabled) {
   if (control.tagName !== "DIV") control.disabled = disabled;
   for (const segment of control.querySelectorAll("input")) segment.disabled = disabled;
@@ -555,11 +564,12 @@ function fillRow(node, row) {
       remove.dataset.action = "delete";
       tray.append(remove);
     }
-    // Hidden behind the cell until a swipe: out of the tab order.
-    for (const trayButton of tray.children) trayButton.tabIndex = -1;
     children.push(tray);
   }
   node.replaceChildren(...children);
+  // Hidden behind the cell until a swipe: out of the tab order (a row filled again while
+  // open keeps its tray open).
+  setSwiped(node, Boolean(trayButtons) && node.classList.contains("swiped"));
   node._model = row;
   node._json = JSON.stringify(row);
 }
@@ -630,6 +640,8 @@ export class TabulaView extends EventTarget {
     if (!(element instanceof Element)) throw new TypeError("mount needs an element to draw into");
     if (!options.screen) throw new TypeError("mount needs the id of a screen (options.screen)");
     this.element = element;
+    // A view closed in this element before left it read-only (see close()).
+    element.inert = false;
     this.screenID = String(options.screen);
     this.item = options.item ? String(options.item) : null;
     this.base = String(options.baseURL || globalThis.location?.origin || "").replace(/\/+$/, "");
@@ -696,6 +708,9 @@ export class TabulaView extends EventTarget {
     for (const pending of this.pendingEdits.values()) clearTimeout(pending.timer);
     this.pendingEdits.clear();
     this.listeners.abort();
+    // Its last copy stays on the page, read-only (until a new view mounts in the element): a
+    // control that still moved would show the user a change that no event carries.
+    this.element.inert = true;
     if (this.ownGhostLayer) this.ghostLayer?.remove();
     this.dispatch("stream", { state: "closed" });
     this.dispatch("close", { reason });
@@ -1258,22 +1273,22 @@ export class TabulaView extends EventTarget {
       const target = event.target;
       if (target.closest(".row-delete, .row-swipe-delete")) {
         const row = rowOf(target);
-        row.classList.remove("swiped");
+        setSwiped(row, false);
         this.send("deletion", row.dataset.rowId);
         return;
       }
       const swipeAction = target.closest(".row-swipe-action");
       if (swipeAction) {
         const row = rowOf(swipeAction);
-        row.classList.remove("swiped");
+        setSwiped(row, false);
         this.send("action", row.dataset.rowId, { action: swipeAction.dataset.action });
         return;
       }
       const more = target.closest(".row-actions");
       if (more) {
         const row = rowOf(more);
-        for (const open of root.querySelectorAll(".row.swiped")) if (open !== row) open.classList.remove("swiped");
-        row.classList.toggle("swiped");
+        for (const open of root.querySelectorAll(".row.swiped")) if (open !== row) setSwiped(open, false);
+        setSwiped(row, !row.classList.contains("swiped"));
         return;
       }
       if (target.closest(".row-grip, .row-switch")) return;
@@ -1281,7 +1296,7 @@ export class TabulaView extends EventTarget {
       const row = rowOf(target);
       if (!row) return;
       if (row.classList.contains("swiped")) {
-        row.classList.remove("swiped");
+        setSwiped(row, false);
         return;
       }
       if (row.dataset.selectable !== "true" || row.dataset.enabled === "false") return;
@@ -1326,7 +1341,7 @@ export class TabulaView extends EventTarget {
         return;
       }
       const swipeable = event.target.closest(".row[data-swipeable='true']");
-      for (const open of root.querySelectorAll(".row.swiped")) if (open !== swipeable) open.classList.remove("swiped");
+      for (const open of root.querySelectorAll(".row.swiped")) if (open !== swipeable) setSwiped(open, false);
       if (swipeable && !event.target.closest("button, input, select, textarea")) {
         swipe = { row: swipeable, x: event.clientX, y: event.clientY, dx: 0, active: false };
       }
@@ -1373,7 +1388,7 @@ export class TabulaView extends EventTarget {
         if (!active) return;
         row.classList.remove("swiping");
         row.style.removeProperty("--swipe");
-        row.classList.toggle("swiped", dx < -40);
+        setSwiped(row, dx < -40);
         // The click that ends a swipe is not a tap.
         const swallow = (click) => { click.stopPropagation(); click.preventDefault(); };
         row.addEventListener("click", swallow, { capture: true, once: true });
@@ -1445,9 +1460,16 @@ export class TabulaView extends EventTarget {
     node.querySelector(".row-title").textContent = row.title || "";
     node.dataset.enabled = String(row.enabled !== false);
     setDisabled(control, !row.editable);
+    control.setAttribute("aria-label", row.title || row.id);
+    // A limit the model no longer has is gone from the control too.
     for (const name of ["min", "max", "placeholder", "step"]) {
-      if (row[name] === undefined || !(name in control)) continue;
-      control[name] = name === "step" ? (row.step > 0 ? String(row.step) : "any") : String(row[name]);
+      if (!(name in control)) continue;
+      if (row[name] === undefined || row[name] === null) control.removeAttribute(name);
+      else control[name] = name === "step" ? (row.step > 0 ? String(row.step) : "any") : String(row[name]);
+    }
+    if (row.kind === "textField") {
+      if (typeof row.maxLength === "number") control.maxLength = row.maxLength;
+      else control.removeAttribute("maxlength");
     }
     // The answer starts from what the user sees: a control being edited keeps its value.
     if (!editing && !row.secure) showValue(control, row);

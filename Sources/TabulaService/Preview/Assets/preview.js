@@ -302,9 +302,10 @@ function announceNavigation(effects) {
 function screenProblem(error) {
   const slug = error && error.slug ? error.slug : "";
   if (slug === "unknown-session" || slug === "missing-session") {
-    banner("This session is unknown (ended, expired, or from another server).", { label: "Start a new session", href: previewURL(page.screenID) });
+    banner("This session is unknown (ended, expired, or from another server).", { label: "Start a new session", href: previewURL(page.screenID) },
+      "unknown-session");
   } else if (slug === "unknown-screen") {
-    banner(`There is no screen "${page.screenID}".`, { label: "All screens", href: listURL() });
+    banner(`There is no screen "${page.screenID}".`, { label: "All screens", href: listURL() }, "unknown-screen");
   } else if (slug === "unknown-item") {
     banner(`The item "${page.item || ""}" is not in its list (it was removed, or never added).`, { label: "Back", href: backURL() }, "unknown-item");
   } else {
@@ -470,7 +471,9 @@ function screenPage(screenID) {
   catalogueListeners.push((catalogue) => {
     const known = (catalogue.screens || []).some((screen) => screen.id === screenID);
     const note = $("#banner");
-    if (!known && page.view && page.view.copy) {
+    // The stream's own word for a removed screen stays (its banner leads back when the
+    // screen returns).
+    if (!known && page.view && page.view.copy && note.dataset.reason !== "screen-removed") {
       banner(`The catalogue no longer has the screen "${screenID}"; the page shows the last copy.`,
         { label: "All screens", href: listURL() }, "missing-screen");
     } else if (known && note.dataset.reason === "missing-screen") {
