@@ -26,7 +26,8 @@ public enum EndReason: Hashable, Sendable, CustomStringConvertible {
     /// The item an item screen shows left its list.
     case itemRemoved(String)
     /// The service refuses to show the screen as the handle asks for it (400, such as an
-    /// item named for a screen that is not an item screen): asking again cannot help.
+    /// item named for a screen that is not an item screen; or 401 `unauthorized`, an API key
+    /// missing or wrong): asking again cannot help.
     case invalidRequest(String)
     /// The app closed the handle.
     case closed

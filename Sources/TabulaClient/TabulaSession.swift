@@ -34,14 +34,21 @@ public final class TabulaSession: Sendable {
     public let baseURL: String
     /// The session's secret: send nothing else to resume it.
     public let token: String
+    /// The service's `--api-key`, sent as `Authorization: Bearer` with every request; `nil`
+    /// for a service that requires none.
+    public let apiKey: String?
     public let configuration: Configuration
     let transport: any HTTPTransport
 
     /// Resumes a session from its token. A token the service does not know ends the first
-    /// screen handle with ``EndReason/sessionEnded(_:)``.
-    public init(baseURL: String, token: String, configuration: Configuration = Configuration(), transport: any HTTPTransport) {
+    /// screen handle with ``EndReason/sessionEnded(_:)``; a missing or wrong `apiKey`, with
+    /// ``EndReason/invalidRequest(_:)``.
+    public init(
+        baseURL: String, token: String, apiKey: String? = nil, configuration: Configuration = Configuration(), transport: any HTTPTransport
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
+        self.apiKey = apiKey
         self.configuration = configuration
         self.transport = transport
     }
@@ -50,14 +57,15 @@ public final class TabulaSession: Sendable {
     /// the service cannot be reached, or refuses for a while (`429`, `503`: after the
     /// answer's `Retry-After`, up to `maximumReconnectDelay`).
     public static func create(
-        baseURL: String, context: Context = Context(), configuration: Configuration = Configuration(), transport: any HTTPTransport
+        baseURL: String, context: Context = Context(), apiKey: String? = nil, configuration: Configuration = Configuration(),
+        transport: any HTTPTransport
     ) async throws(ClientError) -> TabulaSession {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("client")
         writer.rawValue(context.jsonBytes)
         writer.endObject()
-        let unnamed = TabulaSession(baseURL: baseURL, token: "", configuration: configuration, transport: transport)
+        let unnamed = TabulaSession(baseURL: baseURL, token: "", apiKey: apiKey, configuration: configuration, transport: transport)
         let request = unnamed.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")], body: writer.bytes)
         var backoff = Backoff(initial: .milliseconds(250), maximum: configuration.maximumReconnectDelay)
         var attempts = 0
@@ -87,7 +95,7 @@ public final class TabulaSession: Sendable {
             guard HTTPFieldValue.isSafe(token) else {
                 throw ClientError.malformedAnswer("a new session's token is not one a header can carry (empty, or with control characters)")
             }
-            return TabulaSession(baseURL: baseURL, token: token, configuration: configuration, transport: transport)
+            return TabulaSession(baseURL: baseURL, token: token, apiKey: apiKey, configuration: configuration, transport: transport)
         }
     }
 
@@ -116,7 +124,8 @@ public final class TabulaSession: Sendable {
     }
 
     /// A request to the service: `path` below ``baseURL``, the query's values
-    /// percent-encoded, the session's token in `X-Session`.
+    /// percent-encoded, the session's token in `X-Session`, and the ``apiKey`` in
+    /// `Authorization`.
     func request(
         _ method: String, _ path: String, query: [(name: String, value: String)] = [], headers: [(name: String, value: String)] = [],
         body: [UInt8]? = nil, idleTimeout: Duration? = nil
@@ -125,9 +134,11 @@ public final class TabulaSession: Sendable {
         if !query.isEmpty { url += "?" + query.map { "\($0.name)=\($0.value.percentEncoded)" }.joined(separator: "&") }
         // A token a header cannot carry (an app's stored one, with a line break) is not sent:
         // the service then answers 401, and the handle ends with the session.
-        let session = HTTPFieldValue.isSafe(token) ? [("X-Session", token)] : []
+        var fields = HTTPFieldValue.isSafe(token) ? [("X-Session", token)] : []
+        // Likewise a key with a line break: the service answers 401 `unauthorized`.
+        if let apiKey, HTTPFieldValue.isSafe(apiKey) { fields.append(("Authorization", "Bearer \(apiKey)")) }
         return HTTPRequest(
-            method: method, url: url, headers: session + headers, body: body, idleTimeout: idleTimeout ?? configuration.requestTimeout)
+            method: method, url: url, headers: fields + headers, body: body, idleTimeout: idleTimeout ?? configuration.requestTimeout)
     }
 }
 

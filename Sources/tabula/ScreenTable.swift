@@ -1,7 +1,10 @@
 import TabulaModel
 
 /// A screen as text for a terminal: its title, then each section's header, rows and footer,
-/// a row as its kind and string fields, with a switch's or a checkmark's state.
+/// a row as its kind and string fields, with a switch's or a checkmark's state. Control
+/// characters in the screen's texts (a backend's state may hold any) are written as `\u{…}`
+/// escapes: an escape sequence would otherwise reach the terminal, which obeys it (clearing
+/// the screen, setting its title), and a line break would break the table.
 struct ScreenTable {
     let text: String
 
@@ -18,7 +21,25 @@ struct ScreenTable {
             }
             if let footer = section.footer { lines.append("  " + Self.describe(footer.fields.map { ($0.name, $0.value.json) })) }
         }
-        text = lines.joined(separator: "\n")
+        text = lines.map(Self.escapingControlCharacters).joined(separator: "\n")
+    }
+
+    private static func escapingControlCharacters(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: isControl) else { return line }
+        var escaped = String.UnicodeScalarView()
+        for scalar in line.unicodeScalars {
+            if isControl(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    /// C0 and C1 controls and DEL: what a terminal may act on.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     private static func describe(_ fields: [(name: String, value: JSONValue)]) -> String {

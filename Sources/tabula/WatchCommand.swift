@@ -16,7 +16,9 @@ struct WatchCommand: ParsableCommand {
             SIGTERM (exit 0), or until the session is gone: deleted, expired or unknown (exit 3, \
             with the reason on standard error). A screen the service refuses as asked, such as \
             --item for a screen that is not an item screen, or a screen or item it does not \
-            have, ends it with 1; one removed while followed, with 3.
+            have, ends it with 1; one removed while followed, with 3. A service run with \
+            --api-key needs the key (--api-key or TABULA_API_KEY); without it, or with a wrong \
+            one, the watch ends with 1.
             """
     )
 
@@ -32,8 +34,18 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "The item an item screen shows.")
     var item: String?
 
-    @Option(help: "The client's language, a BCP 47 tag such as fr or pl.")
+    @Option(
+        help:
+            "The client's language, a BCP 47 tag such as fr or pl. With --session, it replaces that session's client context, which then lists no kinds: the service sends the session every kind as it is."
+    )
     var locale: String?
+
+    @Option(
+        name: .customLong("api-key"),
+        help:
+            "The service's --api-key, sent as Authorization: Bearer (env TABULA_API_KEY, which keeps it out of the process list; default: none)"
+    )
+    var apiKey: String?
 
     @Flag(help: "Print one JSON line per update instead of a table.")
     var json = false
@@ -57,6 +69,14 @@ struct WatchCommand: ParsableCommand {
             throw ValidationError("--heartbeat \(heartbeat) is not a duration such as 15s or 1m, at most 100 years")
         }
         if let caFile { try CertificateAuthorityFile.check(caFile, option: "--ca-file", url: url, urlOption: "--url", peer: "service") }
+        if let key = resolvedAPIKey, key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw ValidationError("the API key (--api-key or TABULA_API_KEY) holds a control character, which no header can carry")
+        }
+    }
+
+    /// The key to send: `--api-key`, else `TABULA_API_KEY`.
+    private var resolvedAPIKey: String? {
+        apiKey ?? EnvironmentSetting.value("TABULA_API_KEY")
     }
 
     /// `--heartbeat` in seconds; `nil` when it is not a duration above 0.
@@ -88,7 +108,7 @@ struct WatchCommand: ParsableCommand {
         }
         pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         let outcome = waitForCompletion { (done: @escaping @Sendable (Result<Int32, CommandFailure>) -> Void) in
-            let watch = Watch(screen: screen, url: url, session: session, item: item, locale: locale, json: json)
+            let watch = Watch(screen: screen, url: url, session: session, item: item, locale: locale, apiKey: resolvedAPIKey, json: json)
             Task { done(await watch.run(configuration, transport)) }
         }
         switch outcome {
@@ -107,6 +127,7 @@ private struct Watch: Sendable {
     let session: String?
     let item: String?
     let locale: String?
+    let apiKey: String?
     let json: Bool
 
     /// Follows the screen until its session is gone: the exit status, 3, or why it could not start.
@@ -114,13 +135,18 @@ private struct Watch: Sendable {
         let tabula: TabulaSession
         do {
             if let session {
-                tabula = TabulaSession(baseURL: url, token: session, configuration: configuration, transport: transport)
-                if let locale { try await tabula.replaceContext(TabulaSession.Context(locale: locale)) }
+                tabula = TabulaSession(baseURL: url, token: session, apiKey: apiKey, configuration: configuration, transport: transport)
+                if let locale { try await replaceContext(of: tabula, locale: locale) }
             } else {
                 tabula = try await TabulaSession.create(
-                    baseURL: url, context: TabulaSession.Context(locale: locale), configuration: configuration, transport: transport)
+                    baseURL: url, context: TabulaSession.Context(locale: locale), apiKey: apiKey, configuration: configuration,
+                    transport: transport)
                 printToStandardError("session: \(tabula.token)")
             }
+        } catch ClientError.problem(let problem) where problem.status == 401 && problem.slug == "unauthorized" {
+            // The key, not the session: a usage error.
+            let refusal = apiKey == nil ? "the service requires an API key: give it with --api-key or TABULA_API_KEY" : "the service refused the API key"
+            return .failure(CommandFailure("\(refusal) (\(problem.detail))"))
         } catch ClientError.problem(let problem) where problem.status == 401 {
             printToStandardError("tabula watch: the session ended: \(problem.detail)")
             return .success(3)
@@ -153,6 +179,27 @@ private struct Watch: Sendable {
             }
         }
         return .success(3)
+    }
+
+    /// Puts `locale` in the session's client context. With `--session` the watch waits for
+    /// the service, as it does after a disconnection: while it cannot be reached, or is busy
+    /// (`429`, `503`), it asks again, backing off.
+    private func replaceContext(of tabula: TabulaSession, locale: String) async throws(ClientError) {
+        var wait = Duration.milliseconds(250)
+        while true {
+            do throws(ClientError) {
+                try await tabula.replaceContext(TabulaSession.Context(locale: locale))
+                return
+            } catch {
+                switch error {
+                case .transport: break
+                case .problem(let problem) where problem.status == 429 || problem.status == 503: break
+                default: throw error
+                }
+            }
+            try? await Task.sleep(for: wait)
+            wait = min(wait * 2, tabula.configuration.maximumReconnectDelay)
+        }
     }
 
     private func show(_ screen: Screen) {

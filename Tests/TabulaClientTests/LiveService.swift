@@ -47,8 +47,18 @@ final class LiveService: @unchecked Sendable {
 
     /// Kills the service with SIGKILL and starts it again on the same port and data.
     func killAndRestart() throws {
+        kill()
+        try restart()
+    }
+
+    /// Kills the service; its proxy goes on accepting, and finds nothing behind it.
+    func kill() {
         server.signal(SIGKILL)
         _ = server.waitForExit(seconds: 10)
+    }
+
+    /// Starts the service again, on its port, with its data.
+    func restart() throws {
         server = try ServerProcess(arguments: Self.arguments(directory) + extraArguments, port: port)
     }
 

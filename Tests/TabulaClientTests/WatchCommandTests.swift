@@ -57,6 +57,69 @@ import Testing
         #expect(watch.standardError.contains("not an item screen") || watch.standardError.contains("is not one"), "\(watch.standardError)")
     }
 
+    /// A service run with `--api-key`: the watch sends the key it is given, and without it,
+    /// or with a wrong one, fails with 1 and says what to do, rather than calling the session
+    /// ended.
+    @Test(.timeLimit(.minutes(1))) func aServiceWithAnAPIKeyIsFollowedWithTheKey() async throws {
+        let key = "watch-tests-api-key-0123456789"
+        let service = try LiveService(["--api-key", key])
+        let without = try WatchProcess(["settings", "--url", service.url])
+        #expect(try await without.exitStatus() == 1)
+        #expect(without.standardError.contains("requires an API key: give it with --api-key"), "\(without.standardError)")
+        let wrong = try WatchProcess(["settings", "--url", service.url, "--api-key", "not-the-key-0123456789"])
+        #expect(try await wrong.exitStatus() == 1)
+        #expect(wrong.standardError.contains("refused the API key"), "\(wrong.standardError)")
+
+        let watch = try WatchProcess(["settings", "--url", service.url, "--json", "--heartbeat", "1s", "--api-key", key])
+        let token = try await watch.session()
+        let answer = try service.request(
+            "POST", "/v1/screens/settings/switch",
+            headers: ["Authorization: Bearer \(key)", "X-Session: \(token)", "Content-Type: application/json"],
+            body: #"{"row":"bluetooth","isOn":true}"#)
+        #expect(answer.status == 200, "\(answer.bodyText)")
+        try await watch.waitForLastScreen("the switch to reach the watch through its stream") { $0.revision == 1 }
+        // The same session resumed without the key: refused as asked, not ended.
+        let resumed = try WatchProcess(["settings", "--url", service.url, "--session", token])
+        #expect(try await resumed.exitStatus() == 1)
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    /// With `--session` and `--locale`, the watch waits for a service it cannot reach, as it
+    /// does after a disconnection, then puts the language in the session and follows it.
+    @Test(.timeLimit(.minutes(1))) func aLanguageForAGivenSessionWaitsForTheService() async throws {
+        let service = try LiveService()
+        let created = try service.request("POST", "/v1/sessions")
+        let token = try #require(try JSONParser().parse(created.body).objectValue?["session"]?.stringValue)
+        service.kill()
+        let watch = try WatchProcess(["settings", "--url", service.url, "--session", token, "--locale", "fr", "--json", "--heartbeat", "1s"])
+        try await Task.sleep(for: .seconds(1))
+        #expect(watch.process.isRunning, "the watch gave up on a service it could not reach: \(watch.standardError)")
+        try service.restart()
+        try await watch.waitForLastScreen("the settings in French once the service is back") { $0.title == "Réglages" }
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
+    /// A backend's state may hold control characters: the table writes them as escapes, so
+    /// that no escape sequence reaches the terminal and no line break splits a row.
+    @Test(.timeLimit(.minutes(1))) func theTableEscapesControlCharacters() async throws {
+        let service = try LiveService()
+        let created = try service.backend(
+            "POST", "/v1/sessions", headers: ["Content-Type: application/json"],
+            body: #"{"state":{"users":[{"id":"u1","name":"Evil\u001b]0;title\u0007\u001b[2J\nNext","description":"x"}]}}"#)
+        #expect(created.status == 201, "\(created.bodyText)")
+        let token = try #require(try JSONParser().parse(created.body).objectValue?["session"]?.stringValue)
+        let watch = try WatchProcess(["users", "--url", service.url, "--session", token])
+        let deadline = Date().addingTimeInterval(10)
+        while !watch.standardOutput.contains("Evil"), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let output = watch.standardOutput
+        #expect(output.contains(#"Evil\u{1B}]0;title\u{7}\u{1B}[2J\u{A}Next"#), "\(output)")
+        #expect(!output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(output)")
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
     /// A screen or an item the service does not have, named from the start, is a usage
     /// error: the session is not gone. An item screen without `--item` says to give one.
     @Test(
@@ -194,6 +257,18 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     var standardError: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+    var standardOutput: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+    /// Waits until the screen of its last line is as `expected` says (10 seconds at most).
+    func waitForLastScreen(_ what: String, _ expected: (Screen) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            if let screen = try? lastScreen(), expected(screen) { return }
+            guard Date() < deadline else { throw ServerProcessError("timed out waiting for \(what): \(standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 
     /// The token of the session it created, from `session: TOKEN` on standard error.
     func session() async throws -> String {

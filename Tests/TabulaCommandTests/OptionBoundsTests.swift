@@ -16,6 +16,7 @@ import Testing
             (["--url", "http://127.0.0.1:1", "--heartbeat", "99999999999999999d"], "--heartbeat 99999999999999999d is not a duration"),
             (["--url", "http://127.0.0.1:1", "--heartbeat", "0"], "--heartbeat 0 is not a duration"),
             (["--url", "ftp://example.com"], "--url ftp://example.com is not an http:// or https:// URL"),
+            (["--url", "http://127.0.0.1:1", "--api-key", "key\nwith-a-line-break"], "the API key (--api-key or TABULA_API_KEY) holds a control character"),
         ] {
             let result = try runTabula(["watch", "settings"] + arguments)
             #expect(result.status == 64 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
