@@ -120,6 +120,14 @@ import Testing
             ])
     }
 
+    /// A string table that is not JSON is placed where the parser stopped, as a screen's is.
+    @Test func aStringTableThatIsNotJSONIsPlacedWhereItBreaks() {
+        let broken = #expect(throws: DefinitionErrors.self) {
+            try Self.catalogue(tables: ["en.json": "{\"t\": \"Title\",\n  \"r\": "])
+        }
+        #expect(broken?.problems.map(\.description) == ["en.json:2:8: $: not valid JSON: the document ends too early (truncated JSON?) at line 2, column 8"])
+    }
+
     /// Switching the language is one change set of updates: applied to the old copy, it gives
     /// the new screen, with the same rows in the same places.
     @Test(arguments: ["settings", "people", "users", "protocol-settings", "about-details"])

@@ -60,10 +60,7 @@ public struct Catalogue: Sendable {
             case .success(let value):
                 json = value
             case .failure(let error):
-                problems.append(
-                    DefinitionProblem(
-                        kind: .invalidJSON, file: file.name, path: "$", location: SourcePosition(line: error.line, column: error.column),
-                        message: "not valid JSON: \(error)"))
+                problems.append(.invalidJSON(error, file: file.name))
                 continue
             }
             var reader = DefinitionReader(file: file.name, sharedState: sharedState, strings: strings, urlSchemes: urlSchemes)

@@ -87,7 +87,7 @@ extension ScreenDefinition {
         do {
             json = try JSONParser().parse(bytes)
         } catch {
-            throw DefinitionErrors([DefinitionProblem(kind: .invalidJSON, file: file, path: "$", message: "not valid JSON: \(error)")])
+            throw DefinitionErrors([.invalidJSON(error, file: file)])
         }
         var log = ProblemLog(file: file)
         var strings: StringTables?

@@ -61,6 +61,13 @@ public struct DefinitionProblem: Hashable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// A file that is not JSON, located where the parser stopped.
+    public static func invalidJSON(_ error: JSONParseError, file: String) -> DefinitionProblem {
+        DefinitionProblem(
+            kind: .invalidJSON, file: file, path: "$", location: SourcePosition(line: error.line, column: error.column),
+            message: "not valid JSON: \(error)")
+    }
+
     /// `FILE:LINE:COLUMN: JSON-PATH[: column N]: what to fix`, the form editors and
     /// terminals link to the place (`column N` is the column within an expression); without
     /// a location, `FILE: JSON-PATH[: column N]: what to fix`. A warning's message begins

@@ -36,11 +36,12 @@ extension StringTables {
             if !named.insert(locale).inserted {
                 log.add(.structure, at: "$", "another file already holds the table of \(locale) (tags match in any case)")
             }
+            var unreadable: DefinitionProblem?
             do {
                 let json = try JSONParser().parse(file.bytes)
                 tables[locale] = readTable(json, path: "$", log: &log, allowsSchema: true)
             } catch {
-                log.add(.invalidJSON, at: "$", "not valid JSON: \(error)")
+                unreadable = .invalidJSON(error, file: file.name)
             }
             do {
                 let rules = try rules.numbers(for: locale)
@@ -54,7 +55,7 @@ extension StringTables {
             } catch {
                 log.add(.structure, at: "$", "the plural and number rules of \(locale) are not available: \(error)")
             }
-            problems += located(log.problems, in: file.bytes)
+            problems += located(log.problems, in: file.bytes) + (unreadable.map { [$0] } ?? [])
         }
         let canonicalDefault = LanguageTag.canonical(defaultLocale) ?? defaultLocale
         if !named.isEmpty, !named.contains(canonicalDefault) {
