@@ -640,8 +640,10 @@ export class TabulaView extends EventTarget {
     if (!(element instanceof Element)) throw new TypeError("mount needs an element to draw into");
     if (!options.screen) throw new TypeError("mount needs the id of a screen (options.screen)");
     this.element = element;
-    // A view closed in this element before left it read-only (see close()).
+    // A view closed in this element before left it read-only (see close()); the element is
+    // this view's now.
     element.inert = false;
+    element.tabulaView = this;
     this.screenID = String(options.screen);
     this.item = options.item ? String(options.item) : null;
     this.base = String(options.baseURL || globalThis.location?.origin || "").replace(/\/+$/, "");
@@ -709,8 +711,9 @@ export class TabulaView extends EventTarget {
     this.pendingEdits.clear();
     this.listeners.abort();
     // Its last copy stays on the page, read-only (until a new view mounts in the element): a
-    // control that still moved would show the user a change that no event carries.
-    this.element.inert = true;
+    // control that still moved would show the user a change that no event carries. An element
+    // another view took over is that view's to keep live.
+    if (this.element.tabulaView === this) this.element.inert = true;
     if (this.ownGhostLayer) this.ghostLayer?.remove();
     this.dispatch("stream", { state: "closed" });
     this.dispatch("close", { reason });

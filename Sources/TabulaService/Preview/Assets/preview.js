@@ -374,7 +374,11 @@ function waitForScreen() {
     catalogueListeners.splice(catalogueListeners.indexOf(listener), 1);
     log("the screen is back in the catalogue: fetching it again");
     page.view.refresh().then(() => {
-      if ($("#banner").dataset.reason === "screen-removed") $("#banner").hidden = true;
+      const note = $("#banner");
+      if (note.dataset.reason !== "screen-removed") return;
+      note.hidden = true;
+      // Gone with the notice: a later removal that only the catalogue sees is told again.
+      note.dataset.reason = "";
     });
   };
   catalogueListeners.push(listener);
