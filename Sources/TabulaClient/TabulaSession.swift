@@ -104,12 +104,38 @@ public final class TabulaSession: Sendable {
     public func replaceContext(_ context: Context) async throws(ClientError) {
         let answer: HTTPAnswer
         do {
-            answer = try await transport.send(
-                request("PUT", "/v1/session/client", headers: [("Content-Type", "application/json")], body: context.jsonBytes))
+            answer = try await transport.send(contextRequest(context))
         } catch {
             throw ClientError.transport(error.description)
         }
         guard answer.status == 200 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+    }
+
+    /// ``replaceContext(_:)``, waiting for the service as a screen handle does after a
+    /// disconnection: while it cannot be reached, or refuses for a while (`429`, `503`: after
+    /// the answer's `Retry-After`), it is asked again with backoff, until the task is
+    /// cancelled. Any other refusal is thrown at once.
+    public func replaceContextOnceReachable(_ context: Context) async throws(ClientError) {
+        var backoff = Backoff(initial: .milliseconds(250), maximum: configuration.maximumReconnectDelay)
+        while true {
+            let answer: HTTPAnswer
+            do {
+                answer = try await transport.send(contextRequest(context))
+            } catch {
+                guard !Task.isCancelled else { throw ClientError.transport(error.description) }
+                try? await Task.sleep(for: backoff.next())
+                continue
+            }
+            if answer.status == 200 { return }
+            guard answer.status == 429 || answer.status == 503, !Task.isCancelled else {
+                throw ClientError.problem(ServiceProblem(answer: answer))
+            }
+            try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
+        }
+    }
+
+    private func contextRequest(_ context: Context) -> HTTPRequest {
+        request("PUT", "/v1/session/client", headers: [("Content-Type", "application/json")], body: context.jsonBytes)
     }
 
     /// A handle on one screen of the session (on one item, for an item screen). Call

@@ -61,9 +61,7 @@ struct ActionOptions: ParsableArguments {
             }
             return nil
         }
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > "https://".count, !url.contains("?"), !url.contains("#")
-        else {
+        guard BaseURL.isUsable(url) else {
             throw ValidationError("--actions-url \"\(url)\" is not an http or https URL without a query, like https://backend.example/tabula")
         }
         guard let secret, !secret.isEmpty else {

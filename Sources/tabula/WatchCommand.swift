@@ -2,6 +2,7 @@ import ArgumentParser
 import TabulaClient
 import TabulaModel
 import TabulaPlatform
+import TabulaService
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,15 +63,20 @@ struct WatchCommand: ParsableCommand {
 
     /// Options out of their ranges are usage errors (exit 64), as `tabula serve`'s are.
     func validate() throws {
-        guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.split(separator: "/").count >= 2 else {
-            throw ValidationError("--url \(url) is not an http:// or https:// URL such as http://127.0.0.1:8080")
+        guard BaseURL.isUsable(url) else {
+            throw ValidationError("--url \(url) is not an http:// or https:// URL without a query, such as http://127.0.0.1:8080")
         }
         guard heartbeatSeconds != nil else {
             throw ValidationError("--heartbeat \(heartbeat) is not a duration such as 15s or 1m, at most 100 years")
         }
         if let caFile { try CertificateAuthorityFile.check(caFile, option: "--ca-file", url: url, urlOption: "--url", peer: "service") }
-        if let key = resolvedAPIKey, key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw ValidationError("the API key (--api-key or TABULA_API_KEY) holds a control character, which no header can carry")
+        // A key `tabula serve --api-key` would refuse cannot be a service's.
+        if let key = resolvedAPIKey {
+            do throws(APIKey.Unusable) {
+                _ = try APIKey(validating: key)
+            } catch {
+                throw ValidationError("the API key (--api-key or TABULA_API_KEY) cannot be a service's: \(error)")
+            }
         }
     }
 
@@ -136,7 +142,8 @@ private struct Watch: Sendable {
         do {
             if let session {
                 tabula = TabulaSession(baseURL: url, token: session, apiKey: apiKey, configuration: configuration, transport: transport)
-                if let locale { try await replaceContext(of: tabula, locale: locale) }
+                // Waiting for the service, as after a disconnection.
+                if let locale { try await tabula.replaceContextOnceReachable(TabulaSession.Context(locale: locale)) }
             } else {
                 tabula = try await TabulaSession.create(
                     baseURL: url, context: TabulaSession.Context(locale: locale), apiKey: apiKey, configuration: configuration,
@@ -179,27 +186,6 @@ private struct Watch: Sendable {
             }
         }
         return .success(3)
-    }
-
-    /// Puts `locale` in the session's client context. With `--session` the watch waits for
-    /// the service, as it does after a disconnection: while it cannot be reached, or is busy
-    /// (`429`, `503`), it asks again, backing off.
-    private func replaceContext(of tabula: TabulaSession, locale: String) async throws(ClientError) {
-        var wait = Duration.milliseconds(250)
-        while true {
-            do throws(ClientError) {
-                try await tabula.replaceContext(TabulaSession.Context(locale: locale))
-                return
-            } catch {
-                switch error {
-                case .transport: break
-                case .problem(let problem) where problem.status == 429 || problem.status == 503: break
-                default: throw error
-                }
-            }
-            try? await Task.sleep(for: wait)
-            wait = min(wait * 2, tabula.configuration.maximumReconnectDelay)
-        }
     }
 
     private func show(_ screen: Screen) {

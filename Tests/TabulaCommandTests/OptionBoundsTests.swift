@@ -16,7 +16,14 @@ import Testing
             (["--url", "http://127.0.0.1:1", "--heartbeat", "99999999999999999d"], "--heartbeat 99999999999999999d is not a duration"),
             (["--url", "http://127.0.0.1:1", "--heartbeat", "0"], "--heartbeat 0 is not a duration"),
             (["--url", "ftp://example.com"], "--url ftp://example.com is not an http:// or https:// URL"),
-            (["--url", "http://127.0.0.1:1", "--api-key", "key\nwith-a-line-break"], "the API key (--api-key or TABULA_API_KEY) holds a control character"),
+            // A query would hold every path appended to it.
+            (["--url", "http://127.0.0.1:1/?x=1"], "--url http://127.0.0.1:1/?x=1 is not an http:// or https:// URL without a query"),
+            // Schemes are in any case: this URL passes, and the heartbeat is what is refused.
+            (["--url", "HTTP://127.0.0.1:1", "--heartbeat", "0"], "--heartbeat 0 is not a duration"),
+            (
+                ["--url", "http://127.0.0.1:1", "--api-key", "key\nwith-a-line-break"],
+                "the API key (--api-key or TABULA_API_KEY) cannot be a service's: it must be printable ASCII"
+            ),
         ] {
             let result = try runTabula(["watch", "settings"] + arguments)
             #expect(result.status == 64 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
