@@ -501,10 +501,8 @@ public actor ScreenHandle {
     // MARK: Ending
 
     private func endReason(for problem: ServiceProblem) -> EndReason? {
-        switch (problem.status, problem.slug) {
-        // The service requires an API key the session does not send, or refuses the one it
-        // does: asking again cannot help, and the session itself may be fine.
-        case (401, "unauthorized"): .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail)
+        if problem.refusesTheAPIKey { return .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) }
+        return switch (problem.status, problem.slug) {
         case (401, _): .sessionEnded(problem.detail.isEmpty ? problem.description : problem.detail)
         case (404, "unknown-screen"): .screenRemoved(problem.detail)
         case (404, "unknown-item"): .itemRemoved(problem.detail)

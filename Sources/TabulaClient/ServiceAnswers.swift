@@ -104,6 +104,10 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
 
     public var description: String { detail.isEmpty ? "\(status) \(slug)" : "\(status) \(slug): \(detail)" }
 
+    /// Whether the service refused the API key (`401 unauthorized`: missing or wrong), not
+    /// the session: the session may be fine, and asking again without another key cannot help.
+    public var refusesTheAPIKey: Bool { status == 401 && slug == "unauthorized" }
+
     /// Why the answer was no use, for ``ScreenHandle/Connection/retrying(reason:)``: the
     /// service's problem, or the status of a page that is not the service's.
     var reason: String { isDocument ? description : "HTTP \(status) without a problem document: not the service's answer" }

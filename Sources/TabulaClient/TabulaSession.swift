@@ -67,36 +67,16 @@ public final class TabulaSession: Sendable {
         writer.endObject()
         let unnamed = TabulaSession(baseURL: baseURL, token: "", apiKey: apiKey, configuration: configuration, transport: transport)
         let request = unnamed.request("POST", "/v1/sessions", headers: [("Content-Type", "application/json")], body: writer.bytes)
-        var backoff = Backoff(initial: .milliseconds(250), maximum: configuration.maximumReconnectDelay)
-        var attempts = 0
-        while true {
-            let answer: HTTPAnswer
-            do {
-                answer = try await transport.send(request)
-            } catch {
-                attempts += 1
-                guard attempts < 5, !Task.isCancelled else { throw ClientError.transport(error.description) }
-                try? await Task.sleep(for: backoff.next())
-                continue
-            }
-            // Too many new sessions from this address (`429`), or the store is busy (`503`):
-            // none was made. Asked again after the answer's `Retry-After`.
-            if answer.status == 429 || answer.status == 503 {
-                attempts += 1
-                guard attempts < 5, !Task.isCancelled else { throw ClientError.problem(ServiceProblem(answer: answer)) }
-                try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
-                continue
-            }
-            guard answer.status == 201 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
-            guard let token = try JSONValue.answer(answer.body).objectValue?["session"]?.stringValue else {
-                throw ClientError.malformedAnswer("a new session's answer has no token")
-            }
-            // Every request carries the token in a header.
-            guard HTTPFieldValue.isSafe(token) else {
-                throw ClientError.malformedAnswer("a new session's token is not one a header can carry (empty, or with control characters)")
-            }
-            return TabulaSession(baseURL: baseURL, token: token, apiKey: apiKey, configuration: configuration, transport: transport)
+        let answer = try await unnamed.sendWhileUnavailable(request, attempts: 5)
+        guard answer.status == 201 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+        guard let token = try JSONValue.answer(answer.body).objectValue?["session"]?.stringValue else {
+            throw ClientError.malformedAnswer("a new session's answer has no token")
         }
+        // Every request carries the token in a header.
+        guard HTTPFieldValue.isSafe(token) else {
+            throw ClientError.malformedAnswer("a new session's token is not one a header can carry (empty, or with control characters)")
+        }
+        return TabulaSession(baseURL: baseURL, token: token, apiKey: apiKey, configuration: configuration, transport: transport)
     }
 
     /// Replaces the session's client context (`PUT /v1/session/client`): the user chose
@@ -116,21 +96,31 @@ public final class TabulaSession: Sendable {
     /// the answer's `Retry-After`), it is asked again with backoff, until the task is
     /// cancelled. Any other refusal is thrown at once.
     public func replaceContextOnceReachable(_ context: Context) async throws(ClientError) {
+        let answer = try await sendWhileUnavailable(contextRequest(context), attempts: nil)
+        guard answer.status == 200 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+    }
+
+    /// Sends `request` until an answer other than a passing refusal comes: while the service
+    /// cannot be reached, or refuses for a while (`429`, `503`: nothing was done; after the
+    /// answer's `Retry-After`), it is asked again with backoff, up to `attempts` times in all
+    /// (`nil`: until the task is cancelled). The last failure is thrown.
+    private func sendWhileUnavailable(_ request: HTTPRequest, attempts limit: Int?) async throws(ClientError) -> HTTPAnswer {
         var backoff = Backoff(initial: .milliseconds(250), maximum: configuration.maximumReconnectDelay)
+        var attempts = 0
         while true {
-            let answer: HTTPAnswer
+            let failure: ClientError
+            var notBefore: Duration?
             do {
-                answer = try await transport.send(contextRequest(context))
+                let answer = try await transport.send(request)
+                guard answer.status == 429 || answer.status == 503 else { return answer }
+                failure = .problem(ServiceProblem(answer: answer))
+                notBefore = answer.retryAfter
             } catch {
-                guard !Task.isCancelled else { throw ClientError.transport(error.description) }
-                try? await Task.sleep(for: backoff.next())
-                continue
+                failure = .transport(error.description)
             }
-            if answer.status == 200 { return }
-            guard answer.status == 429 || answer.status == 503, !Task.isCancelled else {
-                throw ClientError.problem(ServiceProblem(answer: answer))
-            }
-            try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
+            attempts += 1
+            guard !Task.isCancelled, limit.map({ attempts < $0 }) ?? true else { throw failure }
+            try? await Task.sleep(for: backoff.next(notBefore: notBefore))
         }
     }
 

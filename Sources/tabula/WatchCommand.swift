@@ -150,7 +150,7 @@ private struct Watch: Sendable {
                     transport: transport)
                 printToStandardError("session: \(tabula.token)")
             }
-        } catch ClientError.problem(let problem) where problem.status == 401 && problem.slug == "unauthorized" {
+        } catch ClientError.problem(let problem) where problem.refusesTheAPIKey {
             // The key, not the session: a usage error.
             let refusal = apiKey == nil ? "the service requires an API key: give it with --api-key or TABULA_API_KEY" : "the service refused the API key"
             return .failure(CommandFailure("\(refusal) (\(problem.detail))"))

@@ -29,7 +29,8 @@ import Testing
             var settings = StreamSettings()
             settings.heartbeatSeconds = 3600
             hub = StreamHub(
-                settings: settings, store: MemorySessionStore(), cache: ScreenCache(CacheBounds(entries: 100, bytes: 1 << 20)), catalogue: catalogue)
+                settings: settings, store: MemorySessionStore(), cache: ScreenCache(CacheBounds(entries: 100, bytes: 1 << 20), limitCounts: LimitCounts()),
+                catalogue: catalogue)
             definition = try #require(catalogue.screen(id: "settings"))
             stream = ScreenStream(definition: definition, session: SessionKey(token), tick: 0)
             try hub.register(stream, sessionID: "s_test")

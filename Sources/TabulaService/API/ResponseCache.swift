@@ -30,7 +30,7 @@ final class ResponseCache: Sendable {
     private let limitCounts: LimitCounts
 
     /// A cache of at most `bounds` on each thread (at least 8 entries).
-    init(_ bounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
+    init(_ bounds: CacheBounds, limitCounts: LimitCounts) {
         shards = ShardedStorage(perThread: { BoundedDictionary(maxCount: max(8, bounds.entries), maxBytes: bounds.bytes) })
         self.limitCounts = limitCounts
     }

@@ -118,7 +118,7 @@ final class ScreenCache: Sendable {
     /// Counts the screens dropped to keep the bounds.
     private let limitCounts: LimitCounts
 
-    init(_ bounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
+    init(_ bounds: CacheBounds, limitCounts: LimitCounts) {
         let perShard = (entries: max(1, bounds.entries / Self.shardCount), bytes: bounds.bytes / Self.shardCount)
         shards = ShardedStorage(count: Self.shardCount) { BoundedDictionary(maxCount: perShard.entries, maxBytes: perShard.bytes) }
         self.limitCounts = limitCounts

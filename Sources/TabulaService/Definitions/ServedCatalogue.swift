@@ -20,7 +20,7 @@ final class ServedCatalogue: Sendable {
     let responses: ResponseCache
 
     /// `limitCounts` counts the answers the threads' caches drop to keep `threadCacheBounds`.
-    init(_ catalogue: Catalogue, version: Int, threadCacheBounds: CacheBounds, limitCounts: LimitCounts = LimitCounts()) {
+    init(_ catalogue: Catalogue, version: Int, threadCacheBounds: CacheBounds, limitCounts: LimitCounts) {
         self.catalogue = catalogue
         self.version = version
         var defaults: [String: RenderedScreen] = [:]
