@@ -116,4 +116,30 @@ import Testing
         #expect(catchUp.status == 200 && catchUp.json.objectValue?["toRevision"] == 2)
         #expect(try event(restarted, session, "selection", #"{"row": "light", "revision": 1}"#).json.objectValue?["toRevision"] == 3)
     }
+
+    /// The versions a screen keeps are the ones served last, in the order they were served:
+    /// not the order of their ids when reloads come within one tick of the clock, nor the
+    /// clock's when it stepped back. A version served again is the newest once more.
+    @Test(arguments: StoreKind.allCases)
+    func definitionsServedLastAreKeptWhateverTheClockSays(kind: StoreKind) throws {
+        let factory = try StoreFactory(kind)
+        factory.settings.keepDefinitions = 2
+        let clock = Locked<Milliseconds>(1_000_000)
+        factory.clock = { clock.withLock { $0 } }
+        let store = try factory.open(try APITestServer.fixtures())
+        defer { store.close() }
+        // Ids in the order they are served: the first ones win a tie broken by id.
+        let versions = ["v1", "v2", "v3", "v4", "v5"].map { KeptDefinition(id: $0, screen: "s", document: Array($0.utf8)) }
+        func serve(_ index: Int) throws -> [String] { try store.keepDefinitions([versions[index]]) }
+        #expect(try serve(0) == [])
+        #expect(try serve(1) == [])
+        #expect(try serve(2) == ["v1"], "three versions served within one millisecond")
+        clock.withLock { $0 -= 60_000 }
+        #expect(try serve(3) == ["v2"], "served after the clock stepped back")
+        #expect(try serve(2) == [], "the version served again is one of the two kept")
+        #expect(try serve(4) == ["v4"], "the version served again was newer than the one before it")
+        for (id, kept) in [("v1", false), ("v2", false), ("v3", true), ("v4", false), ("v5", true)] {
+            #expect(try wait { store.keptDefinition(id: id, completion: $0) }?.id == (kept ? id : nil), "\(id)")
+        }
+    }
 }

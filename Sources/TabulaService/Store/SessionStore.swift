@@ -53,8 +53,9 @@ public protocol SessionStore: Sendable {
 
     /// Keeps the documents of the definitions the service is about to serve, so that any
     /// instance, now or after a restart, can render a screen with them (each is recorded as
-    /// served now); then removes each of their screens' versions beyond the newest
-    /// ``StoreSettings/keepDefinitions``. Called before serving, and by each reload of the
+    /// served now, and so as its screen's newest version, even when reloads come within one
+    /// tick of the clock or the clock stepped back); then removes each of their screens'
+    /// versions beyond the newest ``StoreSettings/keepDefinitions``. Called before serving, and by each reload of the
     /// definitions while serving; returns, once durable, the ids of the versions it removed.
     @discardableResult
     func keepDefinitions(_ definitions: [KeptDefinition]) throws(StoreError) -> [String]

@@ -16,8 +16,9 @@ extension PostgresSessionStore {
                         for definition in definitions {
                             try connection.execute(
                                 """
-                                INSERT INTO definitions(id, screen, document, served_ms) VALUES ($1, $2, $3, $4)
-                                ON CONFLICT (id) DO UPDATE SET served_ms = GREATEST(definitions.served_ms, excluded.served_ms)
+                                INSERT INTO definitions(id, screen, document, served_ms)
+                                VALUES ($1, $2, $3, GREATEST($4, (SELECT COALESCE(MAX(served_ms), 0) + 1 FROM definitions WHERE screen = $2)))
+                                ON CONFLICT (id) DO UPDATE SET served_ms = excluded.served_ms
                                 """,
                                 [.text(definition.id), .text(definition.screen), .bytes(definition.document), .integer(time)])
                         }

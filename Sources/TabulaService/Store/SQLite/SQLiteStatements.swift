@@ -109,7 +109,8 @@ final class SQLiteStatements: @unchecked Sendable {
         deleteSession = try database.prepare("DELETE FROM sessions WHERE token_hash = ?")
         upsertDefinition = try database.prepare(
             """
-            INSERT INTO definitions(id, screen, document, served_ms) VALUES (?, ?, ?, ?)
+            INSERT INTO definitions(id, screen, document, served_ms)
+            VALUES (?1, ?2, ?3, max(?4, (SELECT COALESCE(MAX(served_ms), 0) + 1 FROM definitions WHERE screen = ?2)))
             ON CONFLICT (id) DO UPDATE SET served_ms = excluded.served_ms
             """)
         deleteOldDefinitions = try database.prepare(
@@ -250,7 +251,9 @@ final class SQLiteStatements: @unchecked Sendable {
     }
 
     /// Records definitions as served at `time`, then keeps the newest `keep` of each of
-    /// their screens; returns the ids of those it removed.
+    /// their screens; returns the ids of those it removed. A definition served is always
+    /// newer than every version of its screen already kept, even within one millisecond or
+    /// after the clock stepped back (``SessionStore/keepDefinitions(_:)``).
     func keepDefinitions(_ definitions: [KeptDefinition], time: Milliseconds, keep: Int) throws(SQLiteError) -> [String] {
         for definition in definitions {
             try upsertDefinition.run([.text(definition.id), .text(definition.screen), .blob(definition.document), .integer(time)])
