@@ -38,6 +38,29 @@ import Testing
         ("", #""deleted":[\#(p00)],"updated":[{"from":\#(p00),"to":\#(p00),"model":{"id":"a","kind":"basic","title":"zombie"}}]"#),
         // an update whose `from` is nowhere in the old screen
         ("", #""updated":[{"from":{"section":7,"row":99},"to":{"section":0,"row":1},"model":{"id":"b","kind":"basic","title":"x"}}]"#),
+        // an update that changes a row's kind: a cell reconfigured in place would need another class
+        ("", #""updated":[{"from":\#(p00),"to":\#(p00),"model":{"id":"a","kind":"titleSwitch","title":"a","isOn":true}}]"#),
+        // a deleted row inserted again with its id and another kind, and updated as if kept
+        (
+            "",
+            #""deleted":[\#(p00)],"inserted":[{"section":0,"row":0,"model":{"id":"a","kind":"checkmark","title":"a","isChecked":true}}],"#
+                + #""updated":[{"from":\#(p00),"to":\#(p00),"model":{"id":"a","kind":"checkmark","title":"a","isChecked":true}}]"#
+        ),
+        // a row moved into a section the batch inserts (a table view throws: it comes with its rows)
+        (#""inserted":[{"index":2,"section":{"id":"s2","rows":[]}}]"#, #""moved":[{"from":\#(p00),"to":{"section":2,"row":0}}]"#),
+        // a row inserted into a section the batch inserts
+        (#""inserted":[{"index":2,"section":{"id":"s2","rows":[]}}]"#, #""inserted":[{"section":2,"row":0,"model":{"id":"z","kind":"basic","title":"z"}}]"#),
+        // a deleted section inserted again with its id, and updated as if kept
+        (
+            #""deleted":[1],"inserted":[{"index":1,"section":{"id":"s1","rows":[]}}],"#
+                + #""updated":[{"from":1,"to":1,"header":{"kind":"title","title":"h"},"footer":null}]"#,
+            ""
+        ),
+        // an update that gives a stepper a step of 0, which UIStepper refuses
+        (
+            "",
+            #""deleted":[\#(p00)],"inserted":[{"section":0,"row":0,"model":{"id":"a2","kind":"stepper","title":"n","value":1,"min":0,"max":5,"step":0}}]"#
+        ),
         // the same section deleted twice
         (#""deleted":[1,1]"#, ""),
         // a section inserted with the id of a kept section (and a row id the screen has)
@@ -55,5 +78,28 @@ import Testing
         let changes = try Self.changes(rows: #""inserted":[{"section":0,"row":3,"model":{"id":"a","kind":"basic","title":"dup"}}]"#)
         #expect(throws: ChangeSetError.self) { try changes.applyChecked(to: old) }
         #expect(changes.apply(to: old) == old, "apply leaves the screen as it was")
+    }
+
+    /// A slider's or stepper's numbers that its control refuses do not decode.
+    @Test(arguments: [
+        (#""kind":"stepper","title":"n","value":5,"min":10,"max":0"#, "$.sections[0].rows[0].min", "min (10) is above max (0)"),
+        (#""kind":"stepper","title":"n","value":1,"min":0,"max":5,"step":0"#, "$.sections[0].rows[0].step", "a stepper's step is above 0, not 0"),
+        (#""kind":"slider","value":1,"min":0,"max":5,"step":-0.5"#, "$.sections[0].rows[0].step", "a slider's step is 0 (continuous) or above, not -0.5"),
+        (#""kind":"slider","value":7,"min":0,"max":5"#, "$.sections[0].rows[0].value", "the value (7) is outside min…max (0…5)"),
+        (#""kind":"stepper","title":"n","value":-1,"min":0,"max":5"#, "$.sections[0].rows[0].value", "the value (-1) is outside min…max (0…5)"),
+    ])
+    func numbersAControlRefusesDoNotDecode(fields: String, path: String, message: String) throws {
+        let json = #"{"id":"x","title":"X","sections":[{"id":"s","rows":[{"id":"r",\#(fields)}]}]}"#
+        #expect {
+            try Screen(jsonBytes: Array(json.utf8))
+        } throws: { error in
+            (error as? WireFormatError)?.path == path && (error as? WireFormatError)?.message == message
+        }
+        // A continuous slider, a value on a bound, and one a rounding past it decode.
+        for fine in [#""kind":"slider","value":5,"min":0,"max":5,"step":0"#, #""kind":"stepper","title":"n","value":5.0000000001,"min":0,"max":5"#] {
+            #expect(throws: Never.self) {
+                try Screen(jsonBytes: Array(#"{"id":"x","title":"X","sections":[{"id":"s","rows":[{"id":"r",\#(fine)}]}]}"#.utf8))
+            }
+        }
     }
 }

@@ -12,9 +12,12 @@ extension ChangeSet {
 
     /// Applies the change set like ``apply(to:)``, throwing when it does not fit `screen`,
     /// or does not describe one consistent batch: a row or section deleted or moved twice
-    /// (or both), an update that is not of a kept row or section, a result with repeated
-    /// ids. A table view would refuse such a batch (its counts would not add up), so a
-    /// client that applies only what this accepts never hands it one.
+    /// (or both), an update that is not of a kept row or section or that changes a row's
+    /// kind, a row inserted or moved into an inserted section, a result with repeated ids
+    /// or that breaks the wire model's rules (``Screen/validate()``). A table view would
+    /// refuse such a batch (its counts would not add up, or a cell reconfigured in place
+    /// would need another kind), so a client that applies only what this accepts never
+    /// hands it one.
     public func applyChecked(to screen: Screen) throws(ChangeSetError) -> Screen {
         var result = screen
         var sections = screen.sections.map(Optional.some)
@@ -71,7 +74,8 @@ extension ChangeSet {
         var newSections = try Self.merge(
             remaining: sections.compactMap { $0 }, insertions: sectionInsertions, what: "section")
 
-        // 4. Insert new and moved rows at their new paths, ascending.
+        // 4. Insert new and moved rows at their new paths, ascending. An inserted section
+        //    brings its rows: none is inserted or moved into it (a table view refuses that).
         var rowInsertions: [Int: [(index: Int, element: Row)]] = [:]
         for insertion in rows.inserted {
             rowInsertions[insertion.path.section, default: []].append((insertion.path.row, insertion.row))
@@ -81,34 +85,48 @@ extension ChangeSet {
                 rowInsertions[move.to.section, default: []].append((move.to.row, row))
             }
         }
+        let insertedSections = Set(self.sections.inserted.map(\.index))
         for (sectionIndex, insertions) in rowInsertions {
             guard newSections.indices.contains(sectionIndex) else {
                 throw ChangeSetError("row inserted into section \(sectionIndex), which the new screen does not have")
+            }
+            guard !insertedSections.contains(sectionIndex) else {
+                throw ChangeSetError("row inserted or moved into section \(sectionIndex), which is inserted with its rows")
             }
             newSections[sectionIndex].rows = try Self.merge(
                 remaining: newSections[sectionIndex].rows, insertions: insertions, what: "row")
         }
 
         // 5. Set updated content at the new indexes: of a kept section or row, the one that
-        //    was at `from` and is at `to` now (a row keeps its id).
+        //    was at `from` and is at `to` now. A row keeps its id and its kind, so that a
+        //    client reconfigures its cell in place (another kind is a deletion and an insertion).
+        let deletedSections = Set(self.sections.deleted)
         for update in self.sections.updated {
             guard newSections.indices.contains(update.to) else {
                 throw ChangeSetError("updated section \(update.to) is not in the new screen")
             }
-            guard screen.sections.indices.contains(update.from), screen.sections[update.from].id == newSections[update.to].id else {
+            guard screen.sections.indices.contains(update.from), !deletedSections.contains(update.from),
+                screen.sections[update.from].id == newSections[update.to].id
+            else {
                 throw ChangeSetError("updated section \(update.to) is not the kept section \(update.from)")
             }
             newSections[update.to].header = update.header
             newSections[update.to].footer = update.footer
         }
+        let deletedRows = Set(rows.deleted)
         for update in rows.updated {
             guard newSections.indices.contains(update.to.section),
                 newSections[update.to.section].rows.indices.contains(update.to.row)
             else {
                 throw ChangeSetError("updated row \(update.to) is not in the new screen")
             }
-            guard screen.row(at: update.from)?.id == update.row.id, newSections[update.to.section].rows[update.to.row].id == update.row.id else {
+            guard let old = screen.row(at: update.from), old.id == update.row.id, !deletedRows.contains(update.from),
+                newSections[update.to.section].rows[update.to.row].id == update.row.id
+            else {
                 throw ChangeSetError("updated row \(update.to) is not the kept row \(update.from)")
+            }
+            guard old.kind == update.row.kind else {
+                throw ChangeSetError("updated row \(update.to) changes its kind from \(old.kind) to \(update.row.kind)")
             }
             newSections[update.to.section].rows[update.to.row] = update.row
         }

@@ -56,7 +56,11 @@ public struct Screen: Hashable, Sendable {
     }
 
     /// Checks the identity rules (unique section ids, row ids unique across the screen, no
-    /// empty ids) and that custom rows neither reuse a built-in kind nor a reserved key.
+    /// empty ids), that custom rows neither reuse a built-in kind nor a reserved key, and
+    /// that a slider's or stepper's numbers are ones its control takes: `min` not above
+    /// `max`, the step the kind allows, the value within the bounds (to 1e-9, as
+    /// ``NumberInput/accepts(_:)`` reads them). A control given other numbers may refuse
+    /// them at run time (UIKit's `UIStepper` throws on a step of 0).
     public func validate() throws(WireFormatError) {
         var sectionIDs = Set<String>()
         var rowIDs = Set<String>()
@@ -72,6 +76,12 @@ public struct Screen: Hashable, Sendable {
                 guard rowIDs.insert(row.id).inserted else {
                     throw WireFormatError(path: rowPath, problem: .duplicateRowID(row.id))
                 }
+                switch row.content {
+                case .slider(let input), .stepper(let input):
+                    try Self.validate(input, kind: row.kind, at: "\(sectionPath).rows[\(rowIndex)]")
+                default:
+                    break
+                }
                 if case .custom(let kind, let fields) = row.content {
                     let kindPath = "\(sectionPath).rows[\(rowIndex)].kind"
                     if RowContent.builtInKinds.contains(kind) {
@@ -82,6 +92,18 @@ public struct Screen: Hashable, Sendable {
                     }
                 }
             }
+        }
+    }
+
+    private static func validate(_ input: NumberInput, kind: String, at rowPath: String) throws(WireFormatError) {
+        guard input.min <= input.max else {
+            throw WireFormatError(path: rowPath + ".min", problem: .minAboveMax(min: input.min, max: input.max))
+        }
+        guard kind == "stepper" ? input.step > 0 : input.step >= 0 else {
+            throw WireFormatError(path: rowPath + ".step", problem: .invalidStep(input.step, kind: kind))
+        }
+        guard input.value >= input.min - 1e-9, input.value <= input.max + 1e-9 else {
+            throw WireFormatError(path: rowPath + ".value", problem: .valueOutOfBounds(input.value, min: input.min, max: input.max))
         }
     }
 }

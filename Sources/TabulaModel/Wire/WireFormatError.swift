@@ -14,6 +14,12 @@ public struct WireFormatError: Error, Hashable, Sendable, CustomStringConvertibl
         case duplicateRowID(String)
         case builtInKindAsCustom(String)
         case reservedFieldName(String)
+        /// A slider's or stepper's `min` above its `max`.
+        case minAboveMax(min: Double, max: Double)
+        /// A stepper's `step` that is not above 0, or a slider's below 0.
+        case invalidStep(Double, kind: String)
+        /// A slider's or stepper's `value` outside `min`…`max`.
+        case valueOutOfBounds(Double, min: Double, max: Double)
     }
 
     public var path: String
@@ -43,6 +49,17 @@ public struct WireFormatError: Error, Hashable, Sendable, CustomStringConvertibl
         case .builtInKindAsCustom(let kind): "\"\(kind)\" is a built-in kind and cannot be declared as a custom kind"
         case .reservedFieldName(let name):
             "\"\(name)\" is a key every row carries and cannot be a field of a custom kind"
+        case .minAboveMax(let min, let max): "min (\(Self.text(min))) is above max (\(Self.text(max)))"
+        case .invalidStep(let step, let kind):
+            kind == "stepper"
+                ? "a stepper's step is above 0, not \(Self.text(step))" : "a slider's step is 0 (continuous) or above, not \(Self.text(step))"
+        case .valueOutOfBounds(let value, let min, let max):
+            "the value (\(Self.text(value))) is outside min…max (\(Self.text(min))…\(Self.text(max)))"
         }
+    }
+
+    /// A number as JSON writes it: a whole number without a fraction.
+    private static func text(_ number: Double) -> String {
+        JSONValue.number(number).canonicalText
     }
 }
