@@ -75,8 +75,15 @@ public struct HTTPStream: Sendable {
 /// with its `eventId`.
 public struct TransportFailure: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// Whether the transport was closed (``HTTPTransport/close()``): nothing sent on it is
+    /// answered again, and a screen handle on it ends with ``EndReason/closed``.
+    public var isClosed: Bool
 
-    public init(_ description: String) {
+    public init(_ description: String, isClosed: Bool = false) {
         self.description = description
+        self.isClosed = isClosed
     }
+
+    /// What a closed transport throws, for every request and stream, waiting or new.
+    public static let closed = TransportFailure("the transport was closed", isClosed: true)
 }

@@ -92,8 +92,10 @@ public actor ScreenHandle {
         case .edit(let row, let value):
             shownByUser[row] = .value(value)
             shown = shown?.showing([row: .value(value)])
-            // Only the newest value of a row waits: an edit not yet sent takes the new value.
-            if let waiting = queue.lastIndex(where: { $0.body == nil && $0.event.isEdit(of: row) }) {
+            // Only the newest value of a row waits: an edit not yet sent, and made after
+            // every other event that waits, takes the new value. (One made before another
+            // event does not: the value would overtake that event, a submit of its form say.)
+            if let waiting = queue.indices.last, queue[waiting].body == nil, queue[waiting].event.isEdit(of: row) {
                 queue[waiting].event = event
                 return
             }
@@ -115,12 +117,28 @@ public actor ScreenHandle {
         while endReason == nil, !queue.isEmpty {
             if copy == nil { await fetchWhole() }
             guard endReason == nil, let copy else { return }
-            if queue[0].body == nil { queue[0].prepare(copy: copy, item: item) }
+            if queue[0].body == nil {
+                queue[0].event = placedAsDropped(queue[0].event, in: copy)
+                queue[0].prepare(copy: copy, item: item)
+            }
             let pending = queue[0]
             guard let outcome = await deliver(pending) else { return }
             queue.removeFirst()
             await handle(outcome, of: pending)
         }
+    }
+
+    /// A move as the user sees it in `copy`: the row after the one it was dropped after.
+    /// Updates that came between the drop and the send (another client's rows, a `409`'s
+    /// screen) move indexes, not what the user did. A move whose row or anchor is gone is
+    /// sent as it was made, and the service judges it.
+    private func placedAsDropped(_ event: ClientEvent, in copy: Screen) -> ClientEvent {
+        guard case .move(let row, _) = event, let move = movedByUser.first(where: { $0.row == row }),
+            let source = copy.path(ofRow: row),
+            move.after.map({ after in copy.sections[source.section].rows.contains { $0.id == after } }) ?? true,
+            let destination = copy.showing([move]).path(ofRow: row)
+        else { return event }
+        return .move(row: row, to: destination)
     }
 
     private enum EventOutcome {
@@ -139,14 +157,24 @@ public actor ScreenHandle {
             do {
                 answer = try await session.transport.send(request)
             } catch {
+                if error.isClosed {
+                    end(.closed)
+                    return nil
+                }
                 // It may have reached the service: the same body and id again apply it once.
                 noteRequest(failed: error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
             if answer.status == 200 {
+                // A page that is not JSON (a captive portal's) is not the service's answer.
+                guard let json = try? JSONValue.answer(answer.body) else {
+                    noteRequest(failed: "an event's answer is not JSON: not the service's answer")
+                    try? await Task.sleep(for: backoff.next())
+                    continue
+                }
                 do {
-                    let answered = try EventAnswer(json: try JSONValue.answer(answer.body))
+                    let answered = try EventAnswer(json: json)
                     noteRequest(failed: nil)
                     return .answered(answered)
                 } catch {
@@ -155,9 +183,10 @@ public actor ScreenHandle {
                 }
             }
             let problem = ServiceProblem(answer: answer)
-            // A proxy's `5xx` page (no problem document): the event may or may not have
-            // reached the service, and the same body and id again apply it once.
-            if answer.status >= 500, !problem.isDocument {
+            // A page without a problem document (a proxy's `5xx` or `401`, a portal's
+            // redirect) is not the service's answer: the event may or may not have reached
+            // the service, and the same body and id again apply it once.
+            if !problem.isDocument {
                 noteRequest(failed: problem.reason)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
@@ -185,7 +214,7 @@ public actor ScreenHandle {
                 answer.update.fromRevision == named.revision
             {
                 // The answer goes from the copy the event named, as the user saw it.
-                accept(answer.update, base: pending.seen(in: copy))
+                await accept(answer.update, base: pending.seen(in: copy))
             } else if let named = pending.named, let copy, copy.definition != named.definition {
                 // A deployment reached the copy meanwhile: an answer from the copy of the
                 // definition before does not fit it, whatever its revisions say.
@@ -193,6 +222,9 @@ public actor ScreenHandle {
             } else {
                 await receive(answer.update)
             }
+            // The stream may have brought the copy past the answer before it came: the
+            // user's value the answer let go of then shows nowhere but on the screen.
+            showCopyIfApart()
             publish(.answered(pending.event, effects: answer.effects, submitted: answer.submitted))
         case .refused(let problem):
             if let reason = endReason(for: problem) {
@@ -235,10 +267,10 @@ public actor ScreenHandle {
 
     // MARK: The copy
 
-    /// Applies an update whose base is known.
-    private func accept(_ update: CopyUpdate, base: Screen) {
+    /// Applies an update whose base is known; one that does not apply fetches the screen.
+    private func accept(_ update: CopyUpdate, base: Screen) async {
         guard var next = try? update.changes.applyChecked(to: base) else {
-            Task { await self.fetchWhole() }
+            await fetchWhole()
             return
         }
         next.revision = update.toRevision
@@ -256,7 +288,7 @@ public actor ScreenHandle {
         case .held:
             return
         case .next:
-            accept(update, base: copy)
+            await accept(update, base: copy)
         case .gap:
             await fetchWhole()
         }
@@ -279,6 +311,7 @@ public actor ScreenHandle {
             do {
                 answer = try await session.transport.send(request)
             } catch {
+                if error.isClosed { return end(.closed) }
                 noteRequest(failed: error.description)
                 try? await Task.sleep(for: backoff.next())
                 continue
@@ -304,6 +337,16 @@ public actor ScreenHandle {
     /// Whether `whole` is this handle's screen (and item).
     private func shows(_ whole: Screen) -> Bool {
         whole.id == screenID && whole.item == item
+    }
+
+    /// Publishes the copy, with what the user set since, when the screen shows something
+    /// else: a value or a drop the service answered for after the copy had moved past it.
+    private func showCopyIfApart() {
+        guard let copy else { return }
+        let target = copy.showing(shownByUser).showing(movedByUser)
+        guard target != shown else { return }
+        shown = target
+        publish(.screen(target))
     }
 
     /// Takes a whole screen as the copy, unless the copy is newer and `replacingNewer` is false.
@@ -365,7 +408,11 @@ public actor ScreenHandle {
         do {
             stream = try await session.transport.openStream(request)
         } catch {
-            noteStream(failed: error.description)
+            if error.isClosed {
+                end(.closed)
+            } else {
+                noteStream(failed: error.description)
+            }
             return (.zero, false, nil)
         }
         let cancel = stream.cancel
@@ -454,7 +501,9 @@ public actor ScreenHandle {
                     }
                 }
             }
-        } catch {}
+        } catch {
+            if (error as? TransportFailure)?.isClosed == true { end(.closed) }
+        }
         return (ContinuousClock.now - opened, delivered, nil)
     }
 
@@ -500,7 +549,10 @@ public actor ScreenHandle {
 
     // MARK: Ending
 
+    /// Only the service's own problem documents end a handle: a proxy's or a portal's page
+    /// says nothing of the session, and passes.
     private func endReason(for problem: ServiceProblem) -> EndReason? {
+        guard problem.isDocument else { return nil }
         if problem.refusesTheAPIKey { return .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) }
         return switch (problem.status, problem.slug) {
         case (401, _): .sessionEnded(problem.detail.isEmpty ? problem.description : problem.detail)
@@ -515,7 +567,7 @@ public actor ScreenHandle {
     /// (An event's 400 refuses that event only.)
     private func endReason(forScreenRequest problem: ServiceProblem) -> EndReason? {
         if let reason = endReason(for: problem) { return reason }
-        return problem.status == 400 ? .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) : nil
+        return problem.isDocument && problem.status == 400 ? .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) : nil
     }
 
     /// Whether the handle stopped.

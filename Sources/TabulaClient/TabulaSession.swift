@@ -134,7 +134,8 @@ public final class TabulaSession: Sendable {
         ScreenHandle(session: self, screenID: id, item: item)
     }
 
-    /// Ends every request and stream of the session's handles.
+    /// Ends every request and stream of the session's handles, and the handles with them
+    /// (their ``ScreenHandle/updates`` end with ``EndReason/closed``).
     public func close() {
         transport.close()
     }

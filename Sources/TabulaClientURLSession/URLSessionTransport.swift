@@ -57,7 +57,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
             return (self.session, self.waiters)
         }
         closing?.invalidateAndCancel()
-        let closed = TransportFailure("the transport was closed")
+        let closed = TransportFailure.closed
         for waiter in waiting.values {
             switch waiter {
             case .answer(let continuation, _, _): continuation.resume(throwing: closed)
@@ -159,7 +159,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
-        guard let task = locked({ session?.dataTask(with: urlRequest) }) else { throw TransportFailure("the transport was closed") }
+        guard let task = locked({ session?.dataTask(with: urlRequest) }) else { throw TransportFailure.closed }
         return task
     }
 

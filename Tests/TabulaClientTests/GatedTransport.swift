@@ -2,13 +2,15 @@ import Synchronization
 import TabulaClient
 import TabulaPlatform
 
-/// A real transport with two gates a test opens and closes, to make answers and stream
+/// A real transport with three gates a test opens and closes, to make answers and stream
 /// events cross in the order it wants: while `holdsEvents`, a `POST` waits before it is sent;
-/// while `holdsStream`, stream bytes that arrive wait before the handle reads them. It also
-/// keeps the path of every request it sent.
+/// while `holdsAnswers`, a `POST`'s answer waits before the handle reads it; while
+/// `holdsStream`, stream bytes that arrive wait before the handle reads them. It also keeps
+/// the path of every request it sent.
 final class GatedTransport: HTTPTransport {
     private let inner: any HTTPTransport
-    private let state = Locked<(holdsEvents: Bool, holdsStream: Bool, waitingEvents: Int, paths: [String])>((false, false, 0, []))
+    private let state = Locked<(holdsEvents: Bool, holdsAnswers: Bool, holdsStream: Bool, waitingEvents: Int, waitingAnswers: Int, paths: [String])>(
+        (false, false, false, 0, 0, []))
 
     init(_ inner: any HTTPTransport) {
         self.inner = inner
@@ -16,9 +18,13 @@ final class GatedTransport: HTTPTransport {
 
     func holdEvents(_ hold: Bool) { state.withLock { $0.holdsEvents = hold } }
     func holdStream(_ hold: Bool) { state.withLock { $0.holdsStream = hold } }
+    func holdAnswers(_ hold: Bool) { state.withLock { $0.holdsAnswers = hold } }
 
     /// `POST`s waiting at the gate.
     var waitingEvents: Int { state.withLock { $0.waitingEvents } }
+
+    /// Answers of `POST`s waiting at the gate.
+    var waitingAnswers: Int { state.withLock { $0.waitingAnswers } }
 
     /// The path (and query) of every request sent, streams' included, in order.
     var paths: [String] { state.withLock { $0.paths } }
@@ -30,7 +36,13 @@ final class GatedTransport: HTTPTransport {
             state.withLock { $0.waitingEvents -= 1 }
         }
         record(request)
-        return try await inner.send(request)
+        let answer = try await inner.send(request)
+        if request.method == "POST", state.withLock({ $0.holdsAnswers }) {
+            state.withLock { $0.waitingAnswers += 1 }
+            while state.withLock({ $0.holdsAnswers }) { try? await Task.sleep(for: .milliseconds(2)) }
+            state.withLock { $0.waitingAnswers -= 1 }
+        }
+        return answer
     }
 
     func openStream(_ request: HTTPRequest) async throws(TransportFailure) -> HTTPStream {

@@ -438,10 +438,15 @@ import Testing
         #expect(seen.first == .connecting && seen.last == .connected && seen.contains(notAStream), "\(seen)")
     }
 
-    /// A proxy's `502` page (no problem document) may hide an event that reached the service:
-    /// the event is sent again with its id. A `503 actions-not-configured` is the service's
+    /// A page that is not the service's (a proxy's `502` or `401`, a portal's redirect or its
+    /// `200` page) may hide an event that reached the service: the event is sent again with
+    /// its id, and the handle does not end. A `503 actions-not-configured` is the service's
     /// refusal of that event, which sending it again cannot change: it is not.
-    @Test(.timeLimit(.minutes(3))) func aProxysErrorPageIsRetriedAndAMissingBackendIsNot() async throws {
+    @Test(.timeLimit(.minutes(3))) func aPageNotTheServicesIsRetriedAndAMissingBackendIsNot() async throws {
+        let pages: [(status: Int, body: String)] = [
+            (502, "<html>Bad Gateway</html>"), (302, "<html>Sign in to the Wi-Fi</html>"), (200, "<html>Sign in to the Wi-Fi</html>"),
+            (401, "<html>Proxy sign-in</html>"),
+        ]
         let server = try ScriptedServer { [posts = Mutex(0)] request in
             switch (request.method, request.path) {
             case ("GET", "/v1/screens/x"): return .json(Self.screen(revision: 0, rows: ["a", "b"]))
@@ -451,8 +456,8 @@ import Testing
                     count += 1
                     return count
                 }
-                return count == 1
-                    ? .whole(status: 502, contentType: "text/html", body: Array("<html>Bad Gateway</html>".utf8))
+                return count <= pages.count
+                    ? .whole(status: pages[count - 1].status, contentType: "text/html", body: Array(pages[count - 1].body.utf8))
                     : .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
             case ("POST", "/v1/screens/x/selection"):
                 return .json(
@@ -468,7 +473,8 @@ import Testing
         await handle.start()
         await handle.send(.deletion(row: "a"))
         #expect(try await Self.screen(of: handle, atRevision: 1)?.revision == 1)
-        #expect(server.count("POST", "/v1/screens/x/deletion") == 2)
+        #expect(server.count("POST", "/v1/screens/x/deletion") == pages.count + 1)
+        #expect(await !handle.hasEnded)
         let ids = server.received.filter { $0.path == "/v1/screens/x/deletion" }.map { String(decoding: $0.body, as: UTF8.self) }
         #expect(Set(ids).count == 1, "the same body, and so the same eventId, again: \(ids)")
         await handle.send(.selection(row: "b", values: [:]))
@@ -476,6 +482,26 @@ import Testing
         #expect(problem.slug == "actions-not-configured")
         #expect(server.count("POST", "/v1/screens/x/selection") == 1)
         await handle.close()
+    }
+
+    /// Closing the session ends its handles: their updates end with `closed`, and nothing
+    /// more is asked of the closed transport.
+    @Test(.timeLimit(.minutes(3))) func closingTheSessionEndsItsHandles() async throws {
+        let server = try Self.service { Self.staysOpen() }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        let end = Task { () -> EndReason? in
+            for await update in handle.updates { if case .ended(let reason) = update { return reason } }
+            return nil
+        }
+        await handle.start()
+        try await Self.waitFor("the stream", seconds: 60) { Self.streams(server) == 1 }
+        _ = try await Self.screen(of: handle, atRevision: 0)
+        session.close()
+        #expect(await end.value == .closed)
+        let asked = server.received.count
+        try await Task.sleep(for: .seconds(1))
+        #expect(server.received.count == asked, "a closed session's handle asks nothing more")
     }
 
     /// The first refusal `handle` publishes (read from its updates, which it then owns).

@@ -203,6 +203,85 @@ import Testing
         #expect(try service.screen("protocol-settings", token: session.token).switchState("offline-maps") == !isOn)
     }
 
+    /// The stream brings the commit of the user's switch, then another client's change of
+    /// it, before the switch's answer comes: once the answer comes, the screen shows what
+    /// the service holds, not the user's value the service has since changed.
+    @Test(.timeLimit(.minutes(1))) func aValueChangedSinceItsAnswerIsShownOnceTheAnswerComes() async throws {
+        let (service, transport, session, toggles) = try await gatedHandle("protocol-settings")
+        defer { session.close() }
+        let isOn = await toggles.handle.screen?.switchState("offline-maps") ?? false
+        transport.holdAnswers(true)
+        await toggles.handle.send(.toggle(row: "offline-maps", isOn: !isOn))
+        try await toggles.poll("the answer at the gate") { transport.waitingAnswers == 1 }
+        let other = try service.request(
+            "POST", "/v1/screens/protocol-settings/switch", headers: ["X-Session: \(session.token)", "Content-Type: application/json"],
+            body: #"{"row":"offline-maps","isOn":\#(isOn)}"#)
+        #expect(other.status == 200)
+        try await toggles.poll("the copy at revision 2") { await toggles.handle.screen?.revision == 2 }
+        #expect(await toggles.handle.screen?.switchState("offline-maps") == !isOn, "the user's value shows while its answer is awaited")
+        transport.holdAnswers(false)
+        try await toggles.waitUntilCurrent(service, token: session.token)
+        #expect(await toggles.handle.screen?.switchState("offline-maps") == isOn)
+    }
+
+    /// A row dropped while an event is in flight, and another client's move before it is
+    /// sent: the move sent names the place after the row it was dropped after, in the copy
+    /// it names, so the service keeps it there and it never moves a second time.
+    @Test(.timeLimit(.minutes(1))) func aDropSentAfterOtherMovesKeepsItsPlace() async throws {
+        let (service, transport, session, inbox) = try await gatedHandle("inbox")
+        defer { session.close() }
+        let favourites = { (screen: Screen) in screen.sections[0].rows.map(\.id) }
+        #expect(await inbox.handle.screen.map(favourites) == ["favourite-ann", "favourite-bob", "favourite-chloe", "favourite-grace"])
+        transport.holdEvents(true)
+        await inbox.handle.send(.move(row: "favourite-ann", to: RowPath(section: 0, row: 1)))
+        try await inbox.poll("the first move at the gate") { transport.waitingEvents == 1 }
+        await inbox.handle.send(.move(row: "favourite-grace", to: RowPath(section: 0, row: 2)))
+        #expect(await inbox.handle.screen.map(favourites) == ["favourite-bob", "favourite-ann", "favourite-grace", "favourite-chloe"])
+        let publishedBefore = await inbox.screens.count
+        // Another client puts chloe first: every index below it moves.
+        let other = try service.request(
+            "POST", "/v1/screens/inbox/move", headers: ["X-Session: \(session.token)", "Content-Type: application/json"],
+            body: #"{"row":"favourite-chloe","to":{"section":0,"row":0}}"#)
+        #expect(other.status == 200, "\(other.bodyText)")
+        try await inbox.poll("the other client's move") { await inbox.handle.screen?.revision == 1 }
+        transport.holdEvents(false)
+        try await inbox.waitUntilCurrent(service, token: session.token)
+        for screen in await inbox.screens.dropFirst(publishedBefore) {
+            let rows = favourites(screen)
+            #expect(rows.firstIndex(of: "favourite-grace") == rows.firstIndex(of: "favourite-ann").map { $0 + 1 }, "\(rows)")
+        }
+        let held = favourites(try service.screen("inbox", token: session.token))
+        #expect(held.firstIndex(of: "favourite-grace") == held.firstIndex(of: "favourite-ann").map { $0 + 1 }, "\(held)")
+    }
+
+    /// A keystroke made after a submit waits behind it: coalescing it into an earlier edit
+    /// of the row would send it before the submit, whose values then overwrite it.
+    @Test(.timeLimit(.minutes(1))) func aKeystrokeAfterASubmitIsSentAfterIt() async throws {
+        let (service, transport, session, form) = try await gatedHandle("join-network")
+        defer { session.close() }
+        transport.holdEvents(true)
+        await form.handle.send(.edit(row: "name", value: .string("a")))
+        try await form.poll("the first keystroke at the gate") { transport.waitingEvents == 1 }
+        await form.handle.send(.edit(row: "name", value: .string("ab")))
+        await form.handle.send(.selection(row: "join", values: ["name": .string("ab"), "password": .string("correct horse")]))
+        await form.handle.send(.edit(row: "name", value: .string("abc")))
+        transport.holdEvents(false)
+        try await form.waitUntilCurrent(service, token: session.token)
+        let held = try service.screen("join-network", token: session.token)
+        #expect(held.row("name")?.content.inputValue == .string("abc"), "the last keystroke is the field's value")
+        #expect(await form.handle.screen?.row("name")?.content.inputValue == .string("abc"))
+    }
+
+    /// A new session's handle on `screen`, through a ``GatedTransport``, once it shows the screen.
+    func gatedHandle(_ screen: String) async throws -> (LiveService, GatedTransport, TabulaSession, UpdateRecorder) {
+        let service = try LiveService()
+        let transport = GatedTransport(URLSessionTransport())
+        let session = try await TabulaSession.create(baseURL: service.url, configuration: Self.fast, transport: transport)
+        let recorder = UpdateRecorder(session.screen(screen))
+        try await recorder.waitForScreen()
+        return (service, transport, session, recorder)
+    }
+
     /// Two rows dragged before the first answer: every screen published shows both where
     /// the user dropped them, so that no row goes back to be moved again.
     @Test(.timeLimit(.minutes(1))) func droppedRowsStayWhereTheUserDroppedThem() async throws {
