@@ -603,19 +603,21 @@ class ClientTest:
         self.expect_once_in_feed(driver.execute_script("return window.tabulaTest.sent")[sent_before])
 
     def check_proxy_page(self):
-        step("a proxy's 502 page instead of a switch event's answer: the event is sent again with the same eventId, and applied once")
+        step("pages not the service's instead of a switch event's answer (a proxy's 502 and 401, a portal's 200): the event is sent again with the same eventId, and applied once")
         driver = self.driver = self.windows[0]
-        # The first attempt reaches the service, which applies the event, and the next one
-        # its replayed answer; a proxy's HTML page comes back instead of both.
+        # The first attempt reaches the service, which applies the event, and the next ones
+        # its replayed answer; a proxy's or a portal's HTML page comes back instead of each.
         driver.execute_script("""
             const real = window.fetch;
             window.tabulaTest.realFetch = real;
             window.tabulaTest.proxyPages = 0;
             window.fetch = async (url, options) => {
               const response = await real(url, options);
-              if (String(url).includes("/switch") && window.tabulaTest.proxyPages < 2) {
+              const pages = [[502, "502 Bad Gateway"], [200, "Sign in to the Wi-Fi"], [401, "Proxy sign-in"]];
+              if (String(url).includes("/switch") && window.tabulaTest.proxyPages < pages.length) {
+                const [status, title] = pages[window.tabulaTest.proxyPages];
                 window.tabulaTest.proxyPages += 1;
-                return new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", { status: 502, headers: { "Content-Type": "text/html" } });
+                return new Response(`<html><body><h1>${title}</h1></body></html>`, { status, headers: { "Content-Type": "text/html" } });
               }
               return response;
             };""")
@@ -623,7 +625,7 @@ class ClientTest:
         try:
             toggle = driver.find_element(By.CSS_SELECTOR, '#mount-settings [data-row-id="bluetooth"] input[role=switch]')
             driver.execute_script("arguments[0].click()", toggle)
-            wait_for(driver, lambda d: d.execute_script("return window.tabulaTest.proxyPages") == 2, 10, "the two proxy pages to be answered")
+            wait_for(driver, lambda d: d.execute_script("return window.tabulaTest.proxyPages") == 3, 15, "the three pages to be answered")
             self.check_all("after the proxy's pages", timeout=15)
         finally:
             driver.execute_script("window.fetch = window.tabulaTest.realFetch")

@@ -782,8 +782,9 @@ export class TabulaView extends EventTarget {
 
   /**
    * One request: its JSON answer, a Problem for a non-2xx answer, a NetworkFailure for none.
-   * A 5xx page that is not the service's problem document (a proxy's "502 Bad Gateway", a
-   * portal's page) is no answer either: the request may or may not have reached the
+   * A page that is not the service's is no answer either: a refusal without a problem
+   * document (a proxy's "502 Bad Gateway" or its 401), or a 2xx that is not JSON (a captive
+   * portal's page, a redirect to it followed). The request may or may not have reached the
    * service, and the same body with the same eventId applies an event once.
    */
   async request(method, path, { body, session, timeout = REQUEST_TIMEOUT_MS } = {}) {
@@ -807,8 +808,11 @@ export class TabulaView extends EventTarget {
     const text = await response.text().catch(() => "");
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
-    if (response.status >= 500 && !(json && typeof json === "object" && typeof json.type === "string")) {
+    if (!response.ok && !(json && typeof json === "object" && typeof json.type === "string")) {
       throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} without a problem document: not the service's answer`);
+    }
+    if (response.ok && text && json === null) {
+      throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} with an answer that is not JSON: not the service's answer`);
     }
     if (!response.ok) throw new Problem(response.status, json, response.headers.get("Retry-After"));
     return json;
