@@ -107,6 +107,45 @@ import Testing
         #expect(cleared.marks.isEmpty)
     }
 
+    /// A submit that carries no value for a secure row counts it as empty, for a rule of
+    /// another row that compares with it as for its own.
+    @Test func anUnsentSecureRowIsEmptyForTheRowsComparedWithIt() throws {
+        let rows = #"""
+            {"id": "new", "kind": "textField", "title": "New", "secure": true},
+            {"id": "repeat", "kind": "textField", "title": "Repeat", "secure": true, "validate": [{"equals": "new", "message": "Does not match"}]},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": {"submit": "f"}}
+            """#
+        let file = definition(id: "f", state: "{}", rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        let failed = try reduction(of: .select(row: "go"), on: catalogue.initialState, form, values: [("repeat", "abc")])
+        #expect(failed.submit?.valid == false && row(form, failed.state, "repeat")?.error == "Does not match")
+        let passed = try reduction(of: .select(row: "go"), on: catalogue.initialState, form, values: [("repeat", "")])
+        #expect(passed.submit?.valid == true, "both empty: they match")
+    }
+
+    /// The backend's message on a row lasts until its form's next submit, which clears it on
+    /// a row hidden at the time too.
+    @Test func aSubmitClearsTheBackendsMessagesOnHiddenRows() throws {
+        let rows = #"""
+            {"id": "code", "kind": "textField", "title": "Code", "text": "{{code}}", "onEdit": {"set": "code"}, "visibleWhen": "needsCode"},
+            {"id": "needs", "kind": "titleSwitch", "title": "Needs a code", "isOn": "needsCode", "onSwitch": {"set": "needsCode"}},
+            {"id": "go", "kind": "button", "title": "Go", "onSelect": {"submit": "f"}}
+            """#
+        let file = definition(id: "f", state: #"{"code": "", "needsCode": true}"#, rows: rows)
+            .replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
+        let form = try #require(catalogue.screen(id: "f"))
+        var answered = catalogue.initialState
+        answered.marks.touched.insert("f/code")
+        answered.marks.backendErrors["f/code"] = "Wrong code"
+        #expect(row(form, answered, "code")?.error == "Wrong code")
+        let hidden = try reduce(answered, .setSwitch(row: "needs", isOn: false), form).state
+        let submitted = try reduce(hidden, .select(row: "go"), form).state
+        let shown = try reduce(submitted, .setSwitch(row: "needs", isOn: true), form).state
+        #expect(row(form, shown, "code")?.error == nil, "the message the submit cleared does not come back")
+    }
+
     /// A form whose rows read its own validity: judged inside its judging, it is not valid,
     /// and rendering ends.
     @Test func aFormThatReadsItsOwnValidityRenders() throws {

@@ -190,6 +190,10 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
                 .fixed(status: 200, body: #"{"effects": [{"type": "navigate", "screen": "message", "item": "no-such-message"}]}"#), .zero,
                 "action-failed", "item \\\"no-such-message\\\" of \\\"messages\\\""
             ),
+            // What the backend wrote is quoted clipped: a detail stays short whatever it sent.
+            (.fixed(status: 200, body: #"{"\#(String(repeating: "m", count: 5_000))": 1}"#), .zero, "action-failed", "mmmm…"),
+            (.fixed(status: 200, body: #"{"state": {"\#(String(repeating: "k", count: 5_000))": 1}}"#), .zero, "action-failed", "kkkk"),
+            (.fixed(status: 200, body: #"{"errors": {"\#(String(repeating: "r", count: 5_000))": 5}}"#), .zero, "action-failed", "rrrr…"),
             // The session keeps the messages of `errors`: they count toward the state's size.
             (
                 .fixed(status: 200, body: #"{"errors": {"password": "\#(String(repeating: "x", count: 70_000))"}}"#), .zero, "action-failed",
@@ -202,6 +206,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
             let failed = try signIn(api, session, password: "correct horse", eventID: "once")
             #expect(failed.problemSlug == slug && failed.bodyText.contains(cause), "\(failed.status) \(failed.bodyText)")
             #expect(failed.status == (slug == "action-timeout" ? 504 : 502))
+            #expect(failed.body.count < 2_048, "a detail of \(failed.body.count) bytes")
             #expect(try api.revision(session, screen: "sign-in") == 0, "nothing changed")
         }
         backend.delay.withLock { $0 = .zero }
@@ -346,15 +351,20 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
     }
 
     /// When the session changed during the call so that the event no longer reaches it (its
-    /// submit now fails), none of the answer is kept: 502, and nothing changes.
-    @Test func anAnswerTheEventNoLongerReachesIsNotKept() throws {
+    /// submit now fails, or its button is now disabled), none of the answer is kept: 502,
+    /// the backend's failure rather than a refusal of the client's event (the backend acted
+    /// on it), and nothing changes.
+    @Test(arguments: [
+        (#""validate": [{"when": "!strict", "message": "Not while strict"}]"#, ""),
+        (#""validate": []"#, #", "enabledWhen": "!strict""#),
+    ])
+    func anAnswerTheEventNoLongerReachesIsNotKept(rule: String, button: String) throws {
         let definition = #"""
             {"id": "strict", "title": "Strict", "state": {"name": "Ann", "strict": false},
              "sections": [{"id": "form", "form": "f", "rows": [
-               {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": {"set": "name"},
-                "validate": [{"when": "!strict", "message": "Not while strict"}]},
+               {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": {"set": "name"}, \#(rule)},
                {"id": "strict", "kind": "titleSwitch", "title": "Strict", "isOn": "strict", "onSwitch": {"set": "strict"}},
-               {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"call": "go"}]}]}]}
+               {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"call": "go"}]\#(button)}]}]}
             """#
         let catalogue = try Catalogue.load([DefinitionFile(name: "strict.json", bytes: Array(definition.utf8))])
         let backend = try TestBackend()

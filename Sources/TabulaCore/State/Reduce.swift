@@ -396,15 +396,24 @@ private struct ActionRun {
     /// be found again without the secure value).
     private mutating func submit(_ form: String) -> Bool {
         var valid = true
+        // The backend's messages last until the form's next submit, on its hidden rows too.
+        if !state.marks.backendErrors.isEmpty {
+            for mark in definition.formMarks(form, in: state.marks, state) { state.marks.clearBackendError(mark) }
+        }
         let snapshot = state
         let screenItem = screenItem
+        let inputs = definition.formInputs(form, state, screenItem: screenItem)
+        // A secure row of the form that the submit carries no value for counts as empty, for
+        // the rules that compare with it as for its own.
+        let sent = secureValues
+        let unsentSecureRows = Set(inputs.lazy.filter { $0.content.isSecureText && sent[$0.id] == nil }.map(\.id))
         let other: (String) -> InputValue? = { [secureValues, definition] row in
-            secureValues[row] ?? definition.inputValue(ofRow: row, snapshot, screenItem: screenItem)
+            if unsentSecureRows.contains(row) { return .string("") }
+            return secureValues[row] ?? definition.inputValue(ofRow: row, snapshot, screenItem: screenItem)
         }
-        for input in definition.formInputs(form, state, screenItem: screenItem) {
+        for input in inputs {
             let mark = FormMarks.key(screen: definition.id, row: input.id)
             state.marks.touched.insert(mark)
-            state.marks.clearBackendError(mark)
             var context = definition.context(snapshot, screenItem: screenItem)
             context.item = input.item
             if input.content.isSecureText {

@@ -111,23 +111,30 @@ final class EventProcessor: SessionDecision {
         }
         let current = snapshot.current
         let item = request.item
+        // Decided again once the backend answered, on the state of now: a refusal then is the
+        // session's change under the call, which the backend already acted on, not a refusal
+        // of the client's event; Tabula keeps none of the answer.
+        func refuse(_ problem: Problem) -> Result<(outcome: EventOutcome, commit: SessionCommit?), Problem> {
+            guard let called else { return .failure(problem) }
+            return .failure(.sessionChangedUnderCall(called.action, because: problem.detail))
+        }
         do throws(Problem) {
             try APIContext.requireItem(item, definition, in: current)
         } catch {
-            return .failure(error)
+            return refuse(error)
         }
         let fromRevision = request.revision ?? current.revision
         let oldState: SessionState
         switch snapshot.past {
         case .found(let state): oldState = state
-        case .future(let revision): return .failure(.futureRevision(fromRevision, current: revision))
-        case .tooOld(let oldest): return .failure(.staleRevision(fromRevision, oldestKept: oldest, current: current.revision))
+        case .future(let revision): return refuse(.futureRevision(fromRevision, current: revision))
+        case .tooOld(let oldest): return refuse(.staleRevision(fromRevision, oldestKept: oldest, current: current.revision))
         }
         let copyDefinition: ScreenDefinition
         do throws(Problem) {
             copyDefinition = try copy.definition(current: definition)
         } catch {
-            return .failure(error)
+            return refuse(error)
         }
         let oldScreen =
             copyDefinition === definition
@@ -138,7 +145,7 @@ final class EventProcessor: SessionDecision {
             rowID = id
         case .indexPath(let path):
             guard let row = oldScreen.row(at: path) else {
-                return .failure(
+                return refuse(
                     .unknownRow(
                         "the copy at revision \(fromRevision) has no row at indexPath [\(path.section), \(path.row)]; fetch the screen again"))
             }
@@ -159,7 +166,7 @@ final class EventProcessor: SessionDecision {
                 of: event, on: current, definition, values: request.values, callAnswer: called?.answer, seen: oldScreen,
                 itemIDSeed: snapshot.id ?? "", item: item)
         } catch {
-            return .failure(.eventNotApplicable(error))
+            return refuse(.eventNotApplicable(error))
         }
         if let pending = reduction.pendingCall {
             guard let sessionID = snapshot.id else { return .failure(.store(StoreError("the store did not give the session's id"))) }
@@ -168,15 +175,12 @@ final class EventProcessor: SessionDecision {
         }
         if let called {
             guard reduction.appliedCallAnswer else {
-                return .failure(
-                    .actionFailed(
-                        called.action,
-                        "the session changed while the backend answered, and the event no longer reaches its call (a rule now fails, or an action before it changed); Tabula kept none of the answer"
-                    ))
+                return .failure(.sessionChangedUnderCall(called.action, because: "a rule now fails, or an action before it changed"))
             }
             for row in called.answer.errors.keys where !definition.hasInputRow(row, current, item: item) {
                 return .failure(
-                    .actionFailed(called.action, "its \"errors\" name the row \"\(row)\", which is not an input row of the screen \"\(definition.id)\""))
+                    .actionFailed(
+                        called.action, "its \"errors\" name the row \"\(row.clippedForDetail)\", which is not an input row of the screen \"\(definition.id)\""))
             }
         }
         let (next, effects) = (reduction.state, reduction.effects)

@@ -34,7 +34,8 @@ struct CallAnswerReader: Sendable {
             case "state": answer.values = try values(value)
             case "errors": answer.errors = try errors(value)
             case "effects": answer.effects = try effects(value)
-            default: throw Failure(reason: "its answer has the member \"\(name)\", which Tabula does not know (it knows state, errors and effects)")
+            default:
+                throw Failure(reason: "its answer has the member \"\(name.clippedForDetail)\", which Tabula does not know (it knows state, errors and effects)")
             }
         }
         return answer
@@ -51,14 +52,16 @@ struct CallAnswerReader: Sendable {
                 given[key] = value
                 continue
             }
-            guard let declaration = schema.declarations[key] else { throw Failure(reason: "its \"state\" removes \"\(key)\", which no screen declares") }
+            guard let declaration = schema.declarations[key] else {
+                throw Failure(reason: "its \"state\" removes \"\(key.clippedForDetail)\", which no screen declares")
+            }
             values[key] = declaration.defaultValue
         }
         let decoded: SessionState
         do throws(StateDecodingError) {
             decoded = try schema.state(from: .object(given))
         } catch {
-            throw Failure(reason: "its \"state\" does not fit the screens' state: \(error)")
+            throw Failure(reason: "its \"state\" does not fit the screens' state: \(String(describing: error).clipped(at: 512))")
         }
         for key in given.keys { values[key] = decoded.values[key] }
         return values
@@ -69,7 +72,7 @@ struct CallAnswerReader: Sendable {
         var errors: [String: String] = [:]
         for (row, message) in members.pairs {
             guard case .string(let text) = message, !text.isEmpty else {
-                throw Failure(reason: "its error for row \"\(row)\" is not a message (a non-empty string)")
+                throw Failure(reason: "its error for row \"\(row.clippedForDetail)\" is not a message (a non-empty string)")
             }
             errors[row] = text
         }

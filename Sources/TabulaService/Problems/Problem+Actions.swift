@@ -3,6 +3,15 @@ import HTTPTypes
 /// Problems of events whose actions ask the app's backend: the backend or its settings are
 /// at fault, not the client; nothing changed, and a retry with the same `eventId` is safe.
 extension Problem {
+    /// The backend answered, but the event, decided again on the session as it is now, no
+    /// longer reaches its call (`reason`): the backend acted on it, so the refusal is not the
+    /// client's.
+    static func sessionChangedUnderCall(_ action: String, because reason: String) -> Problem {
+        actionFailed(
+            action,
+            "the session changed while the backend answered, and the event no longer reaches its call (\(reason)); Tabula kept none of the answer")
+    }
+
     static func actionTimeout(_ action: String, after timeout: Duration) -> Problem {
         Problem(
             slug: "action-timeout", title: "Action Timeout", status: .gatewayTimeout,

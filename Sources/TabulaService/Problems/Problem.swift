@@ -57,7 +57,11 @@ public struct Problem: Error, Sendable, CustomStringConvertible {
 extension String {
     /// The text as a problem's detail quotes it: client input is cut at 64 characters, so
     /// that a megabyte-long field name does not come back as a megabyte-long answer.
-    var clippedForDetail: String {
-        count > 64 ? prefix(64) + "…" : self
+    var clippedForDetail: String { clipped(at: 64) }
+
+    /// The text cut at `limit` characters, with an ellipsis when it was longer: what a detail
+    /// quotes of something another party wrote (a backend's answer, say).
+    func clipped(at limit: Int) -> String {
+        count > limit ? prefix(limit) + "…" : self
     }
 }
