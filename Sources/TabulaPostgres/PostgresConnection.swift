@@ -79,12 +79,15 @@ public final class PostgresConnection: @unchecked Sendable {
     /// How long a statement may take from sending to its last result.
     private let deadline: Duration
 
-    /// Connects; `statementTimeoutMilliseconds` bounds every statement on the server.
-    public init(url: String, statementTimeoutMilliseconds: Int = 5000) throws(PostgresError) {
+    /// Connects; `statementTimeoutMilliseconds` bounds every statement on the server, and
+    /// `nil` bounds none (the schema's migrations, which rewrite whole tables and wait for
+    /// another instance's: they take as long as the data asks; the keepalives still notice a
+    /// host that is gone).
+    public init(url: String, statementTimeoutMilliseconds: Int? = 5000) throws(PostgresError) {
         pq = try LibPQ.get()
         self.url = Self.withTimeouts(url)
-        deadline = .milliseconds(statementTimeoutMilliseconds + 2000)
-        try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds)
+        deadline = statementTimeoutMilliseconds.map { .milliseconds($0 + 2000) } ?? .seconds(365 * 86_400)
+        try connect(statementTimeoutMilliseconds: statementTimeoutMilliseconds ?? 0)
     }
 
     deinit {
@@ -101,6 +104,7 @@ public final class PostgresConnection: @unchecked Sendable {
         return url + (url.contains("?") ? "&" : "?") + defaults.joined(separator: "&")
     }
 
+    /// `statementTimeoutMilliseconds` 0: none, as PostgreSQL reads it.
     private func connect(statementTimeoutMilliseconds: Int) throws(PostgresError) {
         if let handle { pq.finish(handle) }
         handle = pq.connectdb(url)

@@ -179,25 +179,47 @@ import Testing
 
     /// The same on PostgreSQL: a state's bytes damaged in the database.
     @Test func aDamagedPostgresStateIsAnError() throws {
+        try Self.withPostgresVictim { api, victim, connection, digest in
+            func stored() throws -> [UInt8] {
+                try connection.execute("SELECT state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.bytes ?? []
+            }
+            var damaged = try stored()
+            damaged[damaged.count / 2] = 0xFF
+            try connection.execute("UPDATE sessions SET state = $1 WHERE token_hash = $2", [.bytes(damaged), .text(digest)])
+            try Self.expectCorruptEverywhere(api, victim, stored: stored)
+            try connection.execute("UPDATE answers SET status = 0 WHERE event_id = 'e-2'")
+            try connection.execute(
+                "UPDATE sessions SET state = $1 WHERE token_hash = $2", [.bytes(Array(#"{"wifi":true}"#.utf8)), .text(digest)])
+            let retry = try api.send(
+                "POST", "/v1/screens/settings/selection", session: victim.token, json: #"{"row": "light", "eventId": "e-2"}"#)
+            #expect(retry.status == 500 && retry.problemSlug == "store-corrupt", "\(retry.status) \(retry.bodyText)")
+        }
+    }
+
+    /// A victim on a PostgreSQL store, a connection of the test's own to its database, and
+    /// the victim's token digest.
+    static func withPostgresVictim(_ body: (APITestServer, Victim, PostgresConnection, String) throws -> Void) throws {
         let factory = try StoreFactory(.postgres)
         let store = try factory.open(try APITestServer.fixtures())
         defer { store.close() }
         let api = try Self.server(store)
         defer { api.server.shutdown() }
         let victim = try Self.makeVictim(api)
-        let connection = try PostgresConnection(url: try #require(factory.databaseURL))
-        let digest = testDigest(victim.token)
-        func stored() throws -> [UInt8] {
-            try connection.execute("SELECT state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?.first?.bytes ?? []
+        try body(api, victim, try PostgresConnection(url: try #require(factory.databaseURL)), testDigest(victim.token))
+    }
+
+    /// A session's revision damaged to one no state has (below 0), or one the next event
+    /// could not count past: an error, never a state whose next commit overflows.
+    @Test(arguments: [Int64(-1), Int64.max])
+    func aPostgresRevisionOutOfRangeIsAnError(revision: Int64) throws {
+        try Self.withPostgresVictim { api, victim, connection, digest in
+            try connection.execute("UPDATE sessions SET revision = $1 WHERE token_hash = $2", [.integer(revision), .text(digest)])
+            try Self.expectCorruptEverywhere(api, victim) {
+                try connection.execute("SELECT revision, state FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first.map {
+                    Array("\($0[0].integer ?? 0)".utf8) + ($0[1].bytes ?? [])
+                } ?? []
+            }
         }
-        var damaged = try stored()
-        damaged[damaged.count / 2] = 0xFF
-        try connection.execute("UPDATE sessions SET state = $1 WHERE token_hash = $2", [.bytes(damaged), .text(digest)])
-        try Self.expectCorruptEverywhere(api, victim, stored: stored)
-        try connection.execute("UPDATE answers SET status = 0 WHERE event_id = 'e-2'")
-        try connection.execute("UPDATE sessions SET state = $1 WHERE token_hash = $2", [.bytes(Array(#"{"wifi":true}"#.utf8)), .text(digest)])
-        let retry = try api.send("POST", "/v1/screens/settings/selection", session: victim.token, json: #"{"row": "light", "eventId": "e-2"}"#)
-        #expect(retry.status == 500 && retry.problemSlug == "store-corrupt", "\(retry.status) \(retry.bodyText)")
     }
 
     /// A SQLite store of 12 victims, closed: its factory, the victims and the file's bytes.

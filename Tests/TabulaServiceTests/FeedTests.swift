@@ -175,20 +175,26 @@ private func readFeedOnce(port: UInt16, after: String?, limit: Int) throws -> (e
 
     /// A PostgreSQL database whose transaction ids are behind its feed (restored from a dump,
     /// or a standby that lost transactions) gets an empty feed at start: what was read before
-    /// is expired, and new entries are read in order.
-    @Test func postgresResetsAFeedAheadOfItsTransactionIDs() throws {
+    /// is expired, and new entries are read in order. Its feed is ahead by its newest entry,
+    /// or, when retention had emptied it, by the place of the newest entry removed.
+    @Test(arguments: [
+        // As after a restore: an entry whose transaction id the database has not reached.
+        [
+            """
+            INSERT INTO feed(xid, session_id, revision, cause, changed_keys, time_ms)
+            VALUES ('900000000000', 's_aaaaaaaaaaaaaaaaaaaa', 0, 'created', '\\x5b5d', 0)
+            """
+        ],
+        ["DELETE FROM feed", "UPDATE feed_pruned SET xid = '900000000000', seq = 1"],
+    ])
+    func postgresResetsAFeedAheadOfItsTransactionIDs(restore: [String]) throws {
         let factory = try StoreFactory(.postgres)
         var api = try server(factory)
         _ = try api.newSession()
         let before = try readWholeFeed(port: api.port, atLeast: 1)
         api.store.close()
-        // As after a restore: an entry whose transaction id the database has not reached.
         let connection = try PostgresConnection(url: try #require(factory.databaseURL))
-        try connection.execute(
-            """
-            INSERT INTO feed(xid, session_id, revision, cause, changed_keys, time_ms)
-            VALUES ('900000000000', 's_aaaaaaaaaaaaaaaaaaaa', 0, 'created', '\\x5b5d', 0)
-            """)
+        for statement in restore { try connection.execute(statement) }
         api = try server(factory)
         defer { api.store.close() }
         #expect(try feed(api, "?after=\(before.next)").status == 410)

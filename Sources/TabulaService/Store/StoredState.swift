@@ -7,6 +7,9 @@ import TabulaCore
 enum StoredState {
     /// The state stored for `revision`.
     static func decode(_ bytes: [UInt8]?, revision: Int) throws(StoredStateError) -> SessionState {
+        // A revision below 0, or one the next event could not count past, is damage: taken
+        // as a state, its next commit would overflow.
+        guard revision >= 0, revision < Int.max else { throw StoredStateError("the revision \(revision) is out of range") }
         guard let bytes else { throw StoredStateError("the state stored for revision \(revision) is missing") }
         let json: JSONValue
         do {

@@ -63,9 +63,13 @@ extension PostgresSessionStore {
     /// out ids below entries already written: new entries would sort before them, and
     /// readers past those would miss them. The feed is emptied then; readers' cursors are
     /// past everything it holds, which reads as expired (410), so that backends read their
-    /// sessions again.
+    /// sessions again. The newest place is the newest entry's, or that of the newest entry
+    /// retention removed: a feed retention emptied is ahead as much as the entries were.
     static func resetFeedIfTransactionIDsWentBack(_ connection: PostgresConnection, _ logger: Logger) throws(PostgresError) {
-        let newestAhead = "SELECT (SELECT xid FROM feed ORDER BY xid DESC, seq DESC LIMIT 1) >= pg_current_xact_id()"
+        let newestAhead = """
+            SELECT GREATEST((SELECT xid FROM feed ORDER BY xid DESC, seq DESC LIMIT 1), (SELECT xid FROM feed_pruned))
+                >= pg_current_xact_id()
+            """
         guard try connection.execute(newestAhead).rows.first?.first?.integer == 1 else { return }
         try connection.execute("BEGIN")
         do throws(PostgresError) {

@@ -30,13 +30,15 @@ public final class PostgresSessionStore: SessionStore {
     /// connection is a PostgreSQL backend process on the server.
     public static let defaultPoolSize = 4
 
-    /// Connects, migrates the schema, and starts `poolSize` workers.
+    /// Connects, migrates the schema, and starts `poolSize` workers. The migration's
+    /// connection has no statement timeout: rewriting a large table, or waiting for another
+    /// instance's migration, takes as long as it takes, and a timeout would fail every start.
     public init(
         url: String, poolSize: Int = defaultPoolSize, settings: StoreSettings, logger: Logger,
         retentionIntervalSeconds: Double = 60, now: @escaping @Sendable () -> Milliseconds = unixMilliseconds
     ) throws(StoreError) {
         do {
-            let connection = try PostgresConnection(url: url)
+            let connection = try PostgresConnection(url: url, statementTimeoutMilliseconds: nil)
             try PostgresSchema.migrate(connection)
             try Self.resetFeedIfTransactionIDsWentBack(connection, logger)
             let sessions = try connection.execute("SELECT COUNT(*) FROM sessions").rows.first?.first?.integer ?? 0
@@ -170,7 +172,9 @@ public final class PostgresSessionStore: SessionStore {
                         id = try connection.execute("SELECT id FROM sessions WHERE token_hash = $1", [.text(digest)]).rows.first?[0].text
                     }
                 }
-                if case .token = name { try touchIfStale(digest, connection) }
+                // The read is done: a last use not written (the row busy, the connection
+                // lost) waits for the next one, as on SQLite, and fails no read.
+                if case .token = name { try? touchIfStale(digest, connection) }
                 completion(.success(SessionSnapshot(current: current, past: past, answer: stored, time: time, id: id)))
             }, failed: { completion(.failure($0)) })
     }
@@ -312,10 +316,15 @@ public final class PostgresSessionStore: SessionStore {
         try touch(digest, at: time, connection)
     }
 
-    /// Writes the session's last use, unless it was written less than an interval ago.
+    /// Writes the session's last use, unless it was written less than an interval ago, or
+    /// another transaction holds its row (a commit, which writes it anyway): a read never
+    /// waits for another instance's write.
     private func touch(_ digest: String, at time: Milliseconds, _ connection: PostgresConnection) throws(PostgresError) {
         try connection.execute(
-            "UPDATE sessions SET last_used_ms = $1 WHERE token_hash = $2 AND last_used_ms < $3",
+            """
+            UPDATE sessions SET last_used_ms = $1 WHERE token_hash IN (
+                SELECT token_hash FROM sessions WHERE token_hash = $2 AND last_used_ms < $3 FOR UPDATE SKIP LOCKED)
+            """,
             [.integer(time), .text(digest), .integer(time - touches.interval)])
     }
 
