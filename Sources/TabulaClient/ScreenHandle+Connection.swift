@@ -8,7 +8,8 @@ extension ScreenHandle {
     /// `retrying` however many events get their answers meanwhile. A stream that ends, and
     /// opens again at once, does not change it.
     public enum Connection: Hashable, Sendable {
-        /// Nothing answered yet: the handle is loading its screen.
+        /// Nothing answered yet: the handle is loading its screen, or opening its stream
+        /// for the first time.
         case connecting
         /// The service answered the last request (with its screen, an event's answer, or a
         /// refusal of its own) and the stream is open (it sent its first field).
@@ -25,7 +26,7 @@ extension ScreenHandle {
     /// Whether the handle reaches the service (see ``Connection``).
     public var connection: Connection {
         if let failure = requestFailure ?? streamFailure { return .retrying(reason: failure) }
-        return answeredOnce ? .connected : .connecting
+        return answeredOnce && streamOpenedOnce ? .connected : .connecting
     }
 
     /// A new stream of ``connection``: its state now, then each change, the newest kept for
@@ -57,7 +58,10 @@ extension ScreenHandle {
     /// The stream opened (`nil`: it sent its first field), or failed to (why).
     func noteStream(failed reason: String?) {
         streamFailure = reason
-        if reason == nil { answeredOnce = true }
+        if reason == nil {
+            answeredOnce = true
+            streamOpenedOnce = true
+        }
         publishConnection()
     }
 

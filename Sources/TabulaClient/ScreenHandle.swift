@@ -33,6 +33,8 @@ public actor ScreenHandle {
     var requestFailure: String?
     var streamFailure: String?
     var answeredOnce = false
+    /// Whether the stream ever sent its first field: until then the handle is `connecting`.
+    var streamOpenedOnce = false
     /// The readers of ``connectionChanges()``, and the state they were last given.
     var connectionReaders: [Int: AsyncStream<Connection>.Continuation] = [:]
     var nextConnectionReader = 0
