@@ -80,6 +80,18 @@ import Testing
         #expect(changes.apply(to: old) == old, "apply leaves the screen as it was")
     }
 
+    /// A section's update gives its header and footer, `null` for none: one left out is not
+    /// read as a removal.
+    @Test(arguments: ["header", "footer"])
+    func aSectionUpdateWithoutItsHeaderOrFooterDoesNotDecode(missing: String) throws {
+        let members = ["header", "footer"].filter { $0 != missing }.map { #""\#($0)":null"# }.joined(separator: ",")
+        #expect {
+            try Self.changes(sections: #""updated":[{"from":0,"to":0,\#(members)}]"#)
+        } throws: { error in
+            (error as? WireFormatError)?.problem == .missingField(missing)
+        }
+    }
+
     /// A slider's or stepper's numbers that its control refuses do not decode.
     @Test(arguments: [
         (#""kind":"stepper","title":"n","value":5,"min":10,"max":0"#, "$.sections[0].rows[0].min", "min (10) is above max (0)"),

@@ -39,6 +39,10 @@ extension ChangeSet {
             var item = try WireObjectReader(value, path: path)
             let from = try item.nonNegativeInt("from")
             let to = try item.nonNegativeInt("to")
+            // Both are given, `null` for none: a missing one is not read as a removal.
+            for key in ["header", "footer"] where item.object[key] == nil {
+                throw WireFormatError(path: path, problem: .missingField(key))
+            }
             let header = try item.optional("header").map { value throws(WireFormatError) in
                 try HeaderFooter(json: value, path: item.memberPath("header"))
             }
