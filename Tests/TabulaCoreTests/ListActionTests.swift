@@ -93,6 +93,36 @@ import Testing
             ])
     }
 
+    /// A move without the client's copy reads the copy at the state, as the item screen
+    /// shows it: a section shown for the screen's item holds the rows moved.
+    @Test func aMoveOnAnItemScreenReadsTheScreensItem() throws {
+        let board = """
+            {"id": "board", "title": "{{item.name}}", "item": {"list": "boards"},
+             "state": {"boards": {"type": "list", "item": {"name": "string", "open": "bool"}, "default": [{"id": "b1", "name": "One", "open": true}]},
+               "cards": {"type": "list", "item": {"title": "string"}, "default": [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}, {"id": "c", "title": "C"}]}},
+             "sections": [{"id": "cards", "visibleWhen": "item.open", "rows": [
+               {"id": "card-{{item.id}}", "kind": "basic", "forEach": "cards", "title": "{{item.title}}", "onMove": {"move": "cards"}}]}]}
+            """
+        let catalogue = try Catalogue.load([DefinitionFile(name: "board.json", bytes: Array(board.utf8))])
+        let definition = try #require(catalogue.screen(id: "board"))
+        let moved = try reduce(catalogue.initialState, .move(row: "card-c", to: RowPath(section: 0, row: 0)), definition, item: "b1").state
+        #expect(moved.records("cards").map(\.id) == ["c", "a", "b"])
+    }
+
+    /// An event decided again with its call's answer after another commit gives the items it
+    /// appends the ids of the revision the call was made at, the ones the backend was sent.
+    @Test func appendedIDsCountFromTheRevisionGiven() throws {
+        let (definition, initial) = try definition()
+        var state = initial
+        state.values["draft"] = .scalar(.string("Milk"))
+        let atCall = try reduction(of: .select(row: "add"), on: state, definition, itemIDSeed: "session-1").state.records("tasks")
+        state.revision = 5
+        let later = try reduction(of: .select(row: "add"), on: state, definition, itemIDSeed: "session-1").state.records("tasks")
+        #expect(later.map(\.id) != atCall.map(\.id))
+        let answered = try reduction(of: .select(row: "add"), on: state, definition, itemIDSeed: "session-1", itemIDRevision: 0)
+        #expect(answered.state.records("tasks").map(\.id) == atCall.map(\.id))
+    }
+
     @Test func appendGivesIdsThatARetryGivesAgain() throws {
         let (definition, initial) = try definition()
         var state = initial

@@ -366,9 +366,46 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
                {"id": "strict", "kind": "titleSwitch", "title": "Strict", "isOn": "strict", "onSwitch": {"set": "strict"}},
                {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"call": "go"}]\#(button)}]}]}
             """#
-        let catalogue = try Catalogue.load([DefinitionFile(name: "strict.json", bytes: Array(definition.utf8))])
+        let (refused, api, session, _) = try answerWhileAnotherEventCommits(
+            definition, event: ("/v1/screens/strict/selection", #"{"row": "go", "eventId": "go-1"}"#),
+            other: ("/v1/screens/strict/switch", #"{"row": "strict", "isOn": true}"#), backendAnswer: #"{"state": {"name": "from the backend"}}"#)
+        #expect(refused.status == 502 && refused.problemSlug == "action-failed" && refused.bodyText.contains("no longer reaches"), "\(refused.bodyText)")
+        #expect(try api.revision(session, screen: "strict") == 1, "only the switch")
+        #expect(!(try api.send("GET", "/v1/screens/strict", session: session).bodyText.contains("from the backend")))
+    }
+
+    /// An item the actions before a call append is sent to the backend with its generated
+    /// id; when another event commits while the backend answers, the event decided again
+    /// still stores that id, so that the backend's effects may name it.
+    @Test func anItemAppendedBeforeACallKeepsTheIDTheBackendWasSent() throws {
+        let definition = #"""
+            {"id": "tasks", "title": "Tasks", "state": {"other": false, "tasks": {"type": "list", "item": {"title": "string"}, "default": []}},
+             "sections": [{"id": "list", "rows": [
+               {"id": "task-{{item.id}}", "kind": "basic", "forEach": "tasks", "title": "{{item.title}}"},
+               {"id": "other", "kind": "titleSwitch", "title": "Other", "isOn": "other", "onSwitch": {"set": "other"}},
+               {"id": "add", "kind": "button", "title": "Add", "onSelect": [{"append": {"to": "tasks", "item": {"title": "New"}}}, {"call": "created"}]}]}]}
+            """#
+        let (answer, api, session, backend) = try answerWhileAnotherEventCommits(
+            definition, event: ("/v1/screens/tasks/selection", #"{"row": "add"}"#),
+            other: ("/v1/screens/tasks/switch", #"{"row": "other", "isOn": true}"#), backendAnswer: "{}")
+        #expect(answer.status == 200, "\(answer.bodyText)")
+        let sent = try JSONParser().parse(try #require(backend.calls.withLock { $0.first }).body)
+        let sentID = try #require(sent.objectValue?["state"]?.objectValue?["tasks"]?.arrayValue?.last?.objectValue?["id"]?.stringValue)
+        let shown = try api.send("GET", "/v1/screens/tasks", session: session).json
+        let rows = shown.objectValue?["sections"]?.arrayValue?.first?.objectValue?["rows"]?.arrayValue ?? []
+        let ids: [String] = rows.compactMap { $0.objectValue?["id"]?.stringValue }
+        #expect(ids.contains("task-\(sentID)"), "\(ids)")
+    }
+
+    /// Sends `event` to a server of the one screen `definition`, whose backend answers
+    /// `backendAnswer` only once `other`, another event of the session, has committed: the
+    /// event's answer, the server, the session and the backend.
+    func answerWhileAnotherEventCommits(
+        _ definition: String, event: (path: String, json: String), other: (path: String, json: String), backendAnswer: String
+    ) throws -> (RawHTTPResponse, APITestServer, String, TestBackend) {
+        let catalogue = try Catalogue.load([DefinitionFile(name: "screen.json", bytes: Array(definition.utf8))])
         let backend = try TestBackend()
-        backend.behaviour.withLock { $0 = .fixed(status: 200, body: #"{"state": {"name": "from the backend"}}"#) }
+        backend.behaviour.withLock { $0 = .fixed(status: 200, body: backendAnswer) }
         let gate = DispatchSemaphore(value: 0)
         backend.gate.withLock { $0 = gate }
         let api = try APITestServer(catalogue: catalogue) { configuration in
@@ -378,17 +415,14 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         let answer = Locked<RawHTTPResponse?>(nil)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            answer.withLock { $0 = try? api.send("POST", "/v1/screens/strict/selection", session: session, json: #"{"row": "go", "eventId": "go-1"}"#) }
+            answer.withLock { $0 = try? api.send("POST", event.path, session: session, json: event.json) }
         }
         _ = eventually(within: 10) { !backend.calls.withLock { $0.isEmpty } }
-        let strict = try api.send("POST", "/v1/screens/strict/switch", session: session, json: #"{"row": "strict", "isOn": true}"#)
-        #expect(strict.status == 200)
+        let committed = try api.send("POST", other.path, session: session, json: other.json)
+        #expect(committed.status == 200, "\(committed.bodyText)")
         gate.signal()
         #expect(group.wait(timeout: .now() + 20) == .success)
-        let refused = try #require(answer.withLock { $0 })
-        #expect(refused.status == 502 && refused.problemSlug == "action-failed" && refused.bodyText.contains("no longer reaches"), "\(refused.bodyText)")
-        #expect(try api.revision(session, screen: "strict") == 1, "only the switch")
-        #expect(!(try api.send("GET", "/v1/screens/strict", session: session).bodyText.contains("from the backend")))
+        return (try #require(answer.withLock { $0 }), api, session, backend)
     }
 
     /// A signature's time that is not plain digits, or would overflow, is refused without a

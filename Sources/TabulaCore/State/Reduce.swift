@@ -92,7 +92,9 @@ public struct SubmitResult: Hashable, Sendable {
 /// A move's destination is an index path in the copy of the screen the client sent it
 /// from, `seen` (the screen at `state` when `nil`). An `append` without an id gives its item
 /// one derived from `itemIDSeed` (the service's session id), the revision and the action's
-/// place in the event. On an item screen, `item` is the id of the item it shows: its rows
+/// place in the event. The revision is the state's, or `itemIDRevision`: an event decided
+/// again with its call's answer passes the revision the call was made at, so that the items
+/// the backend was sent keep their ids whatever committed meanwhile. On an item screen, `item` is the id of the item it shows: its rows
 /// outside `forEach` act on that item (`remove`, `set` of `item.FIELD`).
 ///
 /// An action list may hold one `call`. Without `callAnswer`, the actions stop there and the
@@ -100,11 +102,12 @@ public struct SubmitResult: Hashable, Sendable {
 /// again (on the state it finds then) applies it at the call's place and goes on.
 public func reduction(
     of event: Event, on state: SessionState, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)] = [],
-    callAnswer: CallAnswer? = nil, seen: Screen? = nil, itemIDSeed: String = "", item: String? = nil
+    callAnswer: CallAnswer? = nil, seen: Screen? = nil, itemIDSeed: String = "", itemIDRevision: Int? = nil, item: String? = nil
 ) throws(EventError) -> Reduction {
     let (conformed, replaced) = definition.conforming(state)
     var reduction = try reduceConforming(
-        conformed, event, definition, values: values, callAnswer: callAnswer, seen: seen, itemIDSeed: itemIDSeed, item: item)
+        conformed, event, definition, values: values, callAnswer: callAnswer, seen: seen,
+        itemIDs: (itemIDSeed, itemIDRevision ?? state.revision), item: item)
     if reduction.pendingCall != nil { return reduction }
     guard replaced else {
         reduction.state.markConforming(to: definition)
@@ -127,10 +130,10 @@ public func reduction(
 /// ``reduction(of:on:_:values:)`` on a state that conforms to the definition.
 private func reduceConforming(
     _ state: SessionState, _ event: Event, _ definition: ScreenDefinition, values: [(row: String, value: JSONValue)],
-    callAnswer: CallAnswer?, seen: Screen?, itemIDSeed: String, item: String?
+    callAnswer: CallAnswer?, seen: Screen?, itemIDs: (seed: String, revision: Int), item: String?
 ) throws(EventError) -> Reduction {
     let instance = try eventRow(event.rowID, state, definition, screenItem: definition.item(item, in: state))
-    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer, itemIDSeed: itemIDSeed, itemID: item)
+    var run = ActionRun(state: state, definition: definition, callAnswer: callAnswer, itemIDs: itemIDs, itemID: item)
     switch event {
     case .select:
         guard let actions = instance.definition.onSelect else { throw .rowNotSelectable(event.rowID) }
@@ -158,9 +161,10 @@ private func reduceConforming(
     case .edit(_, let value):
         try run.edit(event.rowID, value)
     case .move(_, let destination):
-        guard let list = instance.definition.onMove, let item = instance.item else { throw .rowNotMovable(event.rowID) }
-        let move = ItemMove(row: instance.definition, rowID: event.rowID, item: item, list: list)
-        let copy = seen ?? render(definition, state)
+        guard let list = instance.definition.onMove, let moved = instance.item else { throw .rowNotMovable(event.rowID) }
+        let move = ItemMove(row: instance.definition, rowID: event.rowID, item: moved, list: list)
+        // On an item screen, the copy shows the screen's item.
+        let copy = seen ?? render(definition, state, item: item)
         run.state.values[list] = .list(try move.reorder(state.records(list), seen: copy, to: destination))
         run.setKeys.append(list)
     case .action(_, let actionID):
@@ -219,9 +223,9 @@ private struct ActionRun {
     let callAnswer: CallAnswer?
     var pendingCall: PendingCall?
     var appliedCallAnswer = false
-    /// What an `append` without an id derives its item's id from, with the revision and
-    /// `actionPlace`, the count of actions run so far in the event.
-    let itemIDSeed: String
+    /// What an `append` without an id derives its item's id from, with `actionPlace`, the
+    /// count of actions run so far in the event.
+    let itemIDs: (seed: String, revision: Int)
     var actionPlace = 0
     /// Why the event cannot be applied, found by an action (which stops the others).
     var failure: EventError?
@@ -229,11 +233,11 @@ private struct ActionRun {
     /// On an item screen, the id of the item it shows.
     let itemID: String?
 
-    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?, itemIDSeed: String, itemID: String?) {
+    init(state: SessionState, definition: ScreenDefinition, callAnswer: CallAnswer?, itemIDs: (seed: String, revision: Int), itemID: String?) {
         self.state = state
         self.definition = definition
         self.callAnswer = callAnswer
-        self.itemIDSeed = itemIDSeed
+        self.itemIDs = itemIDs
         self.itemID = itemID
     }
 
@@ -371,7 +375,7 @@ private struct ActionRun {
         for field in append.fields { fields[field.name] = field.value.evaluate(context) }
         var id = append.id?.evaluate(context) ?? ""
         if id.isEmpty {
-            id = ItemAppend.generatedID(seed: itemIDSeed, revision: state.revision, place: actionPlace) { candidate in
+            id = ItemAppend.generatedID(seed: itemIDs.seed, revision: itemIDs.revision, place: actionPlace) { candidate in
                 records.contains { $0.id == candidate }
             }
         } else if records.contains(where: { $0.id == id }) {

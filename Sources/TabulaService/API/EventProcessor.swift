@@ -164,7 +164,7 @@ final class EventProcessor: SessionDecision {
         do throws(EventError) {
             reduction = try TabulaCore.reduction(
                 of: event, on: current, definition, values: request.values, callAnswer: called?.answer, seen: oldScreen,
-                itemIDSeed: snapshot.id ?? "", item: item)
+                itemIDSeed: snapshot.id ?? "", itemIDRevision: called?.revision, item: item)
         } catch {
             return refuse(.eventNotApplicable(error))
         }

@@ -112,7 +112,8 @@ extension APIContext {
                 case .success(let answer):
                     // An answered event never stops at its call again; `answer` says so if it did.
                     runTransaction(
-                        processor.answered(BackendAnswer(action: call.action, answer: answer, screen: reader.screen)), session: .token(token),
+                        processor.answered(BackendAnswer(action: call.action, revision: call.revision, answer: answer, screen: reader.screen)),
+                        session: .token(token),
                         completion: finish)
                 }
             }

@@ -6,6 +6,9 @@ import TabulaCore
 struct BackendAnswer: Sendable {
     /// The action that called.
     let action: String
+    /// The session's revision the call was made at: the items the actions before the call
+    /// added take their ids from it, as the backend was sent them.
+    let revision: Int
     let answer: CallAnswer
     /// The catalogue's screen with an id, as ``CallAnswerReader`` read the answer.
     let screen: @Sendable (String) -> ScreenDefinition?
