@@ -146,6 +146,23 @@ import Testing
         #expect(row(form, shown, "code")?.error == nil, "the message the submit cleared does not come back")
     }
 
+    /// Forms whose rows each read every form's validity re-judge one another: a reading of
+    /// `valid` judges a bounded number of forms, so rendering ends (in factorial time it
+    /// would not, with a dozen forms), and ends the same way each time.
+    @Test(.timeLimit(.minutes(1))) func formsThatReadEachOthersValidityRender() throws {
+        let forms = 1...12
+        let reads = forms.map { "valid('f\($0)')" }.joined(separator: " == ")
+        let sections = forms.map { index in
+            #"{"id": "s\#(index)", "form": "f\#(index)", "rows": [{"id": "r\#(index)", "kind": "textField", "title": "T", "text": "{{x}}", "onEdit": {"set": "x"}, "visibleWhen": "\#(reads)"}]}"#
+        }
+        let file = #"{"id": "forms", "title": "T", "state": {"x": "a"}, "sections": [\#(sections.joined(separator: ", "))]}"#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "forms.json", bytes: Array(file.utf8))])
+        let definition = try #require(catalogue.screen(id: "forms"))
+        let screen = render(definition, catalogue.initialState)
+        #expect(screen == render(definition, catalogue.initialState))
+        #expect(screen.sections.count == 12)
+    }
+
     /// A form whose rows read its own validity: judged inside its judging, it is not valid,
     /// and rendering ends.
     @Test func aFormThatReadsItsOwnValidityRenders() throws {

@@ -128,6 +128,16 @@ import Testing
         #expect(broken?.problems.map(\.description) == ["en.json:2:8: $: not valid JSON: the document ends too early (truncated JSON?) at line 2, column 8"])
     }
 
+    /// A brace that encloses no name is text, however many there are: a message of 200,000
+    /// braces loads (in one pass over it: the limit only catches a loader gone quadratic).
+    @Test(.timeLimit(.minutes(1))) func bracesThatEncloseNoNameAreText() throws {
+        let braces = String(repeating: "{", count: 200_000)
+        let catalogue = try Self.catalogue(tables: ["en.json": #"{"t": "\#(braces)", "r": "{x y} {} {1a} {{"}"#])
+        let strings = try #require(catalogue.strings)
+        #expect(strings.text("t", locale: "en", arguments: [:]) == braces)
+        #expect(strings.text("r", locale: "en", arguments: [:]) == "{x y} {} {1a} {{")
+    }
+
     /// Switching the language is one change set of updates: applied to the old copy, it gives
     /// the new screen, with the same rows in the same places.
     @Test(arguments: ["settings", "people", "users", "protocol-settings", "about-details"])

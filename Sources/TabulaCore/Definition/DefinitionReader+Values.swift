@@ -275,9 +275,19 @@ extension DefinitionReader {
                 log.add(.structure, at: "\(path).kind", "the fallbacks of \"\(name)\" come back to \"\(next)\"; a chain of fallbacks must end")
                 return
             }
+            guard seen.count <= Self.maxFallbacks else {
+                log.add(
+                    .structure, at: "\(path).kind",
+                    "the fallbacks of \"\(name)\" go through more than \(Self.maxFallbacks) kinds; fall back to a built-in kind sooner")
+                return
+            }
             next = further.kind
         }
     }
+
+    /// The most kinds a custom kind's chain of fallbacks may go through: every row of the
+    /// kind carries the whole chain, and a client reads it one kind at a time.
+    static let maxFallbacks = 16
 
     /// The fields of each kind of a custom kind's fallback chain, each taken from the one
     /// before it (the first from `fields`, the row's own), in the order the chain tries them.
@@ -285,7 +295,9 @@ extension DefinitionReader {
         var chain: [(kind: String, fields: [String: FieldSource])] = []
         var seen: Set<String> = [kind]
         var current = (kind: kind, fields: fields)
-        while let fallback = kinds[current.kind]?.fallback, seen.insert(fallback.kind).inserted {
+        // A chain past the bound is a problem (`checkFallback`); the rows read meanwhile
+        // carry no more of it.
+        while chain.count < Self.maxFallbacks, let fallback = kinds[current.kind]?.fallback, seen.insert(fallback.kind).inserted {
             var mapped: [String: FieldSource] = [:]
             for (target, source) in fallback.fields { mapped[target] = current.fields[source] }
             if fallback.kind == Self.buttonStyleField.kind && mapped[Self.buttonStyleField.name] == nil {

@@ -48,13 +48,15 @@ public struct PatternRule: @unchecked Sendable {
     let plain: ASCIIPattern?
     public let source: String
 
-    /// The deepest nesting of character classes a pattern may have. `Regex`'s parser bounds
-    /// the nesting of groups, not of classes, and reads nested classes recursively: a few
-    /// thousand `[` overflow its stack.
-    static let maxClassNesting = 32
+    /// The most `[` a pattern may hold that no backslash escapes. `Regex`'s parser bounds
+    /// the nesting of groups, not of character classes, and reads nested classes
+    /// recursively: a few thousand nested `[` overflow its stack. Their nesting cannot be
+    /// told from the text alone (a `]` quoted by `\Q…\E`, or in an extended-syntax comment,
+    /// closes nothing), so every `[` counts, as if each were nested in the one before.
+    static let maxClasses = 64
 
     public init(_ source: String) throws {
-        var depth = 0
+        var classes = 0
         var escaped = false
         for scalar in source.unicodeScalars {
             if escaped {
@@ -62,10 +64,8 @@ public struct PatternRule: @unchecked Sendable {
             } else if scalar == "\\" {
                 escaped = true
             } else if scalar == "[" {
-                depth += 1
-                guard depth <= Self.maxClassNesting else { throw TooDeeplyNested() }
-            } else if scalar == "]", depth > 0 {
-                depth -= 1
+                classes += 1
+                guard classes <= Self.maxClasses else { throw TooManyClasses() }
             }
         }
         regex = try Regex(source)
@@ -78,8 +78,8 @@ public struct PatternRule: @unchecked Sendable {
     /// Whether `Regex`'s backtracking matches it, the time a value takes then unbounded.
     public var backtracks: Bool { linear == nil }
 
-    struct TooDeeplyNested: Error, CustomStringConvertible {
-        var description: String { "character classes are nested more than \(PatternRule.maxClassNesting) deep" }
+    struct TooManyClasses: Error, CustomStringConvertible {
+        var description: String { "it has more than \(PatternRule.maxClasses) character classes (a \"[\" that no backslash escapes)" }
     }
 
     /// Whether the whole of `text` matches, as `Regex` says.

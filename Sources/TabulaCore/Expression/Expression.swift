@@ -137,9 +137,23 @@ public struct EvaluationContext: Sendable {
     }
 }
 
-/// The forms whose `valid(FORM)` is being worked out on this thread, innermost last.
+/// The forms whose `valid(FORM)` is being worked out on this thread, innermost last, and
+/// the judgings left to the outermost reading.
 enum FormsBeingJudged {
-    @TaskLocal static var forms: [String] = []
+    @TaskLocal static var current: (forms: [String], budget: JudgingBudget)?
+
+    /// The most forms one reading of `valid(FORM)` judges, nested readings included. Forms
+    /// whose rows read each other's validity re-judge one another without a memo (a verdict
+    /// read inside another judging depends on which forms are being judged): a dozen forms
+    /// that each read every other would take factorial time. Past the budget, `valid`
+    /// reads false, as it does inside its own form's judging.
+    static let judgings = 64
+}
+
+/// The judgings left to one reading of `valid(FORM)`: shared by its nested readings, on the
+/// one thread that evaluates them.
+final class JudgingBudget: @unchecked Sendable {
+    var left = FormsBeingJudged.judgings
 }
 
 enum ComparisonOperator: String, Hashable, Sendable {
@@ -336,9 +350,11 @@ indirect enum ExpressionNode: Hashable, Sendable {
         case .formValid(let form):
             // A form's rows may read its validity (a rule's `when`, a message, a value): read
             // while the form is being judged, it is false, and the judging ends.
-            guard let screen = context.screen, !FormsBeingJudged.forms.contains(form) else { return .bool(false) }
+            let judging = FormsBeingJudged.current ?? ([], JudgingBudget())
+            guard let screen = context.screen, !judging.forms.contains(form), judging.budget.left > 0 else { return .bool(false) }
+            judging.budget.left -= 1
             return .bool(
-                FormsBeingJudged.$forms.withValue(FormsBeingJudged.forms + [form]) {
+                FormsBeingJudged.$current.withValue((judging.forms + [form], judging.budget)) {
                     screen.isFormValid(form, context.state, screenItem: context.screenItem)
                 })
         }

@@ -18,7 +18,11 @@ public struct MessageText: Hashable, Sendable {
         while let open = rest.firstIndex(of: "{") {
             text += rest[..<open]
             let afterOpen = rest.index(after: open)
-            if let close = rest[afterOpen...].firstIndex(of: "}"), DefinitionReader.isIdentifier(String(rest[afterOpen..<close])) {
+            // A name holds no brace: the search stops at the next one, so that a text of many
+            // braces is read in one pass.
+            if let close = rest[afterOpen...].firstIndex(where: { $0 == "}" || $0 == "{" }), rest[close] == "}",
+                DefinitionReader.isIdentifier(String(rest[afterOpen..<close]))
+            {
                 if !text.isEmpty { parts.append(.text(text)) }
                 text = ""
                 parts.append(.argument(String(rest[afterOpen..<close])))
