@@ -59,4 +59,29 @@ import Testing
             #expect(fromColumns == .number(Double(matches)), "from columns, query \(query.debugDescription)")
         }
     }
+
+    /// A text searched for that is longer than ``FoldedText/shortPart`` characters is found
+    /// in linear time, by the same rule: texts of few letters, so that a search meets many
+    /// near matches, in ASCII (the bytes settle it) and not (the characters do).
+    @Test(arguments: [["a", "b", "A", "B"], ["a", "b", "é", "E\u{301}", "\u{212A}", "k", "\r\n"]])
+    func longSearchesMatchTheCharacterRule(alphabet: [String]) throws {
+        var random = SplitMix64(seed: 54)
+        let one = try Expression.compile("contains(item.name, query)", scope: Self.scope)
+        for round in 0..<400 {
+            let pieces = (0..<Int.random(in: 17...60, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? "" }
+            let text = pieces.joined()
+            let length = Int.random(in: 17...min(30, pieces.count), using: &random)
+            let query: String
+            if round % 2 == 0 {
+                let start = Int.random(in: 0...(pieces.count - length), using: &random)
+                query = pieces[start..<(start + length)].joined()
+            } else {
+                query = (0..<length).map { _ in alphabet.randomElement(using: &random) ?? "" }.joined()
+            }
+            var context = EvaluationContext(state: SessionState(values: ["query": .scalar(.string(query))]))
+            context.item = Record(id: "n", fields: ["name": .string(text)])
+            let expected = Self.expected("contains", text, query)
+            #expect(one.evaluate(context) == .bool(expected), "contains(\(text.debugDescription), \(query.debugDescription))")
+        }
+    }
 }

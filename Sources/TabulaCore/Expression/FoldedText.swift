@@ -87,7 +87,38 @@ enum FoldedText {
         guard part.count <= characters.count else { return false }
         if function == .startsWith { return characters.matches(part, at: 0) }
         if part.isEmpty { return true }
-        for start in 0...(characters.count - part.count) where characters.matches(part, at: start) { return true }
+        guard part.count > shortPart else {
+            for start in 0...(characters.count - part.count) where characters.matches(part, at: start) { return true }
+            return false
+        }
+        return occurs(part.count, { part[$0] }, in: characters.count, { characters[$0] })
+    }
+
+    /// The longest text searched for by trying each place in turn, at most this many
+    /// comparisons a place; a longer one is searched for in linear time (``occurs``), so
+    /// that no value a user typed costs a search the product of two lengths.
+    static let shortPart = 16
+
+    /// Whether the `partCount` elements `part(i)` occur in the `count` elements `element(i)`,
+    /// in time linear in both (Knuth, Morris and Pratt: after a mismatch, the search goes on
+    /// from the longest start of `part` that the elements just matched end with).
+    private static func occurs<Element: Equatable>(
+        _ partCount: Int, _ part: (Int) -> Element, in count: Int, _ element: (Int) -> Element
+    ) -> Bool {
+        var longest = [Int](repeating: 0, count: partCount)
+        var matched = 0
+        for index in 1..<partCount {
+            while matched > 0 && part(index) != part(matched) { matched = longest[matched - 1] }
+            if part(index) == part(matched) { matched += 1 }
+            longest[index] = matched
+        }
+        matched = 0
+        for index in 0..<count {
+            let next = element(index)
+            while matched > 0 && next != part(matched) { matched = longest[matched - 1] }
+            if next == part(matched) { matched += 1 }
+            if matched == partCount { return true }
+        }
         return false
     }
 
@@ -111,8 +142,11 @@ enum FoldedText {
     @inline(__always)
     private static func search(_ bytes: UnsafeBufferPointer<UInt8>, _ part: UnsafeBufferPointer<UInt8>, folded: Bool) -> Bool {
         guard part.count <= bytes.count else { return false }
-        for start in 0...(bytes.count - part.count) where matches(bytes, part, at: start, folded: folded) { return true }
-        return false
+        guard part.count > shortPart else {
+            for start in 0...(bytes.count - part.count) where matches(bytes, part, at: start, folded: folded) { return true }
+            return false
+        }
+        return occurs(part.count, { part[$0] }, in: bytes.count, { folded ? bytes[$0] : fold(bytes[$0]) })
     }
 
     /// Whether `part` (folded) is at `start` of `bytes`.
