@@ -81,6 +81,11 @@ import Testing
             let answer = try api.send("POST", "/v1/sessions", json: body)
             #expect(answer.status == 400 && answer.bodyText.contains(detail), "\(body): \(answer.bodyText)")
         }
+        // A new session's body of any members, or none, is JSON before it is read.
+        for body in ["{}", #"{"client": {"locale": "fr"}}"#, "{"] {
+            let answer = try api.send("POST", "/v1/sessions", json: body, contentType: "text/plain")
+            #expect(answer.status == 415 && answer.problemSlug == "unsupported-media-type", "\(body): \(answer.bodyText)")
+        }
         let session = try api.newSession()
         #expect(try api.send("PUT", "/v1/session/client", json: #"{"locale": "fr"}"#).status == 401)
         #expect(try api.send("PUT", "/v1/session/client", session: session, json: "[]").status == 400)

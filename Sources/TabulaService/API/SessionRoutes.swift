@@ -9,14 +9,12 @@ extension APIContext {
     static let sessionRoute = "/v1/sessions/{id}"
 
     func createSession(_ context: RouteContext) throws(Problem) -> RouteAnswer {
+        // A body is JSON, as every body Tabula reads; none at all is a session with defaults.
+        if !context.request.body.isEmpty { try Self.requireJSON(context.request) }
         let request = try NewSessionRequest.decode(context.request.body, limits: clients)
         var state = served.catalogue.initialState
-        if let client = request.client {
-            try Self.requireJSON(context.request)
-            state.client = client
-        }
+        if let client = request.client { state.client = client }
         if request.needsBackendKey {
-            try Self.requireJSON(context.request)
             try access.requireBackend(context.request)
             if let json = request.state { state = try initialState(json, client: state.client) }
         } else if !access.carriesBackendKey(context.request) {
