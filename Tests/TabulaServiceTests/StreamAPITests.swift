@@ -238,6 +238,8 @@ import Testing
         #expect(try api.metrics(showing: "tabula_open_streams 0").contains("tabula_open_streams 0"))
     }
 
+    /// Read again at the recheck interval, on its own clock: a heartbeat of an hour does not
+    /// keep an expired session's streams open for an hour.
     @Test func anExpiredSessionEndsItsStreamsWithGone() throws {
         let factory = try StoreFactory(.memory)
         factory.settings.sessionTTLSeconds = 1
@@ -247,7 +249,7 @@ import Testing
         let catalogue = try APITestServer.fixtures()
         let store = try factory.open(catalogue)
         let api = try APITestServer(catalogue: catalogue, store: store) { configuration in
-            configuration.streams.heartbeatSeconds = 1
+            configuration.streams.heartbeatSeconds = 3600
             configuration.streams.recheckSeconds = 1
         }
         let session = try newSession(api)

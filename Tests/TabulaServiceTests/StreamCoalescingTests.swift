@@ -102,4 +102,38 @@ import Testing
             return
         }
     }
+
+    /// A state older than the one an item screen's stream was offered, delivered late (a
+    /// re-read that finished after a commit), says nothing of the item: a stream opened on
+    /// an item that state lacks goes on, rather than end with `gone` `item-removed`.
+    @Test func anOlderStateWithoutTheItemDoesNotEndItsStream() throws {
+        let catalogue = try APITestServer.fixtures(withInbox: true)
+        var settings = StreamSettings()
+        settings.heartbeatSeconds = 3600
+        let hub = StreamHub(
+            settings: settings, store: MemorySessionStore(),
+            cache: ScreenCache(CacheBounds(entries: 100, bytes: 1 << 20), limitCounts: LimitCounts()), catalogue: catalogue)
+        defer { hub.close() }
+        let definition = try #require(catalogue.screen(id: "message"))
+        var current = catalogue.initialState
+        current.revision = 2
+        let item = try #require(current.records("messages").first?.id)
+        var older = current
+        older.revision = 1
+        older.values["messages"] = .list(current.records("messages").filter { $0.id != item })
+        let token = SessionToken.make()
+        let stream = ScreenStream(definition: definition, item: item, session: SessionKey(token), tick: 0)
+        try hub.register(stream, sessionID: "s_test")
+        let copy = ScreenCopy(definitionID: definition.definitionID, revision: 2, screen: render(definition, current, item: item))
+        let server = ServerStream(source: stream)
+        stream.start(opening: [], copy: copy, current: copy, server: server, onClose: { [hub] in hub.unregister($0) })
+        hub.committed(.token(token), older)
+        // Something that must not happen has no moment to wait for: give the hub's thread time.
+        usleep(100_000)
+        guard case .wait = stream.nextChunk() else {
+            Issue.record("the stream sent something (its end?) for a state older than its copy")
+            return
+        }
+        #expect(hub.count == 1, "the stream still counts")
+    }
 }

@@ -89,6 +89,11 @@ final class ScreenStream: StreamSource, Sendable {
         }
     }
 
+    /// Whether the stream was offered a state newer than `revision`.
+    func wasOffered(after revision: Int) -> Bool {
+        state.withLock { ($0.offered?.revision ?? Int.min) > revision }
+    }
+
     /// Whether `target` is newer than every state offered so far.
     func wants(_ target: ScreenCopy) -> Bool {
         state.withLock { Self.isNew(target, after: $0.offered) }

@@ -88,7 +88,11 @@ extension StreamHub {
                 continue
             }
             if definition !== stream.definition { stream.adopt(definition) }
-            if definition.item != nil, definition.item(stream.item, in: definition.conformed(state)) == nil {
+            // A state older than the stream's copy (a re-read that finished after a commit)
+            // says nothing of the item the stream was opened on since.
+            if definition.item != nil, !stream.wasOffered(after: state.revision),
+                definition.item(stream.item, in: definition.conformed(state)) == nil
+            {
                 unregister(stream)
                 stream.end(.itemRemoved)
                 continue

@@ -15,33 +15,48 @@ extension StreamHub {
     }
 
     /// Every heartbeat interval: a heartbeat on every stream, streams whose response was
-    /// never sent let go; every recheck interval, every streamed session read again.
+    /// never sent let go; every recheck interval, every streamed session read again. Each on
+    /// its own clock: a heartbeat of ten minutes does not make the recheck wait as long.
     func runTicker() {
-        var sinceRecheck = 0
-        while ticks.take(maximum: 1, timeout: Double(settings.heartbeatSeconds)) != nil {
-            let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
-            let (screens, feeds) = channels.withLock { channels in
-                (channels.byID.values.flatMap { $0.streams.values }, Array(channels.feeds.values))
+        let heartbeat = Duration.seconds(settings.heartbeatSeconds)
+        let recheck = Duration.seconds(settings.recheckSeconds)
+        var nextHeartbeat = ContinuousClock.now + heartbeat
+        var nextRecheck = ContinuousClock.now + recheck
+        while true {
+            let wait = (min(nextHeartbeat, nextRecheck) - ContinuousClock.now).components
+            let seconds = max(0, Double(wait.seconds) + Double(wait.attoseconds) * 1e-18)
+            guard ticks.take(maximum: 1, timeout: seconds) != nil else { return }
+            let now = ContinuousClock.now
+            if now >= nextHeartbeat {
+                nextHeartbeat = now + heartbeat
+                beat()
             }
-            for stream in screens {
-                tend(stream, at: current) {
-                    unregister(stream)
-                    stream.abandon()
-                }
-            }
-            for stream in feeds {
-                tend(stream, at: current) {
-                    unregister(stream)
-                    stream.abandon()
-                }
-            }
-            // Entries no commit here announced (an expiry; on PostgreSQL, one that was not
-            // readable yet when its commit was announced).
-            feedChanged()
-            sinceRecheck += settings.heartbeatSeconds
-            if sinceRecheck >= settings.recheckSeconds {
-                sinceRecheck = 0
+            if now >= nextRecheck {
+                nextRecheck = now + recheck
+                // Entries no commit here announced (an expiry; on PostgreSQL, one that was
+                // not readable yet when its commit was announced).
+                feedChanged()
                 recheckAll()
+            }
+        }
+    }
+
+    /// A heartbeat on every stream; streams whose response was never sent let go.
+    private func beat() {
+        let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
+        let (screens, feeds) = channels.withLock { channels in
+            (channels.byID.values.flatMap { $0.streams.values }, Array(channels.feeds.values))
+        }
+        for stream in screens {
+            tend(stream, at: current) {
+                unregister(stream)
+                stream.abandon()
+            }
+        }
+        for stream in feeds {
+            tend(stream, at: current) {
+                unregister(stream)
+                stream.abandon()
             }
         }
     }
