@@ -64,7 +64,7 @@ public final class ServerStream: @unchecked Sendable {
     /// Whether the connection is, or is about to be, suspended.
     var isSuspended: Bool {
         switch StreamState(rawValue: state.load(ordering: .acquiring)) ?? .fallback {
-        case .suspending, .wokenWhileSuspending, .suspended, .resuming: true
+        case .suspending, .wokenWhileSuspending, .suspended, .resuming, .resumingWoken: true
         case .running, .woken, .closed: false
         }
     }

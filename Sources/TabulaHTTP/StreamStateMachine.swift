@@ -14,11 +14,16 @@
 ///      │ suspended
 ///      ▼           wake
 ///   suspended ─────────────▶ resuming ──resumed──▶ running
+///                               │ wake
+///                               ▼
+///                          resumingWoken ──resumed──▶ woken
 /// ```
 /// A wake that resumes the connection holds it in `resuming` until `MHD_resume_connection`
 /// returned, so that a shutdown, which waits for no stream to be suspended or resuming,
-/// never stops the daemon between the two. A stream whose request completed is `closed`,
-/// for good.
+/// never stops the daemon between the two. The connection's thread may run meanwhile, and
+/// find nothing to send before a second wake comes: that wake is kept (`resumingWoken`), so
+/// that the thread looks again rather than suspend with an event waiting. A stream whose
+/// request completed is `closed`, for good.
 enum StreamState: Int, CaseIterable, Sendable, AtomicState {
     /// The connection's thread may be asking the source for bytes, or sending them.
     case running
@@ -32,6 +37,8 @@ enum StreamState: Int, CaseIterable, Sendable, AtomicState {
     case suspended
     /// A wake is resuming the connection; the connection's thread may already run.
     case resuming
+    /// A second wake came while resuming: the next look for bytes must not suspend.
+    case resumingWoken
     /// The request is over; wakes do nothing.
     case closed
 
@@ -73,6 +80,8 @@ enum StreamStateMachine {
         // Resumed, the connection's thread may run before its waker's `resumed` move.
         case .running, .resuming: (.suspending, .suspend)
         case .woken: (.running, .lookAgain)
+        // Still resuming until the waker's `resumed` move.
+        case .resumingWoken: (.resuming, .lookAgain)
         case .suspending, .wokenWhileSuspending, .suspended, .closed: (nil, .end)
         }
     }
@@ -81,7 +90,7 @@ enum StreamStateMachine {
         switch state {
         case .suspending: (.suspended, .wait)
         case .wokenWhileSuspending: (.running, .resume)
-        case .running, .woken, .suspended, .resuming, .closed: (nil, .impossible)
+        case .running, .woken, .suspended, .resuming, .resumingWoken, .closed: (nil, .impossible)
         }
     }
 
@@ -90,14 +99,19 @@ enum StreamStateMachine {
         case .running: (.woken, .none)
         case .suspending: (.wokenWhileSuspending, .none)
         case .suspended: (.resuming, .resume)
-        case .woken, .wokenWhileSuspending, .resuming, .closed: (nil, .none)
+        case .resuming: (.resumingWoken, .none)
+        case .woken, .wokenWhileSuspending, .resumingWoken, .closed: (nil, .none)
         }
     }
 
     /// The waker's `MHD_resume_connection` returned. The connection's thread may have moved
     /// on meanwhile (to look again, or to suspend again): then this changes nothing.
     static func resumed(_ state: StreamState) -> (next: StreamState?, then: Void) {
-        (state == .resuming ? .running : nil, ())
+        switch state {
+        case .resuming: (.running, ())
+        case .resumingWoken: (.woken, ())
+        case .running, .woken, .suspending, .wokenWhileSuspending, .suspended, .closed: (nil, ())
+        }
     }
 
     /// The request completed: the connection is never resumed again.

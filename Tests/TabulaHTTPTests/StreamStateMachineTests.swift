@@ -12,6 +12,7 @@ import Testing
         switch state {
         case .running, .resuming: #expect(next == .suspending && then == .suspend)
         case .woken: #expect(next == .running && then == .lookAgain)
+        case .resumingWoken: #expect(next == .resuming && then == .lookAgain)
         case .suspending, .wokenWhileSuspending, .suspended, .closed: #expect(next == nil && then == .end)
         }
     }
@@ -22,7 +23,7 @@ import Testing
         switch state {
         case .suspending: #expect(next == .suspended && then == .wait)
         case .wokenWhileSuspending: #expect(next == .running && then == .resume)
-        case .running, .woken, .suspended, .resuming, .closed: #expect(next == nil && then == .impossible)
+        case .running, .woken, .suspended, .resuming, .resumingWoken, .closed: #expect(next == nil && then == .impossible)
         }
     }
 
@@ -33,14 +34,35 @@ import Testing
         case .running: #expect(next == .woken && then == .none)
         case .suspending: #expect(next == .wokenWhileSuspending && then == .none)
         case .suspended: #expect(next == .resuming && then == .resume)
-        case .woken, .wokenWhileSuspending, .resuming, .closed: #expect(next == nil && then == .none)
+        case .resuming: #expect(next == .resumingWoken && then == .none)
+        case .woken, .wokenWhileSuspending, .resumingWoken, .closed: #expect(next == nil && then == .none)
         }
     }
 
     @Test(arguments: StreamState.allCases)
     func theWakersResumeReturned(from state: StreamState) {
         let (next, _) = Machine.resumed(state)
-        #expect(next == (state == .resuming ? .running : nil))
+        #expect(next == (state == .resuming ? .running : state == .resumingWoken ? .woken : nil))
+    }
+
+    /// A wake that comes while an earlier wake is resuming the connection, after the
+    /// connection's thread found nothing to send, is not lost: whether the earlier waker's
+    /// resume returns before the thread's next move or after it, the thread looks again.
+    @Test(arguments: [false, true])
+    func aWakeWhileResumingMakesTheConnectionLookAgain(resumedFirst: Bool) {
+        var state = StreamState.suspended
+        func move(_ step: (StreamState) -> (next: StreamState?, then: some Any)) {
+            if let next = step(state).next { state = next }
+        }
+        #expect(Machine.wake(state).then == .resume)
+        move(Machine.wake)  // the first waker resumes the connection
+        move(Machine.wake)  // a second wake, while the first has not returned
+        if resumedFirst { move(Machine.resumed) }
+        let (next, then) = Machine.nothingToSend(state)
+        #expect(then == .lookAgain, "the second wake was lost")
+        if let next { state = next }
+        if !resumedFirst { move(Machine.resumed) }
+        #expect(state == .running)
     }
 
     /// Whatever the order of a wake and the connection's thread suspending, the connection
