@@ -92,6 +92,20 @@ static inline struct MHD_Daemon *tabula_start_daemon(const struct tabula_daemon_
         MHD_OPTION_END);
 }
 
+/// Sets how long the connection's socket may hold sent bytes its peer has not acknowledged
+/// before the kernel closes it (TCP_USER_TIMEOUT, Linux); 0 when set, -1 otherwise.
+static inline int tabula_set_unacknowledged_timeout(struct MHD_Connection *connection, unsigned int milliseconds) {
+#ifdef TCP_USER_TIMEOUT
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL) return -1;
+    return setsockopt(info->connect_fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &milliseconds, sizeof milliseconds);
+#else
+    (void)connection;
+    (void)milliseconds;
+    return -1;
+#endif
+}
+
 /// The port the daemon listens on (useful after binding port 0), or 0.
 static inline uint16_t tabula_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -27,6 +27,12 @@ public struct ServerConfiguration: Sendable {
     /// Streamed responses (Server-Sent Events) the server holds open besides
     /// ``maxConnections``: the connection limit and the open-file limit make room for both.
     public var maxStreams = 0
+    /// How long a stream's connection may hold sent bytes its client has not acknowledged
+    /// before the kernel closes it (TCP_USER_TIMEOUT), in seconds; `nil` leaves the kernel's
+    /// default. A client that vanished without closing (a network switch, a laptop gone to
+    /// sleep) acknowledges no heartbeat: its stream ends this long after the first one, not
+    /// after TCP's own retries, which take about a quarter of an hour.
+    public var streamUnacknowledgedSeconds: Int?
     /// Open connections from one client address (0: no limit). Behind a load balancer all
     /// connections come from its address: raise this or set it to 0 there.
     public var maxConnectionsPerIP = 512

@@ -181,6 +181,10 @@ extension ServerCore {
     /// shutdown ends streams at once instead of waiting for them.
     private func start(_ stream: ServerStream, _ response: Response, on context: RequestContext) -> MHD_Result {
         stream.connection = context.connection
+        if let seconds = configuration.streamUnacknowledgedSeconds {
+            // The kernel's field is milliseconds in 32 bits: some seven weeks at most.
+            _ = tabula_set_unacknowledged_timeout(context.connection, UInt32(clamping: seconds > Int.max / 1000 ? Int.max : seconds * 1000))
+        }
         stream.core = self
         context.stream = stream
         counts.add(-1, to: .inProgress)

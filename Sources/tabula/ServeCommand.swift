@@ -412,6 +412,9 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(maxStreamsPerSession, "TABULA_MAX_STREAMS_PER_SESSION", default: streams.maxStreamsPerSession),
             "max-streams-per-session", OptionRange.maxStreamsPerSession)
         server.maxStreams = streams.maxStreams
+        // A client gone without closing acknowledges no heartbeat: its stream ends within
+        // two of them, as api.md says, rather than after TCP's own retries.
+        server.streamUnacknowledgedSeconds = streams.heartbeatSeconds > Int.max / 2 ? Int.max : 2 * streams.heartbeatSeconds
         storeSettings.maxHistoryBytes = try bounded(
             EnvironmentSetting.resolve(maxHistoryBytes, "TABULA_MAX_HISTORY_BYTES", default: storeSettings.maxHistoryBytes), "max-history-bytes",
             OptionRange.maxHistoryBytes)

@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    /// A stream's socket gets the configured time its unacknowledged bytes may wait
+    /// (TCP_USER_TIMEOUT): a client gone without closing acknowledges no heartbeat, and the
+    /// kernel closes the connection then, instead of after TCP's own retries.
+    @Test func aStreamsSocketGivesUpOnBytesNeverAcknowledged() throws {
+        /// The TCP_USER_TIMEOUT of every TCP socket this process holds, in milliseconds.
+        func unacknowledgedTimeouts() -> [UInt32] {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return descriptors.compactMap(Int32.init).compactMap { descriptor in
+                var value: UInt32 = 0
+                var length = socklen_t(MemoryLayout<UInt32>.size)
+                return getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, &length) == 0 ? value : nil
+            }
+        }
+        try withServer({ $0.streamUnacknowledgedSeconds = 7 }) { _, port, _ in
+            #expect(!unacknowledgedTimeouts().contains(7000))
+            let client = try RawHTTPConnection(port: port)
+            try client.send(getRequest("/stream?name=unacknowledged"))
+            #expect(try client.readResponseHead().status == 200)
+            _ = try #require(TestStreamSource.waitFor("unacknowledged"))
+            #expect(unacknowledgedTimeouts().contains(7000))
+        }
+    }
+
     @Test func aClientThatLeavesClosesItsStream() throws {
         try withServer { _, port, _ in
             var client: RawHTTPConnection? = try RawHTTPConnection(port: port)
