@@ -188,14 +188,17 @@ import Testing
         let rows = #"""
             {"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}", "onEdit": {"set": "name"}},
             {"id": "pw", "kind": "textField", "title": "Password", "secure": true},
+            {"id": "kind", "kind": "picker", "title": "Kind", "selected": "{{kind}}", "onEdit": {"set": "kind"}, "options": [{"id": "a", "title": "A"}]},
             {"id": "go", "kind": "button", "title": "Go", "onSelect": [{"submit": "f"}, {"set": {"last": "{{name}}"}}, {"reset": "f"}]}
             """#
-        let file = definition(id: "f", state: #"{"name": "", "last": ""}"#, rows: rows).replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
+        let file = definition(id: "f", state: #"{"name": "", "last": "", "kind": ""}"#, rows: rows)
+            .replacingOccurrences(of: #""rows""#, with: #""form": "f", "rows""#)
         let catalogue = try Catalogue.load([DefinitionFile(name: "f.json", bytes: Array(file.utf8))])
         let form = try #require(catalogue.screen(id: "f"))
         let submitted = try reduction(of: .select(row: "go"), on: catalogue.initialState, form, values: [("name", "Home"), ("pw", "secret")])
         #expect(submitted.state.scalar("name") == .string("") && submitted.state.scalar("last") == .string("Home"))
-        #expect(submitted.submittedValues.map(\.row) == ["name"] && submitted.submittedValues.map(\.value) == [.string("Home")])
+        // The secure row is left out; the picker with nothing chosen is there, as no value.
+        #expect(submitted.submittedValues.map(\.row) == ["name", "kind"] && submitted.submittedValues.map(\.value) == [.string("Home"), .null])
     }
 
     @Test func valuesOutsideTheSubmittedFormAreRefused() throws {

@@ -26,9 +26,9 @@ public struct Reduction: Sendable {
     /// The form a `submit` action checked, and whether every row passed (the actions after
     /// a failed submit do not run) and the backend named no errors.
     public var submit: SubmitResult?
-    /// The values of that form's rows as the submit found them, secure rows left out (`nil`
-    /// for no choice or no date): what the feed records of it, whatever the actions after
-    /// it did (a `reset`, say).
+    /// The values of that form's rows as the submit found them, secure rows left out
+    /// (``InputValue/null`` for no choice or no date): what the feed records of it, whatever
+    /// the actions after it did (a `reset`, say).
     public var submittedValues: [(row: String, value: InputValue)] = []
     /// The `call` the actions stopped at, unanswered: nothing of this reduction may be
     /// kept; reduce again with the backend's answer.
