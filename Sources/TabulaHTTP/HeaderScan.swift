@@ -12,6 +12,11 @@ struct FramingCheck {
     }
 
     private(set) var hasMalformedName = false
+    /// Whether a header came folded over two lines (obs-fold, which RFC 9112 section 5.2
+    /// asks a server to refuse): libmicrohttpd appends the continuation to the header's
+    /// name, so `Transfer-Enc: chunked` and ` oding` make a `Transfer-Encoding` that a proxy
+    /// joining the lines never saw.
+    private(set) var hasFoldedLine = false
     private(set) var hostCount = 0
     /// Whether a Content-Length or Transfer-Encoding header announced a body.
     private(set) var announcesBody = false
@@ -21,9 +26,13 @@ struct FramingCheck {
     static let host: StaticString = "host"
 
     @inline(__always)
-    mutating func see(_ name: UnsafeRawBufferPointer) -> Field {
+    mutating func see(_ name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Field {
         if name.isEmpty || !name.allSatisfy(ASCII.isTokenCharacter) {
             hasMalformedName = true
+            return .malformed
+        }
+        if !Self.isOnOneLine(name, value) {
+            hasFoldedLine = true
             return .malformed
         }
         if ASCII.equalIgnoringCase(name, Self.host) {
@@ -41,10 +50,31 @@ struct FramingCheck {
         return .other
     }
 
-    /// The problem the headers seen so far have whatever their values: a malformed name,
-    /// or more than one Host (request smuggling).
+    /// Whether libmicrohttpd read the header from one `Name: value` line: a header's value
+    /// follows its name in the connection's buffer, past the colon (which libmicrohttpd
+    /// overwrites with a NUL) and the spaces or tabs before the value. A folded header's name
+    /// is built in memory of its own, away from its value. (An empty value says nothing, and
+    /// is not looked at.)
+    @inline(__always)
+    static func isOnOneLine(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+        guard !value.isEmpty, let nameStart = name.baseAddress, let valueStart = value.baseAddress else { return true }
+        let colon = nameStart + name.count
+        guard valueStart > colon else { return false }
+        let first = colon.load(as: UInt8.self)
+        guard first == 0 || first == UInt8(ascii: ":") else { return false }
+        var byte = colon + 1
+        while byte < valueStart {
+            let blank = byte.load(as: UInt8.self)
+            guard blank == UInt8(ascii: " ") || blank == UInt8(ascii: "\t") else { return false }
+            byte += 1
+        }
+        return true
+    }
+
+    /// The problem the headers seen so far have whatever their values: a malformed name, a
+    /// folded line, or more than one Host (request smuggling).
     var problem: RejectionReason? {
-        if hasMalformedName { return .malformedHeader }
+        if hasMalformedName || hasFoldedLine { return .malformedHeader }
         if hostCount > 1 { return .duplicateHost }
         return nil
     }
@@ -63,10 +93,12 @@ struct HeaderScan {
         if let problem = framing.problem { return problem }
         if contentLengths.count > 1 { return .duplicateContentLength }
         if !contentLengths.isEmpty && !transferEncodings.isEmpty { return .contentLengthWithTransferEncoding }
-        if !transferEncodings.isEmpty {
-            let codings = transferEncodings.joined(separator: ",").split(separator: ",")
-                .map { $0.trimmingSpaces().lowercased() }
-            if codings != ["chunked"] { return .unsupportedTransferEncoding }
+        // As libmicrohttpd reads it: it decodes a chunked body only when the one
+        // Transfer-Encoding is `chunked` exactly (in any case). Any other value, `chunked,`
+        // or `chunked ` included, would have it take everything that follows on the
+        // connection for the body.
+        if !transferEncodings.isEmpty, transferEncodings.count != 1 || transferEncodings[0].lowercased() != "chunked" {
+            return .unsupportedTransferEncoding
         }
         if let length = contentLengths.first.flatMap({ Int($0.trimmingSpaces()) }), length > maxBodyBytes {
             return .bodyTooLarge
@@ -80,7 +112,7 @@ struct HeaderScan {
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
         let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
         scan.pointee.headers.append(name: name, value: bytes)
-        switch scan.pointee.framing.see(name) {
+        switch scan.pointee.framing.see(name, value: bytes) {
         case .contentLength: scan.pointee.contentLengths.append(String(decoding: bytes, as: UTF8.self))
         case .transferEncoding: scan.pointee.transferEncodings.append(String(decoding: bytes, as: UTF8.self))
         case .host, .other, .malformed: break

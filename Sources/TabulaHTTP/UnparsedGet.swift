@@ -99,14 +99,14 @@ struct UnparsedGetScan {
         guard let cls, let key else { return .YES }
         let scan = cls.assumingMemoryBound(to: UnparsedGetScan.self)
         let name = UnsafeRawBufferPointer(start: key, count: keySize)
-        _ = scan.pointee.framing.see(name)
+        let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+        _ = scan.pointee.framing.see(name, value: bytes)
         guard scan.pointee.count < scan.pointee.buffer.count, scan.pointee.framing.problem == nil, !scan.pointee.framing.announcesBody
         else {
             scan.pointee.qualifies = false
             return .NO
         }
-        scan.pointee.buffer[scan.pointee.count] = UnparsedHeader(
-            name: name, value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+        scan.pointee.buffer[scan.pointee.count] = UnparsedHeader(name: name, value: bytes)
         scan.pointee.count += 1
         return .YES
     }

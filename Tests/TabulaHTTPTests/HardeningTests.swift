@@ -97,6 +97,34 @@ import Testing
             try expectRefusal(
                 "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", status: 501,
                 reason: .unsupportedTransferEncoding, port: port, observer: observer)
+            // Values libmicrohttpd does not read as chunked, which would make it take the
+            // rest of the connection (a request pipelined after it included) for the body.
+            for value in ["chunked,", "chunked ", ", chunked", "chunked\r\nTransfer-Encoding: chunked", "\r\nTransfer-Encoding: chunked"] {
+                try expectRefusal(
+                    "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(value)\r\n\r\n5\r\nhello\r\n0\r\n\r\n", status: 501,
+                    reason: .unsupportedTransferEncoding, port: port, observer: observer)
+            }
+            // In any case, as one value, it is read.
+            let chunked = try RawHTTPConnection(port: port)
+            try chunked.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+            #expect(try chunked.readResponse().bodyText == "5")
+        }
+    }
+
+    /// A header folded over two lines (obs-fold) is refused, RFC 9112 section 5.2: the
+    /// continuation would become part of the header's name, making a header (a
+    /// Transfer-Encoding, an X-Session) that a proxy joining the lines never saw.
+    @Test func aFoldedHeaderIsRefused() throws {
+        try withServer { _, port, observer in
+            for folded in ["Transfer-Enc: chunked\r\n oding", "X-Session: AAAA\r\n\tBBBB", "X-Test: one\r\n two"] {
+                try expectRefusal(
+                    "GET /header HTTP/1.1\r\nHost: x\r\n\(folded)\r\n\r\n", status: 400, reason: .malformedHeader, port: port,
+                    observer: observer)
+            }
+            // Spaces and tabs around a value on its one line are fine.
+            let plain = try RawHTTPConnection(port: port)
+            try plain.send("GET /header HTTP/1.1\r\nHost: x\r\nX-Test: \t  spaced \t\r\nX-Test:tight\r\nX-Test:\r\n\r\n")
+            #expect(try plain.readResponse().bodyText == "[spaced][tight][]")
         }
     }
 
