@@ -139,6 +139,10 @@ import Testing
             (get + "If-None-Match: *\r\n", 304),
             (get + "If-None-Match: \"other\"\r\n", 200),
             (get + "If-None-Match: W/\(etag)\r\n", 304),
+            // Tabs are optional whitespace too, around the value (which libmicrohttpd keeps
+            // at its end) and around a tag of the list.
+            (get + "If-None-Match: \(etag)\t\r\n", 304),
+            (get + "If-None-Match: \"other\",\t\(etag)\r\n", 304),
             // The route decodes the escape; a repeat has the same bytes.
             ("GET /v1/screens/sett%69ngs HTTP/1.1\r\nHost: x\r\nX-Session: \(session)\r\n", 200),
         ]

@@ -11,11 +11,12 @@ enum ETag {
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
     }
 
-    /// Whether an If-None-Match header value matches a tag (a list of tags, or `*`).
+    /// Whether an If-None-Match header value matches a tag (a list of tags, or `*`), with
+    /// the optional whitespace of RFC 9110 (spaces and tabs) around each.
     static func matches(_ header: String, _ tag: String) -> Bool {
         for candidate in header.split(separator: ",") {
-            var trimmed = candidate.drop { $0 == " " }
-            while trimmed.last == " " { trimmed = trimmed.dropLast() }
+            var trimmed = candidate.drop { $0 == " " || $0 == "\t" }
+            while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
             if trimmed == "*" || trimmed == tag || trimmed == "W/" + tag { return true }
         }
         return false

@@ -87,7 +87,8 @@ final class ResponseCache: Sendable {
         }
         let entry = Entry(key: key, reusable: reusable, route: route, logContext: logContext)
         let slot = fingerprint.value
-        let bytes = reusable.screen.bytes.count
+        // The screen is shared by the entries of its session; the key is each entry's own.
+        let bytes = reusable.screen.bytes.count + key.count
         let dropped = shards.withThreadShard { entries in entries.insert(entry, bytes: bytes, forKey: slot) }
         limitCounts.add(.screenCacheBytes, dropped)
     }
@@ -118,6 +119,8 @@ final class ResponseCache: Sendable {
     /// piece its length (4 bytes) and its bytes.
     struct KeyBytes: Sendable {
         private var bytes: [UInt8] = []
+        /// The bytes the key holds: a request's headers are the sender's to make long.
+        var count: Int { bytes.count }
 
         mutating func append(_ piece: UnsafeRawBufferPointer) {
             let length = UInt32(clamping: piece.count)
