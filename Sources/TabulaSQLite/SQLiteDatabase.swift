@@ -24,6 +24,12 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public static func corrupt(_ message: String) -> SQLiteError {
         SQLiteError(code: SQLITE_CORRUPT, message: message)
     }
+
+    /// A read that other connections' writes kept from finishing: reported as SQLite
+    /// reports a busy database, which passes.
+    public static func busy(_ message: String) -> SQLiteError {
+        SQLiteError(code: SQLITE_BUSY, message: message)
+    }
 }
 
 /// A value bound to or read from a statement.
@@ -55,6 +61,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     deinit {
         sqlite3_close_v2(handle)
+    }
+
+    /// Whether a transaction is open. SQLite may roll back a whole transaction by itself
+    /// (an I/O error, a full disk, memory running out), ending its savepoints with it: a
+    /// caller that goes on after a failed statement asks this first.
+    public var isInTransaction: Bool {
+        sqlite3_get_autocommit(handle) == 0
     }
 
     /// Runs one or more statements that return no rows.

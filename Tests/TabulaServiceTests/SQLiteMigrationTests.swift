@@ -217,6 +217,25 @@ import Testing
         #expect(outcome.newest == 4 && outcome.rows == 3)
     }
 
+    /// A reader's state is not put back once a newer state of the session was put and then
+    /// dropped to keep the bound: the cache would hold an older revision than the database.
+    @Test func aStateReadBeforeANewerOneWasDroppedIsNotCachedAfterIt() {
+        let cache = SessionStateCache(maxBytes: 1)
+        let session = SessionKey("session")
+        let mark = cache.removalCount
+        // A state over a shard's share: the next put into its shard drops it.
+        let large = SessionState(revision: 6, values: ["note": .scalar(.string(String(repeating: "x", count: 8_000)))])
+        cache.put(session, digest: testDigest("session"), large)
+        var others = 0
+        while cache.get(session) != nil && others < 1_000 {
+            cache.put(SessionKey("other-\(others)"), digest: testDigest("other-\(others)"), SessionState(revision: 1))
+            others += 1
+        }
+        #expect(cache.get(session) == nil, "the newer state was dropped to keep the bound")
+        cache.put(session, digest: testDigest("session"), SessionState(revision: 5), unlessRemovedSince: mark)
+        #expect(cache.get(session) == nil, "the reader's older state came back")
+    }
+
     @Test func aStateReadBeforeARemovalIsNotCachedAfterIt() {
         let cache = SessionStateCache(maxBytes: 1 << 20)
         let state = SessionState(revision: 5)

@@ -45,6 +45,17 @@ final class SessionStateCache: Sendable {
     /// Counts removals, so that a state read from the database before a session was removed
     /// is not put back after it (the session would then be served from memory).
     private let removals = Locked<UInt64>(0)
+    /// Counts the puts that dropped entries to keep the bound, for the same reason: a state
+    /// read before a newer one was put and then dropped is not put back after it (a commit
+    /// would then be checked against the older revision, and the session served from it).
+    /// Changed under the shard's lock, and read there by a reader's put.
+    private let evictions = Locked<UInt64>(0)
+
+    /// When a reader took its count: the removals and the evictions so far.
+    struct ReadMark: Equatable, Sendable {
+        let removals: UInt64
+        let evictions: UInt64
+    }
 
     /// A cache of at most `maxBytes` (``StoreSettings/stateCacheBytes``), counting what it
     /// drops in `limitCounts`.
@@ -81,8 +92,13 @@ final class SessionStateCache: Sendable {
     }
 
     func put(_ key: SessionKey, digest: String, _ state: SessionState) {
+        put(key, digest: digest, state, unlessEvictedSince: nil)
+    }
+
+    private func put(_ key: SessionKey, digest: String, _ state: SessionState, unlessEvictedSince evicted: UInt64?) {
         let size = Self.bytes(of: state)
         shards.write(key.shardHash) { shard in
+            if let evicted, evictions.withLock({ $0 }) != evicted { return }
             if let existing = shard.entries[key] {
                 guard existing.watched.state.revision <= state.revision else { return }
                 shard.entries[key]?.watched = WatchedState(state: state, watch: existing.watched.watch)
@@ -107,6 +123,7 @@ final class SessionStateCache: Sendable {
                     evicted.append(SessionKey(entry.digest))
                 }
                 limitCounts.add(.stateCacheBytes, evicted.count)
+                if !evicted.isEmpty { evictions.withLock { $0 &+= 1 } }
             }
             keysByDigest.withLock { keys in
                 for digest in evicted { keys.removeValue(forKey: digest) }
@@ -141,15 +158,19 @@ final class SessionStateCache: Sendable {
         }
     }
 
-    /// The removal count to pass to ``put(_:digest:_:unlessRemovedSince:)``, taken before
-    /// reading the database.
-    var removalCount: UInt64 { removals.withLock { $0 } }
+    /// The mark to pass to ``put(_:digest:_:unlessRemovedSince:)``, taken before reading
+    /// the database.
+    var removalCount: ReadMark {
+        removals.withLock { removed in ReadMark(removals: removed, evictions: evictions.withLock { $0 }) }
+    }
 
-    /// Puts a state read from the database, unless a session was removed since `count`.
-    func put(_ key: SessionKey, digest: String, _ state: SessionState, unlessRemovedSince count: UInt64) {
+    /// Puts a state read from the database, unless a session was removed, or an entry
+    /// dropped to keep the bound, since `mark`: either may have been of a newer state of
+    /// this session. (A miss costs a read; a state older than the database's, a session.)
+    func put(_ key: SessionKey, digest: String, _ state: SessionState, unlessRemovedSince mark: ReadMark) {
         removals.withLock { current in
-            guard current == count else { return }
-            put(key, digest: digest, state)
+            guard current == mark.removals else { return }
+            put(key, digest: digest, state, unlessEvictedSince: mark.evictions)
         }
     }
 }

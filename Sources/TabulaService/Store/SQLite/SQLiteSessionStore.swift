@@ -47,9 +47,14 @@ public final class SQLiteSessionStore: SessionStore {
             // A 64 MiB page cache (filled only as pages are used): with SQLite's 2 MiB default the
             // writer re-reads log pages from the OS on most events. Checkpoints every 8,000 WAL
             // pages (32 MiB) instead of 1,000: a page that several events rewrote is copied to
-            // the database once rather than once per checkpoint (Scripts/bench-events).
+            // the database once rather than once per checkpoint (Scripts/bench-events). A WAL
+            // that one large transaction grew past that is cut back to it at the next
+            // checkpoint (journal_size_limit): SQLite otherwise keeps the file's size.
             try writeConnection.execute(
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8000;")
+                """
+                PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536;
+                PRAGMA wal_autocheckpoint=8000; PRAGMA journal_size_limit=33554432;
+                """)
             if quickCheck { try SQLiteQuickCheck.run(writeConnection, path: path, logger: logger) }
             try SQLiteSchema.migrate(writeConnection)
             let ringSize = settings.keepRevisions + 1

@@ -102,7 +102,11 @@ final class SQLiteStatements: @unchecked Sendable {
         savepoint = try database.prepare("SAVEPOINT job")
         release = try database.prepare("RELEASE job")
         rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
-        deleteExpiredAnswers = try database.prepare("DELETE FROM answers WHERE time_ms < ?")
+        deleteExpiredAnswers = try database.prepare(
+            """
+            DELETE FROM answers WHERE (token_hash, event_id) IN (
+                SELECT token_hash, event_id FROM answers WHERE time_ms < ?1 ORDER BY time_ms LIMIT ?2)
+            """)
         selectIdleSessions = try database.prepare("SELECT token_hash FROM sessions WHERE last_used_ms < ? LIMIT ?")
         deleteSessionEvents = try database.prepare("DELETE FROM events WHERE token_hash = ?")
         deleteSessionAnswers = try database.prepare("DELETE FROM answers WHERE token_hash = ?")
@@ -233,9 +237,11 @@ final class SQLiteStatements: @unchecked Sendable {
     /// many it removed.
     func removeFeedEntries(olderThan cutoff: Milliseconds, limit: Int) throws(SQLiteError) -> Int {
         guard let newest = try selectNewestFeedEntry.rows().first?.first?.integer else { return 0 }
+        // Cursors count from 1: a lower one is damage, which retention leaves as it is.
+        guard newest >= 1 else { throw .corrupt("the feed's newest entry has the cursor \(newest)") }
         var newestRemoved = newest - 1
         if let keptFrom = try selectFirstFeedEntryAfter.rows([.integer(cutoff), .integer(Int64(limit))]).first?.first?.integer {
-            newestRemoved = min(newestRemoved, keptFrom - 1)
+            newestRemoved = min(newestRemoved, keptFrom &- 1)
         } else if let last = try selectFeed.rows([.integer(try feedPrunedCursor()), .integer(Int64(limit))]).last?.first?.integer {
             // None of the oldest `limit` is young enough: all of them go.
             newestRemoved = min(newestRemoved, last)
@@ -249,6 +255,10 @@ final class SQLiteStatements: @unchecked Sendable {
     private func feedPrunedCursor() throws(SQLiteError) -> Int64 {
         try selectFeedPruned.rows().first?.first?.integer ?? 0
     }
+
+    /// Expired answers removed in one statement, and statements in one retention pass.
+    static let answerBatch = 2_000
+    static let answerBatchesPerPass = 10
 
     /// Records definitions as served at `time`, then keeps the newest `keep` of each of
     /// their screens; returns the ids of those it removed. A definition served is always
@@ -276,7 +286,14 @@ final class SQLiteStatements: @unchecked Sendable {
     /// whose `last_used_ms` is old but whose newest event is recent is kept, and its
     /// `last_used_ms` catches up so that it is not looked at again on every pass.
     func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int, time: Milliseconds) throws(SQLiteError) -> [String] {
-        try deleteExpiredAnswers.run([.integer(answerCutoff)])
+        // A bounded number of answers a pass, as of sessions: a backlog (a shorter
+        // --idempotency-ttl, a long stop) goes over a few passes rather than holding the
+        // writer, and the events waiting for it, in one. (An expired answer is never
+        // replayed meanwhile: reads check its time.)
+        for _ in 0..<Self.answerBatchesPerPass {
+            try deleteExpiredAnswers.run([.integer(answerCutoff), .integer(Int64(Self.answerBatch))])
+            if database.changes < Self.answerBatch { break }
+        }
         var removed: [String] = []
         var examined = 0
         // Bounded work per pass: sessions still looked at are taken up by the next one.
@@ -306,10 +323,16 @@ final class SQLiteStatements: @unchecked Sendable {
         return try restore(row[1], revision: Int(revision), digest: digest)
     }
 
-    /// The newest log entry of a session: revision, state, time.
+    /// The newest log entry of a session: revision, state, time. Outside a transaction (the
+    /// reader's connection) the two statements are two reads, and a commit between them may
+    /// have cut the slot the first found from the history: the entry is then looked for
+    /// again, rather than the session taken for gone.
     private func newestEntry(_ digest: String) throws(SQLiteError) -> [SQLiteValue]? {
-        guard let slot = try selectNewestSlot.rows([.text(digest)]).first?.first else { return nil }
-        return try selectSlot.rows([.text(digest), slot]).first
+        for _ in 0..<8 {
+            guard let slot = try selectNewestSlot.rows([.text(digest)]).first?.first else { return nil }
+            if let row = try selectSlot.rows([.text(digest), slot]).first { return row }
+        }
+        throw .busy("session \(name(digest)): its newest log entry kept moving while it was read")
     }
 
     /// A state as the log holds it (its values' JSON), read without a schema. One that

@@ -174,6 +174,15 @@ final class SQLiteWriter: @unchecked Sendable {
                 try statements.release.run()
                 committed.append(continuation)
             } catch {
+                guard database.isInTransaction else {
+                    // SQLite rolled the whole batch back: the jobs before this one are undone
+                    // too, and a job run now would commit on its own. None is acknowledged.
+                    statements.forgetBounds()
+                    logger.error("the database rolled back a batch; \(jobs.count) writes are not acknowledged: \(error)")
+                    let failure = StoreError("the database rolled back the write", error)
+                    answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
+                    return
+                }
                 try? statements.rollbackToSavepoint.run()
                 try? statements.release.run()
                 batch.undoJob()
@@ -186,6 +195,8 @@ final class SQLiteWriter: @unchecked Sendable {
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
+            // The bounds counted the rows the batch cut, which the rollback put back.
+            statements.forgetBounds()
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
             let failure = StoreError("the database could not commit", error)
             answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
