@@ -45,7 +45,8 @@ import Testing
         let took = ContinuousClock.now - started
         try connection.execute("ROLLBACK")
         #expect(screen.status == 200, "\(screen.status) \(screen.bodyText)")
-        #expect(took < .seconds(3), "the read waited \(took)")
+        // Below the statement timeout (5 s), which a read waiting on the row would reach.
+        #expect(took < .milliseconds(4500), "the read waited \(took)")
     }
 
     @Test func aDatabaseThatStopsAnsweringGets503WithinItsDeadline() throws {
