@@ -341,11 +341,16 @@ public actor ScreenHandle {
         whole.id == screenID && whole.item == item
     }
 
+    /// `screen` with what the user set and dragged since, as their controls show it.
+    private func asTheUserSees(_ screen: Screen) -> Screen {
+        screen.showing(shownByUser).showing(movedByUser)
+    }
+
     /// Publishes the copy, with what the user set since, when the screen shows something
     /// else: a value or a drop the service answered for after the copy had moved past it.
     private func showCopyIfApart() {
         guard let copy else { return }
-        let target = copy.showing(shownByUser).showing(movedByUser)
+        let target = asTheUserSees(copy)
         guard target != shown else { return }
         shown = target
         publish(.screen(target))
@@ -355,7 +360,7 @@ public actor ScreenHandle {
     private func adopt(_ whole: Screen, replacingNewer: Bool = false) {
         if !replacingNewer, let copy, copy.revision > whole.revision { return }
         copy = whole
-        let target = whole.showing(shownByUser).showing(movedByUser)
+        let target = asTheUserSees(whole)
         shown = target
         publish(.screen(target))
     }
@@ -365,7 +370,7 @@ public actor ScreenHandle {
     /// does not take the published screen to it.
     private func advance(to next: Screen, by changes: ChangeSet) {
         copy = next
-        let target = next.showing(shownByUser).showing(movedByUser)
+        let target = asTheUserSees(next)
         let published = changes.showing(shownByUser)
         defer { shown = target }
         if let shown, var applied = try? published.applyChecked(to: shown) {

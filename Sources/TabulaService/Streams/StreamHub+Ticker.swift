@@ -33,15 +33,14 @@ extension StreamHub {
             }
             if now >= nextRecheck {
                 nextRecheck = now + recheck
-                // Entries no commit here announced (an expiry; on PostgreSQL, one that was
-                // not readable yet when its commit was announced).
-                feedChanged()
                 recheckAll()
             }
         }
     }
 
-    /// A heartbeat on every stream; streams whose response was never sent let go.
+    /// A heartbeat on every stream; streams whose response was never sent let go; and the
+    /// feed's entries no commit here announced (an expiry; on PostgreSQL, one that was not
+    /// readable yet when its commit was announced).
     private func beat() {
         let current = tick.wrappingAdd(1, ordering: .relaxed).newValue
         let (screens, feeds) = channels.withLock { channels in
@@ -59,6 +58,7 @@ extension StreamHub {
                 stream.abandon()
             }
         }
+        feedChanged()
     }
 }
 

@@ -6,10 +6,6 @@ import TabulaPostgres
 /// What PostgreSQL keeps of sessions, and for how long: idle sessions removed, and each
 /// session's history and answers kept within their bounds.
 extension PostgresSessionStore {
-    /// Expired answers removed in one statement, and statements in one retention pass.
-    static let answerBatch = 5_000
-    static let answerBatchesPerPass = 20
-
     public func removeExpired(completion: @escaping @Sendable (Result<Int, StoreError>) -> Void) {
         let time = now()
         let answerCutoff = time - Milliseconds(settings.idempotencyTTLSeconds) * 1000
@@ -17,14 +13,11 @@ extension PostgresSessionStore {
         let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
         pool.submit(
             { [logger, count, announcer] connection throws(PostgresError) in
-                // In batches, each well within the statement timeout: a backlog (a shorter
-                // --idempotency-ttl, a long outage) goes over a few passes, and never stops one.
-                for _ in 0..<Self.answerBatchesPerPass {
-                    let deleted = try connection.execute(
+                try ExpiredAnswers.remove { (limit: Int) throws(PostgresError) -> Int in
+                    try connection.execute(
                         "DELETE FROM answers WHERE ctid = ANY(ARRAY(SELECT ctid FROM answers WHERE time_ms < $1 LIMIT $2))",
-                        [.integer(answerCutoff), .integer(Int64(Self.answerBatch))]
+                        [.integer(answerCutoff), .integer(Int64(limit))]
                     ).affectedRows
-                    if deleted < Self.answerBatch { break }
                 }
                 // The outer condition repeats the inner one: a session that an event commits
                 // on while the statement waits for its row is checked again, and kept.

@@ -256,10 +256,6 @@ final class SQLiteStatements: @unchecked Sendable {
         try selectFeedPruned.rows().first?.first?.integer ?? 0
     }
 
-    /// Expired answers removed in one statement, and statements in one retention pass.
-    static let answerBatch = 2_000
-    static let answerBatchesPerPass = 10
-
     /// Records definitions as served at `time`, then keeps the newest `keep` of each of
     /// their screens; returns the ids of those it removed. A definition served is always
     /// newer than every version of its screen already kept, even within one millisecond or
@@ -286,13 +282,9 @@ final class SQLiteStatements: @unchecked Sendable {
     /// whose `last_used_ms` is old but whose newest event is recent is kept, and its
     /// `last_used_ms` catches up so that it is not looked at again on every pass.
     func removeExpired(answerCutoff: Milliseconds, sessionCutoff: Milliseconds, limit: Int, time: Milliseconds) throws(SQLiteError) -> [String] {
-        // A bounded number of answers a pass, as of sessions: a backlog (a shorter
-        // --idempotency-ttl, a long stop) goes over a few passes rather than holding the
-        // writer, and the events waiting for it, in one. (An expired answer is never
-        // replayed meanwhile: reads check its time.)
-        for _ in 0..<Self.answerBatchesPerPass {
-            try deleteExpiredAnswers.run([.integer(answerCutoff), .integer(Int64(Self.answerBatch))])
-            if database.changes < Self.answerBatch { break }
+        try ExpiredAnswers.remove { (limit: Int) throws(SQLiteError) -> Int in
+            try deleteExpiredAnswers.run([.integer(answerCutoff), .integer(Int64(limit))])
+            return database.changes
         }
         var removed: [String] = []
         var examined = 0

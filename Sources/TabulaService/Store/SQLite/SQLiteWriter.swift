@@ -155,13 +155,15 @@ final class SQLiteWriter: @unchecked Sendable {
     private func runBatch(_ jobs: [WriteJob]) {
         let database = statements.database
         let batch = SQLiteBatch(statements: statements, cache: cache)
+        /// Answers every job of the batch as not written.
+        func failEvery(_ failure: StoreError) {
+            answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
+        }
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
             logger.error("cannot begin a transaction: \(error)")
-            let failure = StoreError("the database cannot start a transaction", error)
-            answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
-            return
+            return failEvery(StoreError("the database cannot start a transaction", error))
         }
         var committed: [@Sendable () -> Void] = []
         var rolledBack: [(WriteJob, StoreError)] = []
@@ -179,9 +181,7 @@ final class SQLiteWriter: @unchecked Sendable {
                     // too, and a job run now would commit on its own. None is acknowledged.
                     statements.forgetBounds()
                     logger.error("the database rolled back a batch; \(jobs.count) writes are not acknowledged: \(error)")
-                    let failure = StoreError("the database rolled back the write", error)
-                    answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
-                    return
+                    return failEvery(StoreError("the database rolled back the write", error))
                 }
                 try? statements.rollbackToSavepoint.run()
                 try? statements.release.run()
@@ -198,9 +198,7 @@ final class SQLiteWriter: @unchecked Sendable {
             // The bounds counted the rows the batch cut, which the rollback put back.
             statements.forgetBounds()
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
-            let failure = StoreError("the database could not commit", error)
-            answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
-            return
+            return failEvery(StoreError("the database could not commit", error))
         }
         for digest in batch.removed { cache.remove(digest: digest) }
         for (digest, change) in batch.changed {
