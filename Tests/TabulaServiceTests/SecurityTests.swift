@@ -28,6 +28,30 @@ import Testing
         #expect(try api.metrics(showing: unauthorized).contains(unauthorized))
     }
 
+    /// The router decodes a path's escapes before it matches: the key is asked of the path
+    /// it matches, so an escaped letter does not open `/v1` (`/v%31/sessions` made sessions
+    /// without the key) nor the preview's catalogue.
+    @Test func anEscapedPathNeedsTheKeyAsMuch() throws {
+        let key = "s3cret-api-key-0123"
+        let api = try APITestServer {
+            $0.apiKey = APIKey(key)
+            $0.preview = true
+            $0.keyRefusalPauseMilliseconds = 0
+        }
+        for (method, path) in [
+            ("GET", "/v%31/screens"), ("GET", "/%761/screens"), ("POST", "/%76%31/sessions"), ("GET", "/v1/%73creens/settings"),
+            ("GET", "/preview/%61pi/catalogue"), ("GET", "/%70review/api/catalogue"), ("GET", "/v%3"),
+        ] {
+            let missing = try api.send(method, path)
+            #expect(missing.status == 401 && missing.problemSlug == "unauthorized", "\(method) \(path): \(missing.status)")
+        }
+        let escaped = try api.send("GET", "/v%31/screens", headers: ["Authorization: Bearer \(key)"])
+        #expect(escaped.status == 200, "the key still opens an escaped path: \(escaped.status)")
+        #expect(try api.send("GET", "/preview/%61pi/catalogue", headers: ["Authorization: Bearer \(key)"]).status == 200)
+        // The page's own files stay open, escaped or not.
+        #expect(try api.send("GET", "/%70review/settings").status == 200)
+    }
+
     @Test func anAPIKeyMustBeSendableInAHeaderAndLongEnough() {
         #expect(APIKey("") == nil)
         #expect(APIKey("two words in a key") == nil)

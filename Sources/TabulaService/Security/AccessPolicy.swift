@@ -99,7 +99,14 @@ struct AccessPolicy: Sendable {
     /// Whether a path needs the API key: every `/v1` route, and the preview page's catalogue
     /// (it names the definition files); `/healthz`, `/metrics` and `/openapi.json` stay open
     /// for probes and scrapers, and the preview page's own files, which hold no data.
+    ///
+    /// Judged on the segments the router matches: it decodes escapes first, so `/v%31/screens`
+    /// is `/v1/screens` and needs the key as much. A path it cannot decode needs the key too.
     static func requiresKey(_ rawPath: String) -> Bool {
-        rawPath == "/v1" || rawPath.hasPrefix("/v1/") || rawPath.hasPrefix("/preview/api/")
+        guard rawPath.utf8.contains(UInt8(ascii: "%")) else {
+            return rawPath == "/v1" || rawPath.hasPrefix("/v1/") || rawPath.hasPrefix("/preview/api/")
+        }
+        guard let segments = Request.pathSegments(of: rawPath) else { return true }
+        return segments.first == "v1" || segments.starts(with: ["preview", "api"])
     }
 }
