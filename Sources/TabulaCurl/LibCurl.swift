@@ -23,6 +23,7 @@ struct LibCurl: @unchecked Sendable {
     typealias MultiPoll = @convention(c) (Multi?, UnsafeMutablePointer<curl_waitfd>?, UInt32, Int32, UnsafeMutablePointer<Int32>?) -> CURLMcode
     typealias MultiInfoRead = @convention(c) (Multi?, UnsafeMutablePointer<Int32>?) -> UnsafeMutablePointer<CURLMsg>?
     typealias MultiStrerror = @convention(c) (CURLMcode) -> UnsafePointer<CChar>?
+    typealias VersionInfo = @convention(c) (CURLversion) -> UnsafeMutablePointer<curl_version_info_data>?
     typealias WriteCallback = @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
 
     let easyInit: EasyInit
@@ -48,6 +49,9 @@ struct LibCurl: @unchecked Sendable {
     /// The library, loaded and initialised on first use; the error says what to install when
     /// it is missing.
     private static let shared: Result<LibCurl, HTTPClientError> = load()
+
+    /// 7.85.0, as curl writes a version: 0xXXYYZZ.
+    private static let minimumVersion: UInt32 = 0x07_55_00
 
     static func get() throws(HTTPClientError) -> LibCurl {
         try shared.get()
@@ -86,15 +90,25 @@ struct LibCurl: @unchecked Sendable {
         let multiWakeup = symbol("curl_multi_wakeup", OnMulti.self)
         let multiInfoRead = symbol("curl_multi_info_read", MultiInfoRead.self)
         let multiStrerror = symbol("curl_multi_strerror", MultiStrerror.self)
+        let versionInfo = symbol("curl_version_info", VersionInfo.self)
         let easySetopt = address("curl_easy_setopt")
         let easyGetinfo = address("curl_easy_getinfo")
         let multiSetopt = address("curl_multi_setopt")
         guard let globalInit, let easyInit, let easyCleanup, let easyReset, let easyStrerror, let slistAppend, let slistFreeAll,
             let multiInit, let multiCleanup, let multiAddHandle, let multiRemoveHandle, let multiPerform, let multiPoll,
-            let multiWakeup, let multiInfoRead, let multiStrerror, let easySetopt, let easyGetinfo, let multiSetopt
+            let multiWakeup, let multiInfoRead, let multiStrerror, let easySetopt, let easyGetinfo, let multiSetopt,
+            let versionInfo
         else {
             // curl_multi_poll and curl_multi_wakeup came in 7.66 and 7.68.
             return .failure(.unavailable("\(name) lacks \(missing.joined(separator: ", ")); install a current libcurl4 (7.85 or later)"))
+        }
+        // CURLOPT_PROTOCOLS_STR came in 7.85: an older library has every function above, and
+        // would refuse each transfer instead of the start. The fields are read one by one
+        // from the structure's first age, which every library fills: an older one's is
+        // shorter than this header's.
+        if let info = versionInfo(CURLVERSION_FIRST), let number = info.pointer(to: \.version_num)?.pointee, number < minimumVersion {
+            let text = info.pointer(to: \.version)?.pointee.map { String(cString: $0) } ?? "an unknown version"
+            return .failure(.unavailable("\(name) is libcurl \(text); install a current libcurl4 (7.85 or later)"))
         }
         // Once per process, before any other call, as curl requires; the `static let` above
         // runs this once, under Swift's lazy-initialisation lock.

@@ -70,6 +70,9 @@ final class Transfer {
             curl.set(handle, CURLOPT_URL, request.url),
             curl.set(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
             curl.set(handle, CURLOPT_FOLLOWLOCATION, 0),
+            // Straight to the host named: never through a proxy that http_proxy or all_proxy
+            // names, which would see the signed bodies and the secure values they carry.
+            curl.set(handle, CURLOPT_PROXY, ""),
             curl.set(handle, CURLOPT_NOSIGNAL, 1),
             curl.set(handle, CURLOPT_TCP_NODELAY, 1),
             curl.set(handle, CURLOPT_TCP_KEEPALIVE, 1),
@@ -78,7 +81,12 @@ final class Transfer {
             curl.set(handle, CURLOPT_WRITEDATA, pointer: box),
             curl.set(handle, CURLOPT_WRITEFUNCTION, callback: Self.receive),
         ]
-        if let file = request.certificateAuthorities { results.append(curl.set(handle, CURLOPT_CAINFO, file)) }
+        if let file = request.certificateAuthorities {
+            // Instead of the system's CAs, not besides them: Debian's libcurl also reads a
+            // folder of them (its CAPATH, /etc/ssl/certs) unless told not to.
+            results.append(curl.set(handle, CURLOPT_CAINFO, file))
+            results.append(curl.set(handle, CURLOPT_CAPATH, pointer: nil))
+        }
         if stream == nil, !request.timeoutIsSilence {
             results.append(curl.set(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)))
         } else {

@@ -33,7 +33,8 @@ struct ExampleBackendCommand: ParsableCommand {
     var stopWithParent = false
 
     func run() throws {
-        guard let secret = secret ?? EnvironmentSetting.value("TABULA_ACTIONS_SECRET") else {
+        // An empty key would make every signature anyone computes a valid one.
+        guard let secret = secret ?? EnvironmentSetting.value("TABULA_ACTIONS_SECRET"), !secret.isEmpty else {
             throw ValidationError("give the secret Tabula signs its calls with: --secret, or TABULA_ACTIONS_SECRET")
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }

@@ -85,6 +85,21 @@ import Testing
         #expect(try await watch.exitStatus() == 0)
     }
 
+    /// TabulaCurl goes straight to the host it is given: a proxy named in the environment,
+    /// here one that nothing listens on, is not used (for the service's calls to the app's
+    /// backend, it would see the signed bodies and the secure values they carry).
+    @Test(.timeLimit(.minutes(1))) func aProxyInTheEnvironmentIsNotUsed() async throws {
+        let service = try LiveService()
+        let nowhere = "http://127.0.0.1:9"
+        let watch = try WatchProcess(
+            ["settings", "--url", service.url, "--json", "--heartbeat", "1s"],
+            environment: ["http_proxy": nowhere, "HTTPS_PROXY": nowhere, "ALL_PROXY": nowhere, "all_proxy": nowhere])
+        let token = try await watch.session()
+        try await watch.waitUntilCurrent(service, token: token)
+        watch.process.interrupt()
+        #expect(try await watch.exitStatus() == 0)
+    }
+
     /// With `--session` and `--locale`, the watch waits for a service it cannot reach, as it
     /// does after a disconnection, then puts the language in the session and follows it.
     @Test(.timeLimit(.minutes(1))) func aLanguageForAGivenSessionWaitsForTheService() async throws {
@@ -227,13 +242,14 @@ final class WatchProcess: @unchecked Sendable {
     private let output: URL
     private let errors: URL
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         output = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-watch-\(UUID().uuidString).out")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("tabula-watch-\(UUID().uuidString).err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = tabulaExecutable
         process.arguments = ["watch"] + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()

@@ -92,6 +92,15 @@ import Testing
         }
     }
 
+    /// An empty secret would make any signature valid: the example backend refuses it, as
+    /// `serve` refuses an empty `--actions-secret`.
+    @Test(.timeLimit(.minutes(1))) func theExampleBackendRefusesAnEmptySecret() throws {
+        for (arguments, environment) in [(["--secret", ""], [:]), ([], ["TABULA_ACTIONS_SECRET": ""])] {
+            let result = try runTabula(["example-backend", "--port", "0"] + arguments, environment: environment)
+            #expect(result.status == 64 && result.standardError.contains("give the secret"), "\(arguments): \(result.standardError)")
+        }
+    }
+
     @Test func keysShorterThanSixteenCharactersAreRefused() throws {
         for option in ["--api-key", "--backend-key"] {
             let result = try serve([option, "ab"])
