@@ -97,6 +97,21 @@ import Testing
         #expect(server.waitForExit(seconds: 5) == 0)
     }
 
+    /// The method and target are the client's bytes: their control characters are written
+    /// as escapes, as in every other line, so that no terminal sequence reaches a reader.
+    @Test func aRequestsControlCharactersAreEscapedInItsLine() throws {
+        let server = try ServerProcess()
+        for request in ["GET /v1/\u{1B}[2Jx\u{07} HTTP/1.1", "G\u{1B}T /x HTTP/1.1"] {
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("\(request)\r\nHost: x\r\nConnection: close\r\n\r\n")
+            _ = try connection.readResponse()
+        }
+        #expect(server.waitForLog(containing: [#"GET /v1/\u{1B}[2Jx\u{7} 404 "#, #"G\u{1B}T /x 400 "#]), "\(server.log)")
+        #expect(!server.log.unicodeScalars.contains("\u{1B}") && !server.log.unicodeScalars.contains("\u{07}"))
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
     /// A session's requests name it by a prefix of its token, the quick GET path (which keeps
     /// only that prefix) as the full path does; the whole token never reaches the log.
     @Test func sessionLinesShowTheTokensPrefixOnly() throws {

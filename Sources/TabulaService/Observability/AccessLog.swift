@@ -69,13 +69,23 @@ public struct AccessLog: Sendable {
         _ summary: borrowing RequestSummary, nanoseconds: Int64, after prefix: UnsafeBufferPointer<UInt8>,
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        let capacity = prefix.count + summary.method.utf8.count + summary.path.utf8.count + summary.remoteAddress.utf8.count + 64
+        // The method and the target are the client's bytes: a control character among them
+        // is written as an escape (at most six bytes), as every other log line writes one.
+        let escapes = summary.method.hasASCIIControlCharacter || summary.path.hasASCIIControlCharacter
+        let requestBytes = (summary.method.utf8.count + summary.path.utf8.count) * (escapes ? 6 : 1)
+        let capacity = prefix.count + requestBytes + summary.remoteAddress.utf8.count + 64
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var writer = LineWriter(buffer: buffer)
             writer.write(prefix)
-            writer.write(summary.method)
-            writer.write(0x20)
-            writer.write(summary.path)
+            if escapes {
+                writer.writeOnOneLine(summary.method)
+                writer.write(0x20)
+                writer.writeOnOneLine(summary.path)
+            } else {
+                writer.write(summary.method)
+                writer.write(0x20)
+                writer.write(summary.path)
+            }
             writer.write(0x20)
             writer.writeDecimal(summary.status)
             writer.write(0x20)
@@ -132,6 +142,13 @@ private struct LineWriter {
         } else {
             for byte in text.utf8.prefix(limit) { write(byte) }
         }
+    }
+
+    /// Text with its control characters escaped (``TabulaLogHandler/appendOnOneLine(_:to:)``).
+    mutating func writeOnOneLine(_ text: String) {
+        var escaped: [UInt8] = []
+        TabulaLogHandler.appendOnOneLine(text, to: &escaped)
+        escaped.withUnsafeBufferPointer { write($0) }
     }
 
     /// A literal: copied from its static bytes, without String's storage checks.

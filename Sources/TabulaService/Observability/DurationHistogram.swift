@@ -10,21 +10,25 @@ struct DurationHistogram {
     ]
     /// The bounds' `le` labels, in seconds as Prometheus writes them: "0.00005", "1.0".
     static let labels = bounds.map { bound in
-        var text = Substring(seconds(bound))
+        var text = Substring(seconds(UInt64(bound)))
         while text.hasSuffix("0") && !text.hasSuffix(".0") { text = text.dropLast() }
         return String(text)
     }
 
     /// One count per bucket (not cumulative) plus one for longer durations.
     private(set) var buckets = [Int](repeating: 0, count: DurationHistogram.bounds.count + 1)
-    private(set) var totalNanoseconds: Int64 = 0
+    /// Unsigned, and wrapping past 584 years of durations: streams open for hours are
+    /// requests too, and a signed sum wrapped negative within months at the streams' limit
+    /// (and then made a fraction too long to pad). A sum that falls is read by Prometheus as
+    /// a counter's reset.
+    private(set) var totalNanoseconds: UInt64 = 0
     private(set) var count = 0
 
     mutating func record(nanoseconds: Int64) {
         var bucket = 0
         while bucket < Self.bounds.count && nanoseconds > Self.bounds[bucket] { bucket += 1 }
         buckets[bucket] += 1
-        totalNanoseconds &+= nanoseconds
+        totalNanoseconds &+= UInt64(clamping: nanoseconds)
         count += 1
     }
 
@@ -42,7 +46,7 @@ struct DurationHistogram {
     }
 
     /// "0.000123456" for 123,456 nanoseconds.
-    static func seconds(_ nanoseconds: Int64) -> String {
+    static func seconds(_ nanoseconds: UInt64) -> String {
         let fraction = String(nanoseconds % 1_000_000_000)
         return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
     }

@@ -3,12 +3,13 @@ enum PrometheusText {
     /// A label value as Prometheus text needs it.
     static func escaped(_ value: String) -> String {
         var result = ""
-        for character in value {
-            switch character {
+        // By scalar, not by character: "\r\n" is one Character, equal to neither.
+        for scalar in value.unicodeScalars {
+            switch scalar {
             case "\\": result += "\\\\"
             case "\"": result += "\\\""
             case "\n": result += "\\n"
-            default: result.append(character)
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result
