@@ -19,13 +19,17 @@ struct HealthcheckCommand: ParsableCommand {
     var timeout: Double = 3
 
     func validate() throws {
-        guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
-            throw ValidationError("--timeout must be a number of seconds above 0 and at most 3600")
+        // Below a millisecond, the socket's time limits would read as none: wait for ever.
+        guard timeout.isFinite, timeout >= 0.001, timeout <= 3600 else {
+            throw ValidationError("--timeout must be a number of seconds from 0.001 to 3600")
         }
     }
 
     func run() throws {
         let port = EnvironmentSetting.value("TABULA_PORT") ?? "8080"
+        if url == nil, EnvironmentSetting.value("TABULA_HEALTHCHECK_URL") == nil, HealthProbe.port(port) == nil {
+            throw CommandFailure("TABULA_PORT \"\(port)\" is not a port: give a number from 1 to 65535")
+        }
         let host = Self.probeHost(listeningOn: EnvironmentSetting.value("TABULA_HOST"))
         let target = url ?? EnvironmentSetting.value("TABULA_HEALTHCHECK_URL") ?? "http://\(host):\(port)/healthz"
         let status = try HealthProbe.status(of: target, timeoutSeconds: timeout)
@@ -45,14 +49,19 @@ struct HealthcheckCommand: ParsableCommand {
     }
 }
 
-/// A one-request HTTP/1.1 client over a plain socket.
+/// A one-request HTTP/1.1 client over a plain socket, within one time limit for the whole
+/// exchange (a server that trickles its answer gets no more), reading at most a status line.
 enum HealthProbe {
+    /// Longer than any status line a server sends; beyond, the answer is not HTTP.
+    private static let statusLineLimit = 8192
+
     static func status(of url: String, timeoutSeconds: Double) throws -> Int {
-        guard url.hasPrefix("http://") else { throw CommandFailure("\(url): only http:// URLs are supported") }
+        guard url.lowercased().hasPrefix("http://") else { throw CommandFailure("\(url): only http:// URLs are supported") }
         let rest = url.dropFirst("http://".count)
-        let authority = rest.prefix { $0 != "/" }
-        let path = rest.dropFirst(authority.count)
-        let (host, port) = try hostAndPort(String(authority))
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let path = rest.dropFirst(authority.count).prefix { $0 != "#" }
+        let (host, port) = try hostAndPort(String(authority), of: url)
+        let deadline = SystemClock.monotonicNanoseconds() + Int64(timeoutSeconds * 1_000_000_000)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var results: UnsafeMutablePointer<addrinfo>?
@@ -63,22 +72,32 @@ enum HealthProbe {
         let socket = Glibc.socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
         guard socket >= 0 else { throw CommandFailure("\(url): cannot create a socket") }
         defer { close(socket) }
+        // Linux bounds connect() and send() by the socket's send time limit.
         var limit = timeval(tv_sec: Int(timeoutSeconds), tv_usec: Int((timeoutSeconds - Double(Int(timeoutSeconds))) * 1_000_000))
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         guard connect(socket, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             throw CommandFailure("\(url): cannot connect: \(String(cString: strerror(errno)))")
         }
         // The service's own URL (no path, or "/") stands for its health URL.
-        let request = Array("GET \(path.isEmpty || path == "/" ? "/healthz" : path) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
+        let pathAlone = path.prefix { $0 != "?" }
+        let target = (pathAlone.isEmpty || pathAlone == "/" ? "/healthz" : pathAlone) + path.dropFirst(pathAlone.count)
+        let request = Array("GET \(target) HTTP/1.1\r\nHost: \(authority)\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
             throw CommandFailure("\(url): cannot send the request")
         }
         var buffer = [UInt8](repeating: 0, count: 512)
         var received: [UInt8] = []
         while !received.contains(UInt8(ascii: "\n")) {
+            guard received.count < statusLineLimit else {
+                throw CommandFailure("\(url): not an HTTP answer: no status line in its first \(statusLineLimit) bytes")
+            }
+            let remaining = deadline - SystemClock.monotonicNanoseconds()
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard remaining > 0, poll(&ready, 1, Int32(clamping: (remaining + 999_999) / 1_000_000)) > 0 else {
+                throw CommandFailure("\(url): no answer within \(timeoutSeconds) seconds")
+            }
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw CommandFailure("\(url): no answer within \(timeoutSeconds) seconds") }
+            guard count > 0 else { throw CommandFailure("\(url): the connection closed before an answer") }
             received.append(contentsOf: buffer[0..<count])
         }
         let statusLine = String(decoding: received.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
@@ -89,16 +108,33 @@ enum HealthProbe {
         return status
     }
 
-    private static func hostAndPort(_ authority: String) throws -> (String, Int) {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            let host = String(authority[authority.index(after: authority.startIndex)..<close])
-            let portText = authority[close...].dropFirst().drop { $0 == ":" }
-            return (host, Int(portText) ?? 80)
+    /// A port as a URL writes one: 1 to 65535 in decimal digits.
+    static func port(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 5, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(text),
+            (1...65_535).contains(port)
+        else { return nil }
+        return port
+    }
+
+    private static func hostAndPort(_ authority: String, of url: String) throws -> (String, Int) {
+        let host: Substring
+        let portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw CommandFailure("\(url): an IPv6 address lacks its \"]\"") }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { throw CommandFailure("\(url): \"\(after)\" after the address is not a port") }
+            portText = after.isEmpty ? nil : after.dropFirst()
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        } else {
+            host = Substring(authority)
+            portText = nil
         }
-        let parts = authority.split(separator: ":", maxSplits: 1)
-        guard let host = parts.first else { throw CommandFailure("no host in \(authority)") }
-        let port = parts.count > 1 ? Int(parts[1]) : 80
-        guard let port else { throw CommandFailure("bad port in \(authority)") }
+        guard !host.isEmpty else { throw CommandFailure("\(url): no host") }
+        guard let portText else { return (String(host), 80) }
+        guard let port = port(portText) else { throw CommandFailure("\(url): \"\(portText)\" is not a port: give a number from 1 to 65535") }
         return (String(host), port)
     }
 }

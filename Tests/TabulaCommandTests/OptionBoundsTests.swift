@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func aHealthcheckTimeoutMustBeFinite() throws {
-        for timeout in ["inf", "nan", "1e20", "0"] {
+        for timeout in ["inf", "nan", "1e20", "0", "0.0000001"] {
             let result = try runTabula(["healthcheck", "--timeout", timeout, "--url", "http://127.0.0.1:1/healthz"])
             #expect(result.status == 64, "\(timeout)")
             #expect(result.standardError.contains("--timeout must be"), "\(result.standardError)")

@@ -241,6 +241,47 @@ import Testing
         #expect(try healthcheck(["--url", "http://127.0.0.1:\(server.port)/healthz", "--timeout", "1"]) == 1)
     }
 
+    /// A URL is read as a URL: the port a number from 1 to 65535 (one past it used to wrap
+    /// around to the server's), a host required, the scheme in any case, a query kept out of
+    /// the authority; a TABULA_PORT that is no port says so.
+    @Test func healthcheckReadsTheURLsHostAndPort() throws {
+        let server = try ServerProcess()
+        let port = server.port
+        for url in ["HTTP://127.0.0.1:\(port)/healthz", "http://127.0.0.1:\(port)?probe=1", "http://127.0.0.1:\(port)/healthz#top"] {
+            #expect(try healthcheck(["--url", url]) == 0, "\(url)")
+        }
+        for url in [
+            "http://127.0.0.1:\(Int(port) + 65536)/healthz", "http://127.0.0.1:-1/healthz", "http://:\(port)/healthz", "http://[::1]:abc/healthz",
+            "http://127.0.0.1:+\(port)/healthz",
+        ] {
+            #expect(try healthcheck(["--url", url, "--timeout", "1"]) == 1, "\(url)")
+        }
+        #expect(try healthcheck(environment: ["TABULA_PORT": "abc"]) == 1)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
+    /// `--timeout` bounds the whole exchange: a server that accepts and never answers, or
+    /// one that sends a byte now and then and never a line, fails the probe in time.
+    @Test(.timeLimit(.minutes(1))) func healthcheckGivesUpOnASilentOrTricklingServer() throws {
+        for trickles in [false, true] {
+            let listener = try LoopbackListener()
+            let feeder = Thread {
+                let connection = accept(listener.socket, nil, nil)
+                guard connection >= 0 else { return }
+                defer { close(connection) }
+                for _ in 0..<60 {
+                    if trickles, send(connection, "H", 1, Int32(MSG_NOSIGNAL)) != 1 { return }
+                    usleep(100_000)
+                }
+            }
+            feeder.start()
+            let started = ContinuousClock.now
+            #expect(try healthcheck(["--url", "http://127.0.0.1:\(listener.port)/healthz", "--timeout", "0.5"]) == 1)
+            #expect(ContinuousClock.now - started < .seconds(3), "trickles: \(trickles)")
+        }
+    }
+
     /// Without --url the probe goes where TABULA_HOST says the server listens (on machines
     /// whose loopback has IPv6).
     @Test(.enabled(if: ipv6LoopbackWorks)) func healthcheckFollowsTheHostTheServerListensOn() throws {
@@ -264,3 +305,30 @@ let ipv6LoopbackWorks: Bool = {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
     }
 }()
+
+/// A socket listening on 127.0.0.1 at a port of the kernel's choice; closed with it.
+final class LoopbackListener: @unchecked Sendable {
+    let socket: Int32
+    let port: Int
+
+    init() throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && listen(socket, 4) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard socket >= 0, bound else {
+            close(socket)
+            throw ServerProcessError("cannot listen on 127.0.0.1")
+        }
+        self.socket = socket
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(socket) }
+}
