@@ -5,7 +5,11 @@ enum BaseURL {
     static func isUsable(_ url: String) -> Bool {
         let lowered = url.lowercased()
         let scheme = lowered.hasPrefix("http://") ? "http://" : lowered.hasPrefix("https://") ? "https://" : nil
-        guard let scheme, url.count > scheme.count else { return false }
-        return !url.contains("?") && !url.contains("#")
+        guard let scheme, !url.contains("?"), !url.contains("#") else { return false }
+        // A host: something before the first "/" and before a port's ":" (`http:///x` and
+        // `http://:8080` name none).
+        let authority = url.dropFirst(scheme.count).prefix { $0 != "/" }
+        let host = authority.hasPrefix("[") ? authority : authority.prefix { $0 != ":" }
+        return !host.isEmpty
     }
 }

@@ -13,27 +13,37 @@ struct PreviewCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory of screen definitions.")
-    var directory = ServeCommand.Defaults.screens
+    @Argument(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
+    var directory: String?
 
-    @Option(help: "The address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "The address to listen on (env TABULA_HOST, default 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "The port; 0 picks a free one, which the startup log names.")
-    var port = 8080
+    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default 8080).")
+    var port: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "info"
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default info).")
+    var logLevel: String?
 
     @OptionGroup var urlSchemes: URLSchemeOptions
 
+    /// `serve`'s options, each written `--name=value`, so that a value starting with `-` is
+    /// not read as another option. What the command line leaves out, `serve` reads from the
+    /// environment as it always does; only the address has a default of its own, the
+    /// loopback, as an author's tool should.
+    func serveArguments() throws -> [String] {
+        var arguments = ["--store=memory", "--watch", "--preview"]
+        if let directory { arguments.append("--screens=\(directory)") }
+        let host = try EnvironmentSetting.resolve(host, "TABULA_HOST", default: "127.0.0.1")
+        arguments.append("--host=\(host)")
+        if let port { arguments.append("--port=\(port)") }
+        if let logLevel { arguments.append("--log-level=\(logLevel)") }
+        if let schemes = urlSchemes.openURLSchemes { arguments.append("--open-url-schemes=\(schemes)") }
+        return arguments
+    }
+
     func run() throws {
-        let schemes = urlSchemes.openURLSchemes.map { ["--open-url-schemes", $0] } ?? []
-        let serve = try ServeCommand.parse(
-            [
-                "--screens", directory, "--store", "memory", "--watch", "--preview", "--host", host, "--port", String(port), "--log-level",
-                logLevel,
-            ] + schemes)
+        let serve = try ServeCommand.parse(try serveArguments())
         try serve.run()
     }
 }

@@ -16,14 +16,14 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The id of the screen to render.")
     var screen: String
 
-    @Option(help: "The directory of screen definitions.")
-    var screens: String = "Fixtures/screens"
+    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
+    var screens: String?
 
-    @Option(help: "The directory of string tables (default: the strings directory beside the screens, if any).")
+    @Option(help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside the screens, if any).")
     var strings: String?
 
-    @Option(help: "The locale whose string table has every message.")
-    var defaultLocale: String = StringSources.defaultLocale
+    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
+    var defaultLocale: String?
 
     @Option(help: "The client's language, a BCP 47 tag such as fr or pl (default: the default locale).")
     var locale: String?
@@ -40,10 +40,10 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var urlSchemes: URLSchemeOptions
 
     func run() throws {
-        let catalogue = try loadCatalogue(
-            DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale, urlSchemes: try urlSchemes.resolved()))
+        let settings = try CatalogueSettings(screens: screens, strings: strings, defaultLocale: defaultLocale)
+        let catalogue = try loadCatalogue(settings.directory(urlSchemes: try urlSchemes.resolved()))
         guard let definition = catalogue.screen(id: screen) else {
-            throw CommandFailure("no screen \"\(screen)\" in \(screens); known screens: \(catalogue.screens.map(\.id).joined(separator: ", "))")
+            throw CommandFailure("no screen \"\(screen)\" in \(settings.screens); known screens: \(catalogue.screens.map(\.id).joined(separator: ", "))")
         }
         var sessionState = catalogue.initialState
         if let state {

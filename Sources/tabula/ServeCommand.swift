@@ -382,11 +382,7 @@ struct ServeCommand: ParsableCommand {
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
-        let screens = try EnvironmentSetting.resolve(self.screens, "TABULA_SCREENS", default: Defaults.screens)
-        let localeName = try EnvironmentSetting.resolve(defaultLocale, "TABULA_DEFAULT_LOCALE", default: StringSources.defaultLocale)
-        guard let defaultLocale = LanguageTag.canonical(localeName) else {
-            throw ValidationError("default locale \"\(localeName)\" is not a BCP 47 language tag such as en or pt-BR")
-        }
+        let catalogue = try CatalogueSettings(screens: screens, strings: strings, defaultLocale: defaultLocale)
         let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: Defaults.storeKind)
         guard ["sqlite", "postgres", "memory"].contains(storeKind) else {
             throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
@@ -431,7 +427,7 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(maxClientKinds, "TABULA_MAX_CLIENT_KINDS", default: Defaults.service.maxClientKinds), "max-client-kinds",
             OptionRange.maxClientKinds)
         return Settings(
-            server: server, screens: screens, strings: strings ?? EnvironmentSetting.value("TABULA_STRINGS"), defaultLocale: defaultLocale,
+            server: server, screens: catalogue.screens, strings: catalogue.strings, defaultLocale: catalogue.defaultLocale,
             watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
             preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),

@@ -15,26 +15,27 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The directory of screen definitions.")
-    var directory: String = "Fixtures/screens"
+    @Argument(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
+    var directory: String?
 
-    @Option(help: "The directory of string tables (default: the strings directory beside DIR, if any).")
+    @Option(help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside DIR, if any).")
     var strings: String?
 
-    @Option(help: "The locale whose string table has every message.")
-    var defaultLocale: String = StringSources.defaultLocale
+    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
+    var defaultLocale: String?
 
     @OptionGroup var urlSchemes: URLSchemeOptions
 
     func run() throws {
-        switch DefinitionDirectory(directory, strings: strings, defaultLocale: defaultLocale, urlSchemes: try urlSchemes.resolved()).load() {
+        let settings = try CatalogueSettings(screens: directory, strings: strings, defaultLocale: defaultLocale)
+        switch settings.directory(urlSchemes: try urlSchemes.resolved()).load() {
         case .success(let catalogue):
             for warning in catalogue.warnings { printToStandardError(warning.description) }
             let warnings = catalogue.warnings.isEmpty ? "" : " (\(catalogue.warnings.count) warning\(catalogue.warnings.count == 1 ? "" : "s"))"
             print("\(catalogue.screens.count) screens valid\(warnings): \(catalogue.screens.map(\.id).joined(separator: ", "))")
         case .failure(let problems):
             printToStandardError(problems.description)
-            printToStandardError("\(problems.problems.count) problem\(problems.problems.count == 1 ? "" : "s") in \(directory)")
+            printToStandardError("\(problems.problems.count) problem\(problems.problems.count == 1 ? "" : "s") in \(settings.screens)")
             throw ExitCode(1)
         }
     }

@@ -92,6 +92,17 @@ import Testing
         }
     }
 
+    /// A base URL names a host: `http:///x` and `http://:8080` used to pass, and every call
+    /// then failed at run time.
+    @Test func aBaseURLNeedsAHost() throws {
+        for url in ["http:///tabula", "http://:8080/x", "https://"] {
+            let serve = try serve(["--actions-url", url, "--actions-secret", "0123456789abcdef"])
+            #expect(serve.status == 64 && serve.standardError.contains("is not an http or https URL"), "\(url): \(serve.standardError)")
+            let watch = try runTabula(["watch", "settings", "--url", url])
+            #expect(watch.status == 64 && watch.standardError.contains("is not an http:// or https:// URL"), "\(url): \(watch.standardError)")
+        }
+    }
+
     /// An empty secret would make any signature valid: the example backend refuses it, as
     /// `serve` refuses an empty `--actions-secret`.
     @Test(.timeLimit(.minutes(1))) func theExampleBackendRefusesAnEmptySecret() throws {

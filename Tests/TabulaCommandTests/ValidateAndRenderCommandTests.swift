@@ -12,6 +12,37 @@ import Testing
                 + "static-text, table-director, users\n")
     }
 
+    /// From inside the screens directory: `.`'s string tables are in `../strings`, not in
+    /// `./strings`, which reported every string key missing.
+    @Test func validatesTheCurrentDirectory() throws {
+        let screens = repositoryRoot.appendingPathComponent("Fixtures/screens")
+        for directory in [".", "./", "../screens/."] {
+            let result = try runTabula(["validate", directory], currentDirectory: screens)
+            #expect(result.status == 0 && result.standardOutput.hasPrefix("12 screens valid"), "\(directory): \(result.standardError)")
+        }
+        let rendered = try runTabula(["render", "settings", "--screens", "."], currentDirectory: screens)
+        #expect(rendered.status == 0, "\(rendered.standardError)")
+    }
+
+    /// `validate` and `render` read TABULA_SCREENS, TABULA_STRINGS and TABULA_DEFAULT_LOCALE
+    /// as `serve` does: in a container, a bare `tabula validate` checks what `serve` loads.
+    @Test func validateAndRenderReadTheEnvironmentAsServeDoes() throws {
+        let scratch = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let screens = repositoryRoot.appendingPathComponent("Fixtures/screens").path
+        let environment = ["TABULA_SCREENS": screens]
+        let validated = try runTabula(["validate"], currentDirectory: scratch, environment: environment)
+        #expect(validated.status == 0 && validated.standardOutput.hasPrefix("12 screens valid"), "\(validated.standardError)")
+        let rendered = try runTabula(["render", "settings"], currentDirectory: scratch, environment: environment)
+        #expect(rendered.status == 0, "\(rendered.standardError)")
+        let noStrings = try runTabula(["validate"], currentDirectory: scratch, environment: environment.merging(["TABULA_STRINGS": scratch.path]) { $1 })
+        #expect(noStrings.status == 1, "TABULA_STRINGS names a folder without the tables: \(noStrings.standardOutput)")
+        let badLocale = try runTabula(["validate", "--default-locale", "not a tag"], currentDirectory: scratch, environment: environment)
+        #expect(badLocale.status == 64 && badLocale.standardError.contains("is not a BCP 47 language tag"), "\(badLocale.standardError)")
+        let german = try runTabula(["validate"], currentDirectory: scratch, environment: environment.merging(["TABULA_DEFAULT_LOCALE": "de"]) { $1 })
+        #expect(german.status == 1 && german.standardError.contains("the default locale de has no table"), "\(german.standardError)")
+    }
+
     @Test func listsEveryProblemWithFilePathAndColumn() throws {
         let directory = "\(InvalidDefinitionCase.directory)/every-problem-listed"
         let invalid = try #require(

@@ -112,4 +112,47 @@ import Testing
         #expect(log.contains("preview: http://127.0.0.1:\(port)/preview"), "\(log)")
         #expect(log.contains("memory store") && log.contains("(inotify)"), "\(log)")
     }
+
+    /// What its command line leaves out, `preview` reads from the environment as `serve`
+    /// does (a container's TABULA_HOST and TABULA_PORT were ignored), and a value that
+    /// starts with "-" is a value, not a missing one.
+    @Test func previewReadsTheEnvironmentAndTakesAnyValue() throws {
+        let port = try ServerProcess.freePort()
+        let process = Process()
+        process.executableURL = tabulaExecutable
+        process.arguments = ["preview"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TABULA_") }
+        environment["TABULA_PORT"] = String(port)
+        environment["TABULA_SCREENS"] = repositoryRoot.appendingPathComponent("Fixtures/screens").path
+        process.environment = environment
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var page: RawHTTPResponse?
+        for _ in 0..<200 where page == nil {
+            if let connection = try? RawHTTPConnection(port: port, timeout: 1) {
+                try connection.send("GET /v1/screens/sign-in HTTP/1.1\r\nHost: x\r\n\r\n")
+                page = try connection.readResponse()
+            } else {
+                usleep(50_000)
+            }
+        }
+        #expect(page?.status == 200)
+
+        let dashed = Process()
+        dashed.executableURL = tabulaExecutable
+        dashed.arguments = ["preview", "--port", "0", "--", "-screens-here"]
+        let errors = Pipe()
+        dashed.standardOutput = Pipe()
+        dashed.standardError = errors
+        try dashed.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        dashed.waitUntilExit()
+        #expect(dashed.terminationStatus == 1 && text.contains("-screens-here"), "\(text)")
+        #expect(!text.contains("Missing value"), "\(text)")
+    }
 }

@@ -191,9 +191,13 @@ public struct StringSources: Sendable {
 
     /// Where the string tables of a screens directory are when no other place is given: the
     /// `strings` directory beside it (`Fixtures/strings` for `Fixtures/screens`).
+    /// A directory written as `.` or `..` (`tabula validate .` from inside the screens) has
+    /// its parent above it, not beside its name.
     public static func directory(besideScreens screens: String) -> String {
         var path = screens
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        let last = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? Substring(path)
+        if last == "." || last == ".." { return path + "/../strings" }
         guard let slash = path.lastIndex(of: "/") else { return "strings" }
         return String(path[...slash]) + "strings"
     }
