@@ -17,8 +17,12 @@ public struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Whole-file reads and directory listings, for the files a service is configured with.
 public enum Files {
-    /// A whole file's bytes.
-    public static func read(_ path: String) throws(FileError) -> [UInt8] {
+    /// The most a configured file may hold: far above any definition, table, screen or CA
+    /// file, and a bound on what a path that names `/dev/zero` or a growing log can take.
+    public static let readLimit = 64 << 20
+
+    /// A whole file's bytes, at most `limit` of them.
+    public static func read(_ path: String, limit: Int = readLimit) throws(FileError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .current(path, "read") }
         defer { close(descriptor) }
@@ -31,6 +35,9 @@ public enum Files {
                 throw .current(path, "read")
             }
             if count == 0 { return bytes }
+            guard bytes.count + count <= limit else {
+                throw FileError(path: path, reason: "holds more than \(limit >> 20) MiB, more than any file Tabula reads")
+            }
             bytes.append(contentsOf: chunk[0..<count])
         }
     }

@@ -112,6 +112,13 @@ import Testing
     }
 
     /// An item screen shows its list's first item, as its golden file does, or `--item`'s.
+    /// A state file is read up to a bound: `/dev/zero` used to grow the process until the
+    /// allocator or the OOM killer stopped it.
+    @Test(.timeLimit(.minutes(1))) func anEndlessStateFileIsRefused() throws {
+        let result = try runTabula(["render", "settings", "--state", "/dev/zero"])
+        #expect(result.status == 1 && result.standardError.contains("/dev/zero: holds more than 64 MiB"), "\(result.standardError)")
+    }
+
     @Test func rendersAnItemScreenWithItsItem() throws {
         let first = try runTabula(["render", "people-details"])
         #expect(first.status == 0, "\(first.standardError)")
