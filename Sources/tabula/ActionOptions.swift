@@ -46,7 +46,7 @@ struct ActionOptions: ParsableArguments {
         // Checked with or without a backend: a value out of range is a mistake either way.
         let timeoutText = actionsTimeout ?? EnvironmentSetting.value("TABULA_ACTIONS_TIMEOUT") ?? Self.defaultTimeoutText
         guard let milliseconds = Self.milliseconds(timeoutText), Self.timeoutRange.contains(milliseconds) else {
-            throw ValidationError("--actions-timeout \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
+            throw ValidationError("--actions-timeout (or TABULA_ACTIONS_TIMEOUT) \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
         }
         let concurrency = try EnvironmentSetting.resolve(actionsConcurrency, "TABULA_ACTIONS_CONCURRENCY", default: Self.defaultConcurrency)
         guard Self.concurrencyRange.contains(concurrency) else {

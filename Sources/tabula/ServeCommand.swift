@@ -380,12 +380,12 @@ struct ServeCommand: ParsableCommand {
         server.shutdownGraceSeconds = grace
         let levelName = try EnvironmentSetting.resolve(logLevel, "TABULA_LOG_LEVEL", default: Defaults.logLevel)
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
-            throw ValidationError("log level \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError("--log-level (or TABULA_LOG_LEVEL) \"\(levelName)\" is not one of trace, debug, info, notice, warning, error, critical")
         }
         let catalogue = try CatalogueSettings(screens: screens, strings: strings, defaultLocale: defaultLocale)
         let storeKind = try EnvironmentSetting.resolve(store, "TABULA_STORE", default: Defaults.storeKind)
         guard ["sqlite", "postgres", "memory"].contains(storeKind) else {
-            throw ValidationError("store \"\(storeKind)\" is not one of sqlite, postgres, memory")
+            throw ValidationError("--store (or TABULA_STORE) \"\(storeKind)\" is not one of sqlite, postgres, memory")
         }
         var storeSettings = StoreSettings()
         storeSettings.keepRevisions = try bounded(

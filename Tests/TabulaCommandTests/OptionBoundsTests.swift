@@ -69,7 +69,18 @@ import Testing
         let schemes = try serve(["--open-url-schemes", "myapp,java script"])
         #expect(schemes.status == 64 && schemes.standardError.contains(#""java script" is not a URL scheme"#), "\(schemes.standardError)")
         let timeout = try serve(["--actions-timeout", "1h"])
-        #expect(timeout.status == 64 && timeout.standardError.contains(#"--actions-timeout "1h" is not a duration"#), "\(timeout.standardError)")
+        #expect(
+            timeout.status == 64 && timeout.standardError.contains(#"--actions-timeout (or TABULA_ACTIONS_TIMEOUT) "1h" is not a duration"#),
+            "\(timeout.standardError)")
+        // A value from the environment is named by its variable as well as its option.
+        for (variable, message) in [
+            ("TABULA_LOG_LEVEL", "--log-level (or TABULA_LOG_LEVEL)"),
+            ("TABULA_ACTIONS_TIMEOUT", "--actions-timeout (or TABULA_ACTIONS_TIMEOUT)"),
+            ("TABULA_DEFAULT_LOCALE", "--default-locale (or TABULA_DEFAULT_LOCALE)"),
+        ] {
+            let result = try serve([], environment: [variable: "not valid"])
+            #expect(result.status == 64 && result.standardError.contains(message), "\(variable): \(result.standardError)")
+        }
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }
