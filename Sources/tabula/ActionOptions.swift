@@ -6,29 +6,29 @@ import TabulaService
 /// `--actions-ca-file`: the app's backend, which `call` actions ask within an event.
 struct ActionOptions: ParsableArguments {
     @Option(
-        name: .customLong("actions-url"),
+        name: .customLong("actions-url"), parsing: .unconditional,
         help: "The app's backend, an http or https URL: a call action NAME posts to URL/NAME (env TABULA_ACTIONS_URL, default: none, call actions get 503)")
     var actionsURL: String?
 
     @Option(
-        name: .customLong("actions-secret"),
+        name: .customLong("actions-secret"), parsing: .unconditional,
         help: "The secret Tabula signs its calls with (Tabula-Signature, HMAC-SHA256); required with --actions-url (env TABULA_ACTIONS_SECRET)")
     var actionsSecret: String?
 
     @Option(
-        name: .customLong("actions-timeout"),
+        name: .customLong("actions-timeout"), parsing: .unconditional,
         help:
             "How long a call may take before its event gets 504: seconds, or 500ms, 5s, 1m (env TABULA_ACTIONS_TIMEOUT, default \(Self.defaultTimeoutText))"
     )
     var actionsTimeout: String?
 
     @Option(
-        name: .customLong("actions-concurrency"),
+        name: .customLong("actions-concurrency"), parsing: .unconditional,
         help: "Calls in flight at once; more get 503 (env TABULA_ACTIONS_CONCURRENCY, default \(Self.defaultConcurrency))")
     var actionsConcurrency: Int?
 
     @Option(
-        name: .customLong("actions-ca-file"),
+        name: .customLong("actions-ca-file"), parsing: .unconditional,
         help:
             "A PEM file of the certificate authorities an https backend's certificate must come from, instead of the system's: for a backend whose certificate a private CA signed (env TABULA_ACTIONS_CA_FILE)"
     )
@@ -46,7 +46,8 @@ struct ActionOptions: ParsableArguments {
         // Checked with or without a backend: a value out of range is a mistake either way.
         let timeoutText = actionsTimeout ?? EnvironmentSetting.value("TABULA_ACTIONS_TIMEOUT") ?? Self.defaultTimeoutText
         guard let milliseconds = Self.milliseconds(timeoutText), Self.timeoutRange.contains(milliseconds) else {
-            throw ValidationError("--actions-timeout (or TABULA_ACTIONS_TIMEOUT) \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
+            throw ValidationError(
+                "--actions-timeout (or TABULA_ACTIONS_TIMEOUT) \"\(timeoutText)\" is not a duration from 1ms to 10m; use seconds, or 500ms, 5s, 1m")
         }
         let concurrency = try EnvironmentSetting.resolve(actionsConcurrency, "TABULA_ACTIONS_CONCURRENCY", default: Self.defaultConcurrency)
         guard Self.concurrencyRange.contains(concurrency) else {

@@ -20,13 +20,13 @@ struct ExampleBackendCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on.")
+    @Option(parsing: .unconditional, help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port; 0 picks a free one, which the startup log names.")
+    @Option(parsing: .unconditional, help: "The port; 0 picks a free one, which the startup log names.")
     var port = 8081
 
-    @Option(help: "The secret Tabula signs its calls with (env TABULA_ACTIONS_SECRET): the same as tabula serve's --actions-secret.")
+    @Option(parsing: .unconditional, help: "The secret Tabula signs its calls with (env TABULA_ACTIONS_SECRET): the same as tabula serve's --actions-secret.")
     var secret: String?
 
     @Flag(help: "Stop when the process that started this one ends (Scripts/serve starts it beside tabula serve).")

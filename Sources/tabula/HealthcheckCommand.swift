@@ -12,10 +12,10 @@ struct HealthcheckCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The health URL, http only; a URL without a path asks /healthz (env TABULA_HEALTHCHECK_URL).")
+    @Option(parsing: .unconditional, help: "The health URL, http only; a URL without a path asks /healthz (env TABULA_HEALTHCHECK_URL).")
     var url: String?
 
-    @Option(help: "Seconds to wait for the answer.")
+    @Option(parsing: .unconditional, help: "Seconds to wait for the answer.")
     var timeout: Double = 3
 
     func validate() throws {

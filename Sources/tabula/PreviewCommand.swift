@@ -16,13 +16,13 @@ struct PreviewCommand: ParsableCommand {
     @Argument(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
     var directory: String?
 
-    @Option(help: "The address to listen on (env TABULA_HOST, default 127.0.0.1).")
+    @Option(parsing: .unconditional, help: "The address to listen on (env TABULA_HOST, default 127.0.0.1).")
     var host: String?
 
-    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default 8080).")
+    @Option(parsing: .unconditional, help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default 8080).")
     var port: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default info).")
+    @Option(parsing: .unconditional, help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default info).")
     var logLevel: String?
 
     @OptionGroup var urlSchemes: URLSchemeOptions

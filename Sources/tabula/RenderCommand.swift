@@ -16,22 +16,23 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The id of the screen to render.")
     var screen: String
 
-    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
+    @Option(parsing: .unconditional, help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
     var screens: String?
 
-    @Option(help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside the screens, if any).")
+    @Option(parsing: .unconditional, help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside the screens, if any).")
     var strings: String?
 
-    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
+    @Option(
+        parsing: .unconditional, help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
     var defaultLocale: String?
 
-    @Option(help: "The client's language, a BCP 47 tag such as fr or pl (default: the default locale).")
+    @Option(parsing: .unconditional, help: "The client's language, a BCP 47 tag such as fr or pl (default: the default locale).")
     var locale: String?
 
-    @Option(help: "A JSON file with state values to render at.")
+    @Option(parsing: .unconditional, help: "A JSON file with state values to render at.")
     var state: String?
 
-    @Option(help: "The item an item screen shows (default: its list's first item).")
+    @Option(parsing: .unconditional, help: "The item an item screen shows (default: its list's first item).")
     var item: String?
 
     @Flag(help: "Indent the output for reading.")

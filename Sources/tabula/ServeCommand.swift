@@ -20,19 +20,22 @@ struct ServeCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on: 127.0.0.1, 0.0.0.0, ::1 ... (env TABULA_HOST, default \(Defaults.server.host))")
+    @Option(parsing: .unconditional, help: "The address to listen on: 127.0.0.1, 0.0.0.0, ::1 ... (env TABULA_HOST, default \(Defaults.server.host))")
     var host: String?
 
-    @Option(help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default \(Defaults.server.port))")
+    @Option(parsing: .unconditional, help: "The port; 0 picks a free one, which the startup log names (env TABULA_PORT, default \(Defaults.server.port))")
     var port: Int?
 
-    @Option(help: "The directory of screen definitions (env TABULA_SCREENS, default \(Defaults.screens))")
+    @Option(parsing: .unconditional, help: "The directory of screen definitions (env TABULA_SCREENS, default \(Defaults.screens))")
     var screens: String?
 
-    @Option(help: "The directory of string tables, one LOCALE.json each (env TABULA_STRINGS, default: the strings directory beside the screens, if any)")
+    @Option(
+        parsing: .unconditional,
+        help: "The directory of string tables, one LOCALE.json each (env TABULA_STRINGS, default: the strings directory beside the screens, if any)")
     var strings: String?
 
-    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale))")
+    @Option(
+        parsing: .unconditional, help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale))")
     var defaultLocale: String?
 
     @OptionGroup var urlSchemes: URLSchemeOptions
@@ -47,51 +50,59 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Serve the preview page for authors at /preview (env TABULA_PREVIEW=1; off by default)")
     var preview = false
 
-    @Option(help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
+    @Option(parsing: .unconditional, help: "Worker threads (env TABULA_THREADS, default: one per processor, plus one)")
     var threads: Int?
 
     @Option(
-        name: .customLong("max-body"), help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default \(Defaults.server.maxBodyBytes))"
+        name: .customLong("max-body"), parsing: .unconditional,
+        help: "Largest request body in bytes; larger ones get 413 (env TABULA_MAX_BODY, default \(Defaults.server.maxBodyBytes))"
     )
     var maxBody: Int?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default \(Defaults.logLevel))")
+    @Option(parsing: .unconditional, help: "trace, debug, info, notice, warning, error or critical (env TABULA_LOG_LEVEL, default \(Defaults.logLevel))")
     var logLevel: String?
 
-    @Option(help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default \(Defaults.server.connectionTimeoutSeconds))")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds before an idle connection is closed (env TABULA_CONNECTION_TIMEOUT, default \(Defaults.server.connectionTimeoutSeconds))")
     var connectionTimeout: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Seconds a request's line and headers may take to arrive, however slowly they trickle; the connection is closed after (env TABULA_HEADER_TIMEOUT, default \(Defaults.server.headerTimeoutSeconds))"
     )
     var headerTimeout: Int?
 
-    @Option(help: "Open connections for requests, besides --max-streams (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
+    @Option(
+        parsing: .unconditional,
+        help: "Open connections for requests, besides --max-streams (env TABULA_MAX_CONNECTIONS, default \(Defaults.server.maxConnections))")
     var maxConnections: Int?
 
     @Option(
-        name: .customLong("max-connections-per-ip"),
+        name: .customLong("max-connections-per-ip"), parsing: .unconditional,
         help:
             "Open connections per client address, 0 for no limit; raise it behind a load balancer (env TABULA_MAX_CONNECTIONS_PER_IP, default \(Defaults.server.maxConnectionsPerIP))"
     )
     var maxConnectionsPerIP: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Bytes per connection for the request line and headers; larger headers get 431 (env TABULA_CONNECTION_MEMORY_LIMIT, default \(Defaults.server.connectionMemoryLimit))"
     )
     var connectionMemoryLimit: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Seconds a graceful shutdown waits for requests in progress (env TABULA_SHUTDOWN_GRACE, default \(Defaults.server.shutdownGraceSeconds.plainText))")
     var shutdownGrace: Double?
 
-    @Option(help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default \(Defaults.storeKind))")
+    @Option(parsing: .unconditional, help: "Where sessions live: sqlite, postgres or memory (env TABULA_STORE, default \(Defaults.storeKind))")
     var store: String?
 
-    @Option(help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default \(Defaults.dataDirectory))")
+    @Option(parsing: .unconditional, help: "The SQLite store's directory, created if missing (env TABULA_DATA_DIR, default \(Defaults.dataDirectory))")
     var dataDir: String?
 
     @Flag(
@@ -100,109 +111,130 @@ struct ServeCommand: ParsableCommand {
     )
     var skipQuickCheck = false
 
-    @Option(help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
+    @Option(parsing: .unconditional, help: "The PostgreSQL store's connection URL, postgresql://user:password@host:port/database (env TABULA_DATABASE_URL)")
     var databaseURL: String?
 
     @Option(
+        parsing: .unconditional,
         help: "PostgreSQL connections (and worker threads) of this process (env TABULA_DATABASE_POOL_SIZE, default \(PostgresSessionStore.defaultPoolSize))")
     var databasePoolSize: Int?
 
     @Option(
+        parsing: .unconditional,
         help: "Revisions per session kept rebuildable for catch-up; older ones get 409 (env TABULA_KEEP_REVISIONS, default \(Defaults.store.keepRevisions))")
     var keepRevisions: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Versions of each screen's definition kept for clients that still show them; older ones get 409 (env TABULA_KEEP_DEFINITIONS, default \(Defaults.store.keepDefinitions))"
     )
     var keepDefinitions: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "How long an eventId's answer is kept for retries: seconds or 90s, 15m, 24h, 30d (env TABULA_IDEMPOTENCY_TTL, default \(DurationText.text(Defaults.store.idempotencyTTLSeconds)))"
     )
     var idempotencyTTL: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Sessions idle longer than this are removed with their log (env TABULA_SESSION_TTL, default \(DurationText.text(Defaults.store.sessionTTLSeconds)))"
     )
     var sessionTTL: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Feed entries older than this are removed; reading after one of them gets 410 (env TABULA_FEED_RETENTION, default \(DurationText.text(Defaults.store.feedRetentionSeconds)))"
     )
     var feedRetention: String?
 
-    @Option(help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
+    @Option(parsing: .unconditional, help: "Require Authorization: Bearer KEY on every /v1 route (env TABULA_API_KEY, default: no key)")
     var apiKey: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "The app's backend's key, Authorization: Bearer KEY on the backend routes; it passes for --api-key too (env TABULA_BACKEND_KEY, default: backend routes off)"
     )
     var backendKey: String?
 
-    @Option(help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
+    @Option(parsing: .unconditional, help: "Origins allowed cross-origin access, comma-separated, or * (env TABULA_CORS_ORIGINS, default: CORS off)")
     var corsOrigins: String?
 
     @Option(
+        parsing: .unconditional,
         help: "Largest session state in bytes (as JSON); events beyond it get 422 (env TABULA_MAX_STATE_BYTES, default \(Defaults.stateLimits.maxStateBytes))")
     var maxStateBytes: Int?
 
-    @Option(help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default \(Defaults.stateLimits.maxListLength))")
+    @Option(
+        parsing: .unconditional,
+        help: "Most records in one state list; events beyond it get 422 (env TABULA_MAX_LIST_LENGTH, default \(Defaults.stateLimits.maxListLength))")
     var maxListLength: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "How often an idle stream gets a heartbeat, which keeps proxies open and finds clients that left: seconds or 15s, 1m (env TABULA_STREAM_HEARTBEAT, default \(DurationText.text(Defaults.streams.heartbeatSeconds)))"
     )
     var streamHeartbeat: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Open screen streams in all, held besides --max-connections; more get 429 (env TABULA_MAX_STREAMS, default \(Defaults.streams.maxStreams))"
     )
     var maxStreams: Int?
 
     @Option(
+        parsing: .unconditional,
         help: "Open screen streams of one session; more get 429 (env TABULA_MAX_STREAMS_PER_SESSION, default \(Defaults.streams.maxStreamsPerSession))"
     )
     var maxStreamsPerSession: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "New sessions one client address may create a minute, 0 for no limit; more get 429 (env TABULA_MAX_NEW_SESSIONS_PER_MINUTE, default \(Defaults.service.newSessionsPerMinute))"
     )
     var maxNewSessionsPerMinute: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Proxies whose X-Forwarded-For names the client, for the limits per address: addresses or CIDR ranges, comma-separated (env TABULA_TRUSTED_PROXY, default: none)"
     )
     var trustedProxy: String?
 
-    @Option(help: "Row kinds a client context may list; more get 400 (env TABULA_MAX_CLIENT_KINDS, default \(Defaults.service.maxClientKinds))")
+    @Option(
+        parsing: .unconditional,
+        help: "Row kinds a client context may list; more get 400 (env TABULA_MAX_CLIENT_KINDS, default \(Defaults.service.maxClientKinds))")
     var maxClientKinds: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Bytes of past states and events kept per session; beyond, its oldest revisions are dropped (env TABULA_MAX_HISTORY_BYTES, default \(Defaults.store.maxHistoryBytes))"
     )
     var maxHistoryBytes: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Answers of eventIds kept per session for retries, the newest (env TABULA_MAX_ANSWERS_PER_SESSION, default \(Defaults.store.maxAnswersPerSession))"
     )
     var maxAnswersPerSession: Int?
 
     @Option(
+        parsing: .unconditional,
         help: "Bytes of current states the SQLite store keeps in memory (env TABULA_STATE_CACHE_BYTES, default \(Defaults.store.stateCacheBytes))")
     var stateCacheBytes: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
             "Bytes of rendered screens (as JSON) kept in memory for sessions; beyond, screens are rendered again (env TABULA_SCREEN_CACHE_BYTES, default \(Defaults.service.screenCacheBytes))"
     )

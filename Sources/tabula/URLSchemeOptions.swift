@@ -5,7 +5,7 @@ import TabulaCore
 /// `open` action may give a client besides http, https, mailto and tel.
 struct URLSchemeOptions: ParsableArguments {
     @Option(
-        name: .customLong("open-url-schemes"),
+        name: .customLong("open-url-schemes"), parsing: .unconditional,
         help:
             "URL schemes an open action may give a client besides http, https, mailto and tel, comma-separated, such as myapp (env TABULA_OPEN_URL_SCHEMES)"
     )

@@ -18,10 +18,11 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "The directory of screen definitions (env TABULA_SCREENS, default \(ServeCommand.Defaults.screens)).")
     var directory: String?
 
-    @Option(help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside DIR, if any).")
+    @Option(parsing: .unconditional, help: "The directory of string tables (env TABULA_STRINGS, default: the strings directory beside DIR, if any).")
     var strings: String?
 
-    @Option(help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
+    @Option(
+        parsing: .unconditional, help: "The locale whose string table has every message (env TABULA_DEFAULT_LOCALE, default \(StringSources.defaultLocale)).")
     var defaultLocale: String?
 
     @OptionGroup var urlSchemes: URLSchemeOptions

@@ -26,23 +26,24 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: "The id of the screen to follow.")
     var screen: String
 
-    @Option(help: "The service's base URL, such as http://127.0.0.1:8080.")
+    @Option(parsing: .unconditional, help: "The service's base URL, such as http://127.0.0.1:8080.")
     var url: String
 
-    @Option(help: "A session token to follow (default: a new session).")
+    @Option(parsing: .unconditional, help: "A session token to follow (default: a new session).")
     var session: String?
 
-    @Option(help: "The item an item screen shows.")
+    @Option(parsing: .unconditional, help: "The item an item screen shows.")
     var item: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "The client's language, a BCP 47 tag such as fr or pl. With --session, it replaces that session's client context, which then lists no kinds: the service sends the session every kind as it is."
     )
     var locale: String?
 
     @Option(
-        name: .customLong("api-key"),
+        name: .customLong("api-key"), parsing: .unconditional,
         help:
             "The service's --api-key, sent as Authorization: Bearer (env TABULA_API_KEY, which keeps it out of the process list; default: none)"
     )
@@ -51,11 +52,11 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print one JSON line per update instead of a table.")
     var json = false
 
-    @Option(help: "The service's --stream-heartbeat: a stream silent for twice as long is taken as dead.")
+    @Option(parsing: .unconditional, help: "The service's --stream-heartbeat: a stream silent for twice as long is taken as dead.")
     var heartbeat: String = "15s"
 
     @Option(
-        name: .customLong("ca-file"),
+        name: .customLong("ca-file"), parsing: .unconditional,
         help:
             "A PEM file of the certificate authorities an https service's certificate must come from, instead of the system's: for a service whose certificate a private CA signed."
     )

@@ -81,6 +81,12 @@ import Testing
             let result = try serve([], environment: [variable: "not valid"])
             #expect(result.status == 64 && result.standardError.contains(message), "\(variable): \(result.standardError)")
         }
+        // A value is the argument after its option, even one that starts with "-": it used to
+        // be read as another option, and the value as missing.
+        let negative = try serve(["--port", "-1"])
+        #expect(negative.status == 64 && negative.standardError.contains("--port must be between 0 and 65535"), "\(negative.standardError)")
+        let watch = try runTabula(["watch", "settings", "--url", "http://127.0.0.1:1", "--heartbeat", "-5s"])
+        #expect(watch.status == 64 && watch.standardError.contains("--heartbeat -5s is not a duration"), "\(watch.standardError)")
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
     }
