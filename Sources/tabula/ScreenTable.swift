@@ -24,7 +24,7 @@ struct ScreenTable {
         text = lines.map(Self.escapingControlCharacters).joined(separator: "\n")
     }
 
-    private static func escapingControlCharacters(_ line: String) -> String {
+    static func escapingControlCharacters(_ line: String) -> String {
         guard line.unicodeScalars.contains(where: isControl) else { return line }
         var escaped = String.UnicodeScalarView()
         for scalar in line.unicodeScalars {

@@ -12,7 +12,9 @@ struct WatchCommand: ParsableCommand {
             Creates a session (printing "session: TOKEN" on standard error) unless --session \
             gives one, prints the screen as a text table and redraws it after every update; \
             with --json, prints one line per update instead: {"definition", "revision", \
-            "screen"}, the screen after the update in the wire model. It follows the screen \
+            "screen"}, the screen after the update in the wire model. On a terminal, a status \
+            line above the table holds the session and the connection; elsewhere each change \
+            of connection is a line on standard error. It follows the screen \
             through disconnections, restarts of the service and deployments until SIGINT or \
             SIGTERM (exit 0), or until the session is gone: deleted, expired or unknown (exit 3, \
             with the reason on standard error). A screen the service refuses as asked, such as \
@@ -162,13 +164,18 @@ private struct Watch: Sendable {
             return .failure(CommandFailure("\(error)"))
         }
         let handle = tabula.screen(screen, item: item)
+        let display = WatchDisplay(json: json, session: tabula.token)
+        let connection = Task {
+            for await state in await handle.connectionChanges() { await display.connectionChanged(state) }
+        }
+        defer { connection.cancel() }
         await handle.start()
         var shown = false
         for await update in handle.updates {
             switch update {
             case .changes(_, let screen), .screen(let screen):
                 shown = true
-                show(screen)
+                await display.show(screen)
             case .answered, .refused:
                 break
             case .ended(.invalidRequest(let detail)):
@@ -188,21 +195,64 @@ private struct Watch: Sendable {
         }
         return .success(3)
     }
+}
 
-    private func show(_ screen: Screen) {
+/// What the watch prints: the screen after every update, and whether the service is
+/// reached. On a terminal, the table is redrawn in place under a status line that holds the
+/// session (to resume it with --session) and the connection; elsewhere, each table or JSON
+/// line follows the last on standard output, and each change of connection is a line on
+/// standard error.
+private actor WatchDisplay {
+    private let json: Bool
+    private let session: String
+    /// A table redrawn in place, on a terminal.
+    private let redraws: Bool
+    private var screen: Screen?
+    private var connection: ScreenHandle.Connection = .connecting
+
+    init(json: Bool, session: String) {
+        self.json = json
+        self.session = session
+        redraws = !json && isatty(1) == 1
+    }
+
+    func show(_ screen: Screen) {
+        self.screen = screen
         if json {
-            var line = #"{"definition":"# + jsonString(screen.definition ?? "") + #","revision":\#(screen.revision),"screen":"#
+            var line = #"{"definition":"# + JSONValue.string(screen.definition ?? "").canonicalText + #","revision":\#(screen.revision),"screen":"#
             line += String(decoding: screen.jsonBytes, as: UTF8.self) + "}"
             print(line)
         } else {
-            // Redraw in place on a terminal; elsewhere, one table after another.
-            if isatty(1) == 1 { print("\u{1B}[H\u{1B}[2J", terminator: "") }
-            print(ScreenTable(screen).text)
+            draw(screen)
         }
         fflush(nil)
     }
 
-    private func jsonString(_ text: String) -> String {
-        JSONValue.string(text).canonicalText
+    func connectionChanged(_ state: ScreenHandle.Connection) {
+        guard state != connection else { return }
+        connection = state
+        if redraws, let screen {
+            draw(screen)
+            fflush(nil)
+        } else {
+            printToStandardError("tabula watch: \(Self.describe(state))")
+        }
+    }
+
+    private func draw(_ screen: Screen) {
+        if redraws {
+            print("\u{1B}[H\u{1B}[2J", terminator: "")
+            print("session: \(session)    \(Self.describe(connection))\n")
+        }
+        print(ScreenTable(screen).text)
+    }
+
+    private static func describe(_ state: ScreenHandle.Connection) -> String {
+        switch state {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        // The reason may quote a server's text: no escape sequence reaches the terminal.
+        case .retrying(let reason): "retrying: \(ScreenTable.escapingControlCharacters(reason))"
+        }
     }
 }

@@ -112,6 +112,12 @@ import Testing
         #expect(watch.process.isRunning, "the watch gave up on a service it could not reach: \(watch.standardError)")
         try service.restart()
         try await watch.waitForLastScreen("the settings in French once the service is back") { $0.title == "Réglages" }
+        // Each change of connection is a line on standard error: reached, lost, reached again.
+        try await watch.waitForStandardError(["tabula watch: connected"])
+        service.kill()
+        try await watch.waitForStandardError(["tabula watch: connected", "tabula watch: retrying: "])
+        try service.restart()
+        try await watch.waitForStandardError(["tabula watch: connected", "tabula watch: retrying: ", "tabula watch: connected"])
         watch.process.interrupt()
         #expect(try await watch.exitStatus() == 0)
     }
@@ -275,6 +281,19 @@ final class WatchProcess: @unchecked Sendable {
     }
 
     var standardError: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
+    /// Waits until standard error has lines starting with `prefixes`, in that order, among
+    /// others (10 seconds at most).
+    func waitForStandardError(_ prefixes: [String]) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            var wanted = prefixes[...]
+            for line in standardError.split(separator: "\n") where wanted.first.map(line.hasPrefix) == true { wanted = wanted.dropFirst() }
+            if wanted.isEmpty { return }
+            guard Date() < deadline else { throw ServerProcessError("standard error lacks \(prefixes) in order: \(standardError)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
 
     var standardOutput: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
