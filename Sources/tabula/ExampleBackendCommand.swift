@@ -38,10 +38,11 @@ struct ExampleBackendCommand: ParsableCommand {
             throw ValidationError("give the secret Tabula signs its calls with: --secret, or TABULA_ACTIONS_SECRET")
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+        // Before the first logger starts the log's writer thread: see ServeCommand.run.
+        ServiceGroup.blockStopSignals()
         LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: .info) }
         defer { BufferedStandardOutput.shared.flush() }
         let logger = Logger(label: "example-backend")
-        ServiceGroup.blockStopSignals()
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = UInt16(port)

@@ -241,6 +241,11 @@ struct ServeCommand: ParsableCommand {
     var screenCacheBytes: Int?
 
     func run() throws {
+        // Before any thread starts (the first logger starts the log's writer), so that only
+        // this thread receives them, in the wait below: a thread that left them unblocked
+        // would take a SIGTERM or SIGHUP sent while this one is busy (starting, or reloading)
+        // and end the process at once.
+        ServiceGroup.blockStopSignals()
         let settings = try resolvedSettings()
         // Before anything sharded per thread is built: a shard for each thread that serves.
         ThreadShards.reserve(threads: settings.server.threads + ServiceConfiguration().workerThreads)
@@ -249,9 +254,6 @@ struct ServeCommand: ParsableCommand {
         defer { BufferedStandardOutput.shared.flush() }
         let logger = Logger(label: "tabula")
         let catalogue = try loadCatalogue(settings.definitions, warn: { logger.warning("\($0)") })
-
-        // Before any thread starts, so that only this thread receives them (in the wait below).
-        ServiceGroup.blockStopSignals()
 
         var serviceConfiguration = ServiceConfiguration()
         serviceConfiguration.accessLog = .buffered(.shared, label: logger.label)

@@ -241,6 +241,29 @@ import Testing
         #expect(try healthcheck(["--url", "http://127.0.0.1:\(server.port)/healthz", "--timeout", "1"]) == 1)
     }
 
+    /// Only the main thread takes the stop signals, in its wait: every other thread blocks
+    /// them. The log's writer thread, started by the first logger, used to leave them
+    /// unblocked, so a SIGTERM or SIGHUP sent while the main thread was starting or
+    /// reloading ended the process at once.
+    @Test func onlyTheMainThreadTakesTheStopSignals() throws {
+        let server = try ServerProcess()
+        let pid = server.process.processIdentifier
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").filter { $0 != String(pid) }
+        #expect(tasks.count >= 3)
+        let stopSignals: UInt64 = 1 << (UInt64(SIGHUP) - 1) | 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGTERM) - 1)
+        for task in tasks {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }.flatMap {
+                UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16)
+            }
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)) ?? "?"
+            guard let blocked else { continue }  // the thread ended meanwhile
+            #expect(blocked & stopSignals == stopSignals, "thread \(task) (\(name)) leaves the stop signals unblocked")
+        }
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(seconds: 5) == 0)
+    }
+
     /// A URL is read as a URL: the port a number from 1 to 65535 (one past it used to wrap
     /// around to the server's), a host required, the scheme in any case, a query kept out of
     /// the authority; a TABULA_PORT that is no port says so.
