@@ -8,17 +8,32 @@ public final class WorkerThread: @unchecked Sendable {
     }
 
     /// Starts `body` on a new thread.
+    ///
+    /// Every thread is started while the process starts its parts (no request, definition or
+    /// database reaches this): one the system refuses even after a moment ends the process
+    /// with the reason, rather than leave a part without its thread and a join of nothing.
     public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
         let worker = WorkerThread(body: body)
         let retained = Unmanaged.passRetained(worker)
-        pthread_create(
-            &worker.thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                let worker = Unmanaged<WorkerThread>.fromOpaque(argument).takeRetainedValue()
-                worker.body()
-                return nil
-            }, retained.toOpaque())
+        var result: Int32 = 0
+        for attempt in 0..<10 {
+            if attempt > 0 { usleep(10_000) }
+            result = pthread_create(
+                &worker.thread, nil,
+                { argument in
+                    guard let argument else { return nil }
+                    let worker = Unmanaged<WorkerThread>.fromOpaque(argument).takeRetainedValue()
+                    worker.body()
+                    return nil
+                }, retained.toOpaque())
+            // EAGAIN: the system's or the user's limit on threads, which may pass.
+            guard result == EAGAIN else { break }
+        }
+        guard result == 0 else {
+            let reason = "tabula: cannot start a thread: \(String(cString: strerror(result))); raise the limit on processes (ulimit -u) or free memory\n"
+            _ = reason.withCString { write(2, $0, strlen($0)) }
+            exit(71)  // EX_OSERR
+        }
         return worker
     }
 

@@ -166,6 +166,17 @@ import Testing
         #expect(!denied.standardError.contains("No such file or directory"), "\(denied.standardError)")
     }
 
+    /// A thread the system refuses ends the start with the reason (it used to go unnoticed,
+    /// and a join of the thread never made was undefined). As root, the limit on processes
+    /// binds only another user: run as nobody with room for two.
+    @Test(.enabled(if: getuid() == 0)) func aThreadTheSystemRefusesEndsTheStartWithTheReason() throws {
+        let result = try runTabula(
+            ["serve", "--store", "memory", "--port", "0"],
+            prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/prlimit", "--nproc=2"])
+        #expect(result.status == 71, "\(result.standardError)")
+        #expect(result.standardError.contains("cannot start a thread: Resource temporarily unavailable"), "\(result.standardError)")
+    }
+
     @Test func aHealthcheckTimeoutMustBeFinite() throws {
         for timeout in ["inf", "nan", "1e20", "0", "0.0000001"] {
             let result = try runTabula(["healthcheck", "--timeout", timeout, "--url", "http://127.0.0.1:1/healthz"])
