@@ -7,12 +7,23 @@ public final class WorkerThread: @unchecked Sendable {
         self.body = body
     }
 
-    /// Starts `body` on a new thread.
+    /// Starts `body` on a new thread, a part of the process that it cannot serve without.
     ///
-    /// Every thread is started while the process starts its parts (no request, definition or
+    /// These threads start while the process starts its parts (no request, definition or
     /// database reaches this): one the system refuses even after a moment ends the process
     /// with the reason, rather than leave a part without its thread and a join of nothing.
     public static func start(_ body: @escaping @Sendable () -> Void) -> WorkerThread {
+        guard let worker = startIfAllowed(body) else {
+            let reason = "tabula: cannot start a thread: \(String(cString: strerror(errno))); raise the limit on processes (ulimit -u) or free memory\n"
+            _ = reason.withCString { write(2, $0, strlen($0)) }
+            exit(71)  // EX_OSERR
+        }
+        return worker
+    }
+
+    /// Starts `body` on a new thread; `nil` (with `errno` set) when the system refuses one
+    /// even after a moment: for a thread started while serving, whose caller can do without.
+    public static func startIfAllowed(_ body: @escaping @Sendable () -> Void) -> WorkerThread? {
         let worker = WorkerThread(body: body)
         let retained = Unmanaged.passRetained(worker)
         var result: Int32 = 0
@@ -30,9 +41,9 @@ public final class WorkerThread: @unchecked Sendable {
             guard result == EAGAIN else { break }
         }
         guard result == 0 else {
-            let reason = "tabula: cannot start a thread: \(String(cString: strerror(result))); raise the limit on processes (ulimit -u) or free memory\n"
-            _ = reason.withCString { write(2, $0, strlen($0)) }
-            exit(71)  // EX_OSERR
+            retained.release()
+            errno = result
+            return nil
         }
         return worker
     }

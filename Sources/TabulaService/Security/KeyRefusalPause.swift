@@ -18,16 +18,17 @@ final class KeyRefusalPause: Sendable {
     /// Sends `response` through `responder` once the pause is over; at once when there is
     /// no pause, or after ``close()``.
     func send(_ response: Response, through responder: Responder) {
-        guard pauseNanoseconds > 0 else { return responder.send(response) }
-        startIfNeeded()
+        // Without its thread (the system refused one), the answer goes at once.
+        guard pauseNanoseconds > 0, startIfNeeded() else { return responder.send(response) }
         let deadline = SystemClock.monotonicNanoseconds() + pauseNanoseconds
         if !queue.push((deadline, response, responder)) { responder.send(response) }
     }
 
-    private func startIfNeeded() {
+    /// Whether the thread runs: started by the first pause.
+    private func startIfNeeded() -> Bool {
         thread.withLock { thread in
-            guard thread == nil else { return }
-            thread = WorkerThread.start { [queue] in
+            guard thread == nil else { return true }
+            thread = WorkerThread.startIfAllowed { [queue] in
                 while let due = queue.take(maximum: 64) {
                     for refusal in due {
                         var wait = refusal.deadline - SystemClock.monotonicNanoseconds()
@@ -39,6 +40,7 @@ final class KeyRefusalPause: Sendable {
                     }
                 }
             }
+            return thread != nil
         }
     }
 
