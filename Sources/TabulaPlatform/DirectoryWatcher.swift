@@ -23,10 +23,9 @@ public final class DirectoryWatcher: Sendable {
         self.directory = directory
         #if os(Linux)
             let descriptor = polling ? -1 : inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-            if descriptor >= 0, inotify_add_watch(descriptor, directory, mask) >= 0 {
+            if descriptor >= 0, case let watch = inotify_add_watch(descriptor, directory, Self.mask), watch >= 0 {
                 method = "inotify"
-                thread.withLock { [self] in $0 = WorkerThread.start { self.notify(descriptor, onChange) } }
+                thread.withLock { [self] in $0 = WorkerThread.start { self.notify(descriptor, watch, onChange) } }
                 return
             }
             if descriptor >= 0 { close(descriptor) }
@@ -44,22 +43,56 @@ public final class DirectoryWatcher: Sendable {
     private var isStopping: Bool { stopping.withLock { $0 } }
 
     #if os(Linux)
-        private func notify(_ descriptor: Int32, _ onChange: @Sendable () -> Void) {
+        private static let mask = UInt32(
+            IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+
+        private func notify(_ descriptor: Int32, _ firstWatch: Int32, _ onChange: @Sendable () -> Void) {
             defer { close(descriptor) }
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var changed = false
+            var watch: Int32? = firstWatch
             while !isStopping {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 // Short timeouts: stop() is noticed within one.
                 let ready = poll(&entry, 1, changed ? Self.quietMilliseconds : Self.pollMilliseconds)
                 if ready > 0 {
-                    // The events themselves do not matter: any change reads the directory again.
-                    while buffer.withUnsafeMutableBytes({ readDescriptor(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+                    // Any change reads the directory again; only the directory's own end matters.
+                    while case let count = buffer.withUnsafeMutableBytes({ readDescriptor(descriptor, $0.baseAddress, $0.count) }), count > 0 {
+                        if let ended = watch, Self.watchEnded(ended, in: buffer[0..<count]) {
+                            inotify_rm_watch(descriptor, ended)
+                            watch = nil
+                        }
+                    }
+                    changed = true
+                }
+                // The directory was deleted, or moved away (an editor's or a deployment's
+                // swap): the kernel's watch went with it, so the path is watched again once
+                // something is there, and read again then.
+                if watch == nil, case let renewed = inotify_add_watch(descriptor, directory, Self.mask), renewed >= 0 {
+                    watch = renewed
                     changed = true
                 } else if ready == 0 && changed {
                     changed = false
                     onChange()
                 }
+            }
+        }
+
+        /// Whether inotify's events say the directory `watch` watches is gone: deleted, moved,
+        /// or its watch dropped (`IN_IGNORED`, after either, or an unmount). An ended watch's
+        /// late `IN_IGNORED` names its own descriptor, not the one watching the path since.
+        private static func watchEnded(_ watch: Int32, in events: ArraySlice<UInt8>) -> Bool {
+            let ending = UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)
+            return events.withUnsafeBytes { bytes in
+                // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+                var offset = 0
+                while offset + 16 <= bytes.count {
+                    let descriptor = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    if descriptor == watch, mask & ending != 0 { return true }
+                    offset += 16 + Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                }
+                return false
             }
         }
     #endif

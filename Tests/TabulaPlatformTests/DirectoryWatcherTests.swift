@@ -41,4 +41,34 @@ import Testing
         try FileManager.default.removeItem(at: file)
         #expect(calls.waitFor(3), "a removal")
     }
+
+    /// A directory deleted and made again, or swapped for another by a rename, took inotify's
+    /// watch with it: nothing after was seen. The path is now watched again once it is there.
+    @Test(arguments: ["deleted", "swapped"])
+    func aDirectoryReplacedIsWatchedAgain(how: String) throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        let directory = parent.appendingPathComponent("screens")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        try Data("1".utf8).write(to: directory.appendingPathComponent("a.json"))
+        let calls = Calls()
+        let watcher = DirectoryWatcher(directory: directory.path) { calls.count.withLock { $0 += 1 } }
+        defer { watcher.stop() }
+        #expect(watcher.method == "inotify")
+        if how == "deleted" {
+            try FileManager.default.removeItem(at: directory)
+            #expect(calls.waitFor(1), "the removal")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } else {
+            let next = parent.appendingPathComponent("screens.next")
+            try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(at: directory, to: parent.appendingPathComponent("screens.old"))
+            try FileManager.default.moveItem(at: next, to: directory)
+        }
+        // A swap may come as one change with its removal; a deletion has called back already.
+        #expect(calls.waitFor(how == "deleted" ? 2 : 1), "the directory in its place")
+        let before = calls.count.withLock { $0 }
+        try Data("2".utf8).write(to: directory.appendingPathComponent("b.json"))
+        #expect(calls.waitFor(before + 1), "a file written in the new directory")
+    }
 }
