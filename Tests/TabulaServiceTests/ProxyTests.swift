@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    /// Behind nginx (a trusted proxy, which appends the client's address to
+    /// Behind nginx (a trusted proxy, which names the client, its peer, in
     /// X-Forwarded-For), the new sessions of each client are counted for that client, on
     /// each instance: one client meets the limit, another is not held back by it.
     @Test func newSessionsAreCountedPerClientBehindTheProxy() throws {
