@@ -20,7 +20,7 @@ import Testing
 
         init(
             _ files: [DefinitionFile], strings: [DefinitionFile] = [], store kind: StoreKind = .memory, keepDefinitions: Int? = nil,
-            preview: Bool = false
+            preview: Bool = false, backendKey: String? = nil
         ) throws {
             root = try makeTemporaryDirectory()
             directory = root.appendingPathComponent("screens")
@@ -35,7 +35,10 @@ import Testing
             let catalogue = try Catalogue.load(files, strings: sources)
             let factory = try StoreFactory(kind)
             if let keepDefinitions { factory.settings.keepDefinitions = keepDefinitions }
-            api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) { $0.preview = preview }
+            api = try APITestServer(catalogue: catalogue, store: try factory.open(catalogue)) {
+                $0.preview = preview
+                $0.backendKey = backendKey.flatMap(APIKey.init)
+            }
         }
 
         /// The bundled screens and string tables.
@@ -101,6 +104,35 @@ import Testing
         #expect(oldest.status == 409 && oldest.problemSlug == "unknown-definition", "\(oldest.bodyText)")
         #expect(try catchUp(from: definitions[1]).status == 200)
         #expect(try catchUp(from: definitions[2]).status == 200)
+    }
+
+    /// A state read from `GET /v1/sessions/{id}` is one a `PUT` takes back as it is, also
+    /// after a reload dropped a key that the session still holds: a value the `PUT` leaves
+    /// as stored is kept unchecked, as a `PATCH` keeps one. A changed value of such a key is
+    /// still refused.
+    @Test(arguments: StoreKind.allCases)
+    func aStateReadIsOneAPutTakesAfterAReload(kind: StoreKind) throws {
+        func definition(_ state: String) -> DefinitionFile {
+            DefinitionFile(
+                name: "s.json",
+                bytes: Array(
+                    #"{"id": "s", "title": "S", "state": {\#(state)}, "sections": [{"id": "a", "rows": [{"id": "r", "kind": "basic", "title": "x"}]}]}"#
+                        .utf8))
+        }
+        let key = "reload-backend-key-0123"
+        let served = try Served([definition(#""kept": true, "dropped": 3"#)], store: kind, backendKey: key)
+        let id = try #require(try served.api.send("POST", "/v1/sessions").json.objectValue?["id"]?.stringValue)
+        try served.write(definition(#""kept": true"#))
+        #expect(served.reload().version == 2)
+        let authorization = ["Authorization: Bearer \(key)"]
+        let read = try served.api.send("GET", "/v1/sessions/\(id)", headers: authorization)
+        let state = try #require(read.json.objectValue?["state"])
+        #expect(state.objectValue?["dropped"] != nil, "the session still holds the dropped key: \(read.bodyText)")
+        let put = try served.api.send("PUT", "/v1/sessions/\(id)/state", headers: authorization + ["If-Match: *"], json: state.canonicalText)
+        #expect(put.status == 200, "\(put.bodyText)")
+        let changed = try served.api.send(
+            "PUT", "/v1/sessions/\(id)/state", headers: authorization + ["If-Match: *"], json: #"{"kept": false, "dropped": 4}"#)
+        #expect(changed.status == 422 && changed.problemSlug == "invalid-state", "\(changed.bodyText)")
     }
 
     /// Random definitions edited at random between reloads, on each store: a stream open

@@ -117,9 +117,11 @@ struct StateWrite: SessionDecision {
     }
 
     /// The state after the patch, at the current revision. Keys the patch leaves as they
-    /// are keep their stored values (also keys no definition declares any more); keys it
-    /// changes must be declared and of their declared type; keys it removes take their
-    /// default. `PUT` gives every declared key: the given value or the default.
+    /// are keep their stored values (also keys no definition declares any more, and values
+    /// of a type a reload changed); keys it changes must be declared and of their declared
+    /// type; keys it removes take their default. `PUT` gives every declared key: the given
+    /// value or the default; so a state sent back as `GET /v1/sessions/{id}` read it is
+    /// taken as it is.
     private func patched(_ current: SessionState) throws(Problem) -> SessionState {
         let stored = current.valuesJSON
         let result: JSONValue
@@ -128,22 +130,24 @@ struct StateWrite: SessionDecision {
         } catch {
             throw Problem.patchFailed(error)
         }
-        if case .replace = patch {
-            // The client's context and the form marks are the client's: the backend's whole
-            // state leaves them.
-            var replaced = try decode(result, revision: current.revision)
-            replaced.client = current.client
-            replaced.marks = current.marks
-            return replaced
-        }
         guard case .object(let members) = result else {
             throw Problem.invalidState(StateDecodingError(path: "$", message: "the state must be an object, not \(result.typeName)"), under: "$")
         }
-        var next = current
         let before = stored.objectValue ?? JSONObject()
         var given = JSONObject()
         for (key, value) in members.pairs where before[key] != value { given[key] = value }
         let decoded = try decode(.object(given), revision: current.revision)
+        if case .replace = patch {
+            // Every declared key the body leaves out takes its default (the decoding gave
+            // them); the client's context and the form marks are the client's, and the
+            // backend's whole state leaves them.
+            var replaced = decoded
+            for key in members.keys where given[key] == nil { replaced.values[key] = current.values[key] }
+            replaced.client = current.client
+            replaced.marks = current.marks
+            return replaced
+        }
+        var next = current
         for key in given.keys { next.values[key] = decoded.values[key] }
         for key in before.keys where members[key] == nil {
             next.values[key] = schema.declarations[key]?.defaultValue
