@@ -278,8 +278,37 @@ private func readFeedOnce(port: UInt16, after: String?, limit: Int) throws -> (e
             return
         }
         #expect(kept.map(\.cursor.low) == [3, 4, 5] && next.low == 5)
-        #expect(try wait { store.readFeed(after: FeedCursor(low: 1), limit: 10, completion: $0) } == .expired(oldest: FeedCursor(low: 2)))
-        #expect(try wait { store.readFeed(after: FeedCursor(low: 3), limit: 1, completion: $0) } == .entries(Array(kept[1...1]), next: kept[1].cursor))
+        let run = next.high
+        #expect(try wait { store.readFeed(after: FeedCursor(high: run, low: 1), limit: 10, completion: $0) } == .expired(oldest: FeedCursor(high: run, low: 2)))
+        #expect(
+            try wait { store.readFeed(after: FeedCursor(high: run, low: 3), limit: 1, completion: $0) } == .entries(Array(kept[1...1]), next: kept[1].cursor))
+    }
+
+    /// A cursor from before a restart of the memory store (another store: its feed began
+    /// again) is expired even once the new feed holds more entries than the old one did; it
+    /// used to be taken as a place in the new feed, and its first entries were skipped.
+    @Test func aMemoryCursorFromBeforeARestartIsExpired() throws {
+        func filled(_ count: Int) throws -> MemorySessionStore {
+            let store = MemorySessionStore(feedCapacity: 100)
+            for index in 0..<count {
+                try wait {
+                    store.createSession(
+                        NewSession(token: "RESTART\(index)" + String(repeating: "r", count: 25), id: SessionID.make(), subject: nil, state: SessionState()),
+                        completion: $0)
+                }
+            }
+            return store
+        }
+        let first = try filled(3)
+        guard case .entries(_, let before) = try wait({ first.readFeed(after: nil, limit: 10, completion: $0) }) else {
+            Issue.record("the first run's feed expired without an after")
+            return
+        }
+        let restarted = try filled(10)
+        guard case .expired = try wait({ restarted.readFeed(after: before, limit: 10, completion: $0) }) else {
+            Issue.record("a cursor of the run before was taken as one of this run")
+            return
+        }
     }
 
     @Test func cursorsReadBackAsWritten() {

@@ -14,15 +14,22 @@ final class MemoryFeed: Sendable {
         var entries: RingBuffer<FeedEntry>
         var lastCursor: UInt64 = 0
         /// The cursor of the newest entry removed.
-        var pruned = FeedCursor.start
+        var pruned: FeedCursor
     }
 
     private let state: Locked<Entries>
     let capacity: Int
+    /// The high half of this feed's entries' cursors, drawn for each run: a cursor with
+    /// another (from before a restart, whose feed began again) is expired (410), rather than
+    /// taken for a place in this feed and its first entries skipped. The place before every
+    /// entry stays ``FeedCursor/start``, whatever the run.
+    private let run: UInt64
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        state = Locked(Entries(entries: RingBuffer(capacity: self.capacity)))
+        let run = UInt64.random(in: 1 << 32...1 << 48)
+        self.run = run
+        state = Locked(Entries(entries: RingBuffer(capacity: self.capacity), pruned: .start))
     }
 
     func append(sessionID: String, subject: String?, revision: Int, record: FeedRecord, time: Milliseconds) {
@@ -30,7 +37,7 @@ final class MemoryFeed: Sendable {
         _ = state.withLock { state -> FeedEntry? in
             state.lastCursor += 1
             let entry = FeedEntry(
-                cursor: FeedCursor(low: state.lastCursor), sessionID: sessionID, subject: subject, revision: revision, record: record,
+                cursor: FeedCursor(high: run, low: state.lastCursor), sessionID: sessionID, subject: subject, revision: revision, record: record,
                 time: time)
             guard let dropped = state.entries.append(entry) else { return nil }
             state.pruned = dropped.cursor
@@ -40,7 +47,8 @@ final class MemoryFeed: Sendable {
 
     func read(after: FeedCursor?, limit: Int) -> FeedPage {
         state.withLock { state in
-            FeedPage.read(after: after, pruned: state.pruned, newest: FeedCursor(low: state.lastCursor)) { from in
+            if let after, after.high != run, after != .start { return .expired(oldest: state.pruned) }
+            return FeedPage.read(after: after, pruned: state.pruned, newest: FeedCursor(high: run, low: state.lastCursor)) { from in
                 // Cursors are consecutive from the oldest entry on, and `from` is at most the
                 // newest: the first entry after it is found by arithmetic.
                 let firstCursor = state.lastCursor - UInt64(state.entries.count) + 1
