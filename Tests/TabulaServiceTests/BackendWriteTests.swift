@@ -138,6 +138,9 @@ import Testing
             ("PATCH", #"{"wifi": false}"#, Self.merge, nil, 428, "precondition-required", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, #""7""#, 412, "precondition-failed", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, #"W/"0""#, 412, "precondition-failed", nil),
+            // Strong comparison is of the tag's characters: "00" and "+0" are not "0".
+            ("PATCH", #"{"wifi": false}"#, Self.merge, #""00""#, 412, "precondition-failed", nil),
+            ("PATCH", #"{"wifi": false}"#, Self.merge, #""+0""#, 412, "precondition-failed", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, "0", 400, "invalid-header", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, #"*, "0""#, 400, "invalid-header", nil),
             ("PATCH", #"{"wifi": false}"#, Self.merge, "*, *", 400, "invalid-header", nil),

@@ -60,6 +60,8 @@ import Testing
             #"{"baz":"qux","foo":["a",2,"c"]}"#
         ),
         (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#, #"{"foo":"bar","child":{"grandchild":{}}}"#),
+        // A.11: a member the operation does not define is ignored.
+        (#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux","xyz":123}]"#, #"{"foo":"bar","baz":"qux"}"#),
         (#"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#, #"{"foo":["bar",["abc","def"]]}"#),
         (#"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~01","value":10}]"#, #"{"/":9,"~1":10}"#),
         (#"{"a":1}"#, #"[{"op":"copy","from":"/a","path":"/b"}]"#, #"{"a":1,"b":1}"#),
@@ -72,6 +74,14 @@ import Testing
     @Test func failingJSONPatchesSayWhichOperationAndWhere() throws {
         #expect(try apply(#"[{"op":"test","path":"/baz","value":"bar"}]"#, to: #"{"baz":"qux"}"#) == .failure(.testFailed(index: 0, path: "/baz")))
         #expect(try apply(#"[{"op":"test","path":"/~01","value":"10"}]"#, to: #"{"/":9,"~1":10}"#) == .failure(.testFailed(index: 0, path: "/~01")))
+        // A test of a location that does not exist fails as any operation there does (422),
+        // not as a value that differs (409).
+        for path in ["/nosuch", "/foo/01", "/foo/5"] {
+            guard case .failure(.unappliable(0, path, _)) = try apply(#"[{"op":"test","path":"\#(path)","value":1}]"#, to: #"{"foo":[1]}"#) else {
+                Issue.record("a test of \(path), which does not exist")
+                continue
+            }
+        }
         guard case .failure(.unappliable(0, "/baz/bat", _)) = try apply(#"[{"op":"add","path":"/baz/bat","value":"qux"}]"#, to: #"{"foo":"bar"}"#) else {
             Issue.record("adding to a nonexistent target must fail")
             return
@@ -96,7 +106,7 @@ import Testing
     @Test func malformedPatchDocumentsAreRefused() throws {
         for patch in [
             #"{"op":"add"}"#, #"[{"op":"add","path":"/a"}]"#, #"[{"op":"move","path":"/a"}]"#, #"[{"op":"add","path":"a","value":1}]"#,
-            #"[{"op":"nope","path":"/a"}]"#, #"[{"path":"/a"}]"#, #"[{"op":"remove","path":"/a","extra":1}]"#, #"[{"op":"add","path":"/~2","value":1}]"#,
+            #"[{"op":"nope","path":"/a"}]"#, #"[{"path":"/a"}]"#, #"[{"op":"add","path":"/~2","value":1}]"#,
         ] {
             #expect(throws: Problem.self, "\(patch)") { _ = try JSONPatchOperation.document(json(patch)) }
         }

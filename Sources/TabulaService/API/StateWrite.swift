@@ -34,7 +34,10 @@ enum RevisionCondition: Sendable, Equatable {
             // A weak tag never matches under strong comparison, which If-Match uses.
             let opaque = trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
             guard opaque.count >= 2, opaque.first == "\"", opaque.last == "\"" else { return nil }
-            if let revision = Int(opaque.dropFirst().dropLast()), revision >= 0 {
+            // Strong comparison is of the tags' characters: only the revision as the ETag
+            // writes it ("3", never "03" or "+3") is that revision's tag.
+            let text = opaque.dropFirst().dropLast()
+            if let revision = Int(text), revision >= 0, String(revision) == text {
                 if trimmed.hasPrefix("W/") { weak.insert(revision) } else { revisions.insert(revision) }
             }
         }

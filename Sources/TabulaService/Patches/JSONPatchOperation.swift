@@ -66,10 +66,8 @@ struct JSONPatchOperation: Sendable, Equatable {
         case .remove:
             break
         }
-        let allowed: Set<String> = ["op", "path", "from", "value"]
-        if let unknown = members.keys.first(where: { !allowed.contains($0) }) {
-            throw Problem.invalidBody("\(location): unknown member \"\(unknown.clippedForDetail)\"; an operation has op, path, from, value")
-        }
+        // Members the operation does not define are ignored, as RFC 6902 (section 4) says
+        // they must be: `{"op": "add", "path": "/wifi", "value": true, "note": "x"}` adds.
         return operation
     }
 
@@ -102,8 +100,10 @@ struct JSONPatchOperation: Sendable, Equatable {
             guard let from else { return }
             try put(try from.value(in: document.value, failing))
         case .test:
-            let found = try? path.value(in: document.value, failing)
-            guard let found, found == value else { throw StatePatchError.testFailed(index: index, path: path.text) }
+            // A location that does not exist fails as for any operation; only a value that
+            // differs fails the test.
+            let found = try path.value(in: document.value, failing)
+            guard found == value else { throw StatePatchError.testFailed(index: index, path: path.text) }
         }
     }
 }
