@@ -47,6 +47,23 @@ import Testing
         try #require(try api.send("GET", "/v1/sessions/\(id)", headers: [Self.authorization]).json.objectValue)
     }
 
+    /// A backend's write is use of its session on every store, as a client's event is:
+    /// `lastUsedAt` moves, and `--session-ttl` counts from it. The memory store used to
+    /// count a client's commits only.
+    @Test(arguments: StoreKind.allCases)
+    func aBackendsWriteIsUseOfTheSession(_ kind: StoreKind) throws {
+        let (api, _, id) = try setUp(kind)
+        defer { api.store.close() }
+        let before = try #require(try record(api, id)["lastUsedAt"]?.stringValue)
+        usleep(20_000)
+        let written = try api.send(
+            "PATCH", "/v1/sessions/\(id)/state", headers: [Self.authorization, "If-Match: *", "Content-Type: \(Self.merge)"],
+            json: #"{"wifi": false}"#, contentType: nil)
+        #expect(written.status == 200, "\(written.bodyText)")
+        let after = try #require(try record(api, id)["lastUsedAt"]?.stringValue)
+        #expect(after > before, "\(before) → \(after)")
+    }
+
     /// The client's copy brought forward with `changes?since=` equals the screen it fetches.
     func expectClientCatchesUp(_ api: APITestServer, _ token: String, from copy: Screen, _ comment: Comment? = nil) throws -> Screen {
         let answer = try api.send("GET", "/v1/screens/settings/changes?since=\(copy.revision)&definition=\(copy.definition ?? "")", session: token)

@@ -116,7 +116,9 @@ public final class MemorySessionStore: SessionStore {
             }
             return .committed
         }
-        if case .token = name { session.watch.lastUsed.store(time, ordering: .relaxed) }
+        // Every change is use, a backend's write as a client's event, as the durable stores
+        // count it; of reads, only a client's.
+        session.watch.lastUsed.store(time, ordering: .relaxed)
         completion(.success(result))
     }
 
