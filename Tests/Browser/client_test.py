@@ -181,7 +181,10 @@ return {
         value: control ? (control.type === 'password' ? null : control.value) : chosen ? chosen.value : null,
         control: control ? (control.tagName.toLowerCase() + (control.tagName === 'INPUT' ? ':' + control.type : '')) : radios.length ? 'input:radio' : null,
         deletable: Boolean(row.querySelector('button[data-action=delete]')),
-        selectable: row.tagName === 'BUTTON' || row.getAttribute('role') === 'button',
+        // A selectable row is a button; a checkmark row a checkbox, read-only when it is not.
+        selectable: row.tagName === 'BUTTON' || row.getAttribute('role') === 'button'
+          || (row.getAttribute('role') === 'checkbox' && row.getAttribute('aria-readonly') !== 'true'),
+        role: row.getAttribute('role'),
       };
     }),
   })),
@@ -250,6 +253,8 @@ def compare(screen, page, what, api=None, session=None):
                         return f"{where} does not show its field {name} = {value!r}"
             if row["kind"] == "checkmark" and shown["checked"] != ("true" if row["isChecked"] else "false"):
                 return f"{where}: aria-checked is {shown['checked']!r}, GET has isChecked {row['isChecked']}"
+            if row["kind"] == "checkmark" and shown["role"] != "checkbox":
+                return f"{where}: a checkmark row is a checkbox, not {shown['role']!r}"
             if row["kind"] == "titleSwitch" and shown["isOn"] != row["isOn"]:
                 return f"{where}: the switch is {shown['isOn']}, GET has isOn {row['isOn']}"
             if row["kind"] in INPUT_KINDS:
@@ -445,7 +450,7 @@ class ClientTest:
             const root = document.getElementById(`mount-${arguments[0]}`);
             const rows = (selector) => Array.from(root.querySelectorAll(selector)).map((node) => node.closest('[data-row-id]').dataset.rowId);
             return {
-              tap: Array.from(root.querySelectorAll('[data-row-id][role=button]'))
+              tap: Array.from(root.querySelectorAll('[data-row-id][role=button], [data-row-id][role=checkbox]:not([aria-readonly=true])'))
                 .filter((row) => row.dataset.enabled !== 'false' && row.dataset.kind !== 'button').map((row) => row.dataset.rowId),
               toggle: rows('input[type=checkbox][role=switch]:not([disabled])'),
               remove: rows('button.row-delete[data-action=delete]'),
@@ -567,6 +572,37 @@ class ClientTest:
             raise Failure(f"{len(edits)} edits sent for typing with a pause in the middle, not one before the pause and one after")
         driver.execute_script("arguments[0].blur()", control)
         self.check_all("after typing into sign-in's e-mail field")
+
+    def check_focus_kept_through_reordering(self):
+        step("a change set that moves or deletes the rows and sections around a focused field leaves its focus alone")
+        driver = self.driver = self.windows[0]
+        control = driver.find_element(By.CSS_SELECTOR, '#mount-sign-in [data-row-id="password"] input')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", control)
+        control.click()
+        # Drawn straight from copies of the view's screen: the focused password row first in
+        # its section, then a row and a section put in front of it, then both gone again
+        # (each used to move the focused row's node, which blurs the field), then the screen
+        # as the service has it.
+        lost = driver.execute_script("""
+            const view = window.tabulaTest.views['sign-in'];
+            const control = arguments[0];
+            const base = JSON.parse(JSON.stringify(view.copy));
+            const credentials = (screen) => screen.sections.find((section) => section.id === 'credentials');
+            const reversed = JSON.parse(JSON.stringify(base));
+            credentials(reversed).rows.reverse();
+            const crowded = JSON.parse(JSON.stringify(reversed));
+            credentials(crowded).rows.unshift({ id: 'focus-test-row', kind: 'basic', title: 'In front' });
+            crowded.sections.unshift({ id: 'focus-test-section', rows: [{ id: 'focus-test-other', kind: 'basic', title: 'Above' }] });
+            const lost = [];
+            for (const [name, screen] of [['reversed', reversed], ['crowded', crowded], ['reversed again', reversed], ['as served', base]]) {
+              view.draw(screen, { animated: false });
+              if (document.activeElement !== control) lost.push(name);
+            }
+            return lost;""", control)
+        if lost:
+            raise Failure(f"the focused password field lost its focus when drawn {', '.join(lost)}")
+        driver.execute_script("arguments[0].blur()", control)
+        self.check_all("after the focused field's rows moved around it")
 
     def check_segmented_control(self):
         step("a segmented control is native radio buttons: a click on a segment's label sends its option")
@@ -709,6 +745,7 @@ def main():
         test.start()
         test.check_inconsistent_change_sets()
         test.check_edit_answer_keeps_typing()
+        test.check_focus_kept_through_reordering()
         test.check_segmented_control()
         test.random_events(args.events)
         test.check_retry()

@@ -437,6 +437,29 @@ function fieldList(model, skip) {
 /** What a row is called where no text of its own says it (the delete and grip buttons' labels). */
 const rowName = (row) => row.accessibilityLabel || row.title || row.leftTitle || row.id;
 
+/**
+ * Puts `node` right after `previous` in `parent` (first, when `previous` is null). A node that
+ * holds the focus stays where it is when it is in `parent` already: the nodes in front of it
+ * go to the end instead, and each is put in its place when the caller's loop reaches it.
+ * Moving the node itself would blur the field being typed in, and lose what is typed next.
+ */
+function placeAfter(parent, node, previous) {
+  let reference = previous ? previous.nextSibling : parent.firstChild;
+  if (node === reference) return;
+  const focused = document.activeElement;
+  if (node.parentNode === parent && focused && focused !== document.body && node.contains(focused)) {
+    while (reference && reference !== node) {
+      const next = reference.nextSibling;
+      parent.append(reference);
+      reference = next;
+    }
+    if (reference === node) return;
+    // Not after `previous` after all: put in place, focus or not.
+    reference = previous ? previous.nextSibling : parent.firstChild;
+  }
+  parent.insertBefore(node, reference);
+}
+
 /** Fills a row element from its model: the row's attributes and a full rebuild of its content. */
 function fillRow(node, row) {
   node.className = "row";
@@ -472,13 +495,18 @@ function fillRow(node, row) {
   node.classList.toggle("row-input", INPUT_KINDS.has(row.kind));
   if (typeof row.height === "number") node.style.height = `${Math.max(0, row.height)}px`;
   else node.style.removeProperty("height");
+  // A checkmark row is a checkbox (aria-checked is a checkbox's state, not a button's), one
+  // the user cannot change when it is not selectable; any other selectable row is a button.
+  if (row.kind === "checkmark") node.setAttribute("role", "checkbox");
+  if (row.kind === "checkmark" && !row.selectable) node.setAttribute("aria-readonly", "true");
+  else node.removeAttribute("aria-readonly");
   if (row.selectable) {
-    node.setAttribute("role", "button");
+    if (row.kind !== "checkmark") node.setAttribute("role", "button");
     node.tabIndex = 0;
     if (row.enabled === false) node.setAttribute("aria-disabled", "true");
     else node.removeAttribute("aria-disabled");
   } else {
-    node.removeAttribute("role");
+    if (row.kind !== "checkmark") node.removeAttribute("role");
     node.removeAttribute("tabindex");
     node.removeAttribute("aria-disabled");
   }
@@ -1561,10 +1589,29 @@ export class TabulaView extends EventTarget {
     const layer = motion ? this.ghosts() : null;
     const layerRect = layer?.getBoundingClientRect();
 
+    // What leaves goes first: a row or section still in place while the others are put in
+    // order would make each one after it move, and a moved node loses the focus (and the
+    // user's next keystrokes) of the field inside it.
+    const keptSections = new Set(screen.sections.map((section) => section.id));
+    const keptRows = new Set(screen.sections.flatMap((section) => section.rows.map((row) => row.id)));
+    for (const [id, node] of this.rowNodes) {
+      if (keptRows.has(id)) continue;
+      // A row whose section left too leaves with it, in its section's ghost.
+      if (layer && keptSections.has(node.closest(".section")?.dataset.sectionId)) {
+        this.ghost(node, before.get(`r:${id}`), layer, layerRect);
+      }
+      node.remove();
+      this.rowNodes.delete(id);
+    }
+    for (const [id, node] of this.sectionNodes) {
+      if (keptSections.has(id)) continue;
+      if (layer) this.ghost(node, before.get(`s:${id}`), layer, layerRect);
+      node.remove();
+      this.sectionNodes.delete(id);
+    }
+
     const inserted = [];
     const updated = [];
-    const seenSections = new Set();
-    const seenRows = new Set();
     let previousSection = title;
     for (const section of screen.sections) {
       let node = this.sectionNodes.get(section.id);
@@ -1578,10 +1625,8 @@ export class TabulaView extends EventTarget {
       } else if (fillSectionChrome(node, section)) {
         updated.push(...node.querySelectorAll(":scope > .section-header, :scope > .section-footer"));
       }
-      const reference = previousSection ? previousSection.nextSibling : root.firstChild;
-      if (node !== reference) root.insertBefore(node, reference);
+      placeAfter(root, node, previousSection);
       previousSection = node;
-      seenSections.add(section.id);
 
       const body = node.querySelector(":scope > .section-rows");
       let previousRow = null;
@@ -1603,27 +1648,10 @@ export class TabulaView extends EventTarget {
           this.updateRow(rowNode, row);
           updated.push(rowNode);
         }
-        const rowReference = previousRow ? previousRow.nextSibling : body.firstChild;
-        if (rowNode !== rowReference) body.insertBefore(rowNode, rowReference);
+        placeAfter(body, rowNode, previousRow);
         previousRow = rowNode;
-        seenRows.add(row.id);
       }
       node.classList.toggle("is-empty", section.rows.length === 0);
-    }
-    for (const [id, node] of this.rowNodes) {
-      if (seenRows.has(id)) continue;
-      // A row whose section left too leaves with it, in its section's ghost.
-      if (layer && seenSections.has(node.closest(".section")?.dataset.sectionId)) {
-        this.ghost(node, before.get(`r:${id}`), layer, layerRect);
-      }
-      node.remove();
-      this.rowNodes.delete(id);
-    }
-    for (const [id, node] of this.sectionNodes) {
-      if (seenSections.has(id)) continue;
-      if (layer) this.ghost(node, before.get(`s:${id}`), layer, layerRect);
-      node.remove();
-      this.sectionNodes.delete(id);
     }
     // Anything else in the root (left by an app, or by an earlier mount) is not the screen.
     for (const child of Array.from(root.children)) {
