@@ -573,6 +573,31 @@ class ClientTest:
         driver.execute_script("arguments[0].blur()", control)
         self.check_all("after typing into sign-in's e-mail field")
 
+    def check_composition_waits(self):
+        step("text an input method is still composing is not sent; it is once the composition ends")
+        driver = self.driver = self.windows[0]
+        control = driver.find_element(By.CSS_SELECTOR, '#mount-sign-in [data-row-id="email"] input')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", control)
+        control.click()
+        sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+        driver.execute_script("""
+            const control = arguments[0];
+            control.value = 'かな';
+            control.dispatchEvent(new InputEvent('input', { bubbles: true, isComposing: true, data: 'かな' }));""", control)
+        time.sleep(1.0)  # Over twice the client's edit delay.
+        sent = driver.execute_script("return window.tabulaTest.sent")[sent_before:]
+        if sent:
+            raise Failure(f"text still being composed was sent: {json.dumps(sent)}")
+        driver.execute_script("arguments[0].dispatchEvent(new CompositionEvent('compositionend', { bubbles: true, data: 'かな' }))", control)
+        wait_for(driver, lambda d: len(d.execute_script("return window.tabulaTest.sent")) > sent_before, 5, "the composed text's edit to be sent")
+        edit = driver.execute_script("return window.tabulaTest.sent")[sent_before]
+        if (edit["screen"], edit["kind"], edit["row"]) != ("sign-in", "edit", "email"):
+            raise Failure(f"the end of the composition sent {json.dumps(edit)}, not an edit of email")
+        wait_for(driver, lambda d: d.execute_script(
+            "const v = window.tabulaTest.views['sign-in']; return v.pendingEdits.size === 0 && v.sendingEdits.size === 0"), 10, "the edit to be answered")
+        driver.execute_script("arguments[0].blur()", control)
+        self.check_all("after a composition in sign-in's e-mail field")
+
     def check_focus_kept_through_reordering(self):
         step("a change set that moves or deletes the rows and sections around a focused field leaves its focus alone")
         driver = self.driver = self.windows[0]
@@ -746,6 +771,7 @@ def main():
         test.check_inconsistent_change_sets()
         test.check_edit_answer_keeps_typing()
         test.check_focus_kept_through_reordering()
+        test.check_composition_waits()
         test.check_segmented_control()
         test.random_events(args.events)
         test.check_retry()

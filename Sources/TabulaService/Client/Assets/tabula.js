@@ -21,8 +21,14 @@ const RETRY_FIRST_MS = 250;
 const RETRY_CAP_MS = 5000;
 /** Attempts at a request the service answered 503 or 504: it said "not now", but not forever. */
 const RETRY_STATUS_ATTEMPTS = 5;
-/** After a stream was refused (not merely dropped), the view reads the screen again after this long. */
+/**
+ * After a stream was refused (not merely dropped), the view reads the screen again after this
+ * long, twice as long after each refusal in a row (a stream refused again, such as one past
+ * the session's limit, or a proxy's page), up to the cap; less a random part, so that the
+ * views of many pages do not come back together. A stream that opens starts it over.
+ */
 const STREAM_REOPEN_MS = 3000;
+const STREAM_REOPEN_CAP_MS = 60000;
 
 const INPUT_KINDS = new Set(["textField", "slider", "stepper", "picker", "segmented", "datePicker"]);
 /** The kinds this client draws with their own elements; any other kind is drawn as a list of its fields. */
@@ -693,6 +699,8 @@ export class TabulaView extends EventTarget {
     this.rowNodes = new Map();
     /** Edits not sent yet, by row id: {value, timer, queued}. Only the newest value of a row is kept. */
     this.pendingEdits = new Map();
+    /** Refusals of the stream since it last opened: how long the next attempt waits. */
+    this.streamRefusals = 0;
     /** Rows whose edit is in flight: their control keeps what it shows until the answer is in. */
     this.sendingEdits = new Set();
     /** What was typed into secure fields, by row id: sent with a button's selection (a submit), never kept in the copy. */
@@ -760,9 +768,17 @@ export class TabulaView extends EventTarget {
    * the session is then in that language, and the stream brings the change set.
    */
   async setLocale(locale) {
+    return this.putLocale(locale, false);
+  }
+
+  /** `setLocale`, sent again after a network failure when `untilAnswered`, as loading is. */
+  async putLocale(locale, untilAnswered) {
     const body = { locale };
     if (this.kinds) body.kinds = this.kinds;
-    const answer = await this.request("PUT", "/v1/session/client", { body, session: this.session });
+    const options = { body, session: this.session };
+    const answer = await (untilAnswered
+      ? this.requestUntilAnswered("PUT", "/v1/session/client", options)
+      : this.request("PUT", "/v1/session/client", options));
     this.locale = answer.client?.locale || locale;
     this.client = answer.client || this.client;
     return answer;
@@ -888,7 +904,8 @@ export class TabulaView extends EventTarget {
         this.locale = created.client?.locale || this.locale;
         this.dispatch("session", { session: created.session, id: created.id, client: created.client });
       } else if (this.locale) {
-        await this.setLocale(this.locale);
+        // Every step of loading is tried again after a network failure, this one too.
+        await this.putLocale(this.locale, true);
       }
       const screen = await this.requestUntilAnswered("GET", this.screenPath(), { session: this.session });
       this.acceptScreen(screen, "load");
@@ -985,7 +1002,10 @@ export class TabulaView extends EventTarget {
       if (colon > 0) this.streamCopy = { definition: id.slice(0, colon), revision: Number(id.slice(colon + 1)) };
       return from;
     };
-    stream.onopen = () => this.dispatch("stream", { state: "connected" });
+    stream.onopen = () => {
+      this.streamRefusals = 0;
+      this.dispatch("stream", { state: "connected" });
+    };
     stream.onerror = () => {
       if (this.stream !== stream) return;
       if (stream.readyState !== EventSource.CLOSED) {
@@ -995,7 +1015,9 @@ export class TabulaView extends EventTarget {
       // Refused, not dropped (an unknown session, too many streams, a restarted server):
       // read the screen again, whose answer says why, and follow it again if it can be read.
       this.dispatch("stream", { state: "reconnecting" });
-      this.later(STREAM_REOPEN_MS, () => this.enqueue(async () => {
+      const longest = Math.min(STREAM_REOPEN_CAP_MS, STREAM_REOPEN_MS * 2 ** Math.min(this.streamRefusals, 10));
+      this.streamRefusals += 1;
+      this.later(longest * (0.5 + Math.random() / 2), () => this.enqueue(async () => {
         if (this.stream !== stream) return;
         try {
           const screen = await this.requestUntilAnswered("GET", this.screenPath(), { session: this.session });
@@ -1290,14 +1312,20 @@ export class TabulaView extends EventTarget {
         this.editInput(row, controlValue(row, control), 0);
       }
     });
-    on("input", (event) => {
-      const control = event.target.closest(".row-control");
+    const typed = (event) => {
+      const control = event.target.closest?.(".row-control");
       if (!control || !["INPUT", "TEXTAREA"].includes(control.tagName)) return;
       // A slider, a date or a time sends on `change`, once it is let go or chosen.
       if (["range", "date", "time", "datetime-local"].includes(control.type)) return;
       const row = rowOf(control)._model;
       this.editInput(row, controlValue(row, control), this.editDelay);
+    };
+    // Text an input method is still composing (a kana candidate not chosen yet) is not the
+    // user's value: it is sent once the composition ends.
+    on("input", (event) => {
+      if (!event.isComposing) typed(event);
     });
+    on("compositionend", typed);
     // A field the user leaves shows the copy again once nothing of it is on the way.
     on("focusout", (event) => {
       const control = event.target.closest?.(".row-control");
