@@ -68,6 +68,8 @@ import Testing
         #expect(proxy.status == 64 && proxy.standardError.contains(#"trusted proxy "nginx" is not an IPv4 or IPv6 address"#), "\(proxy.standardError)")
         let schemes = try serve(["--open-url-schemes", "myapp,java script"])
         #expect(schemes.status == 64 && schemes.standardError.contains(#""java script" is not a URL scheme"#), "\(schemes.standardError)")
+        let script = try serve(["--open-url-schemes", "myapp,javascript"])
+        #expect(script.status == 64 && script.standardError.contains("no client may be given one"), "\(script.standardError)")
         let timeout = try serve(["--actions-timeout", "1h"])
         #expect(
             timeout.status == 64 && timeout.standardError.contains(#"--actions-timeout (or TABULA_ACTIONS_TIMEOUT) "1h" is not a duration"#),

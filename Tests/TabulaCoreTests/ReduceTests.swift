@@ -160,6 +160,10 @@ import Testing
         #expect(problems("{{'javascript:'}}alert(1)").first?.contains(#"the URL scheme "javascript" is not one"#) == true)
         #expect(problems("{{'https:'}}//example.com").isEmpty && problems("{{'lic'}}enses").first?.contains("needs a scheme") == true)
         #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["1app"]) }
+        // Schemes that run or read something on the client are refused whoever adds them.
+        for scheme in ["javascript", "JavaScript", "data", "vbscript", "file", "blob"] {
+            #expect(throws: URLSchemeError(scheme: scheme, refused: true)) { try URLSchemes(adding: ["myapp", scheme]) }
+        }
         #expect(throws: URLSchemeError.self) { try URLSchemes(adding: ["my app"]) }
         #expect(URLSchemes.standardOnly.allows("HTTPS://x") && !URLSchemes.standardOnly.allows("javascript:x") && !URLSchemes.standardOnly.allows("x"))
         #expect(URLSchemes.scheme(of: " javascript:x") == nil && !URLSchemes.standardOnly.allows(" javascript:x"))

@@ -10,12 +10,18 @@ public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
     /// The accepted schemes, lower-cased.
     public let allowed: Set<String>
 
+    /// Schemes no client may be given to open, whatever a service adds: a browser runs a
+    /// `javascript:` or `vbscript:` URL as script in the page (which holds the session's
+    /// token), and a `data:` one as a page of its own; `file:` reads the device's files.
+    public static let refused: Set<String> = ["javascript", "vbscript", "data", "file", "blob"]
+
     /// The standard schemes and `extra` ones. Throws the first extra that is not a scheme
-    /// (RFC 3986: a letter, then letters, digits, `+`, `-` and `.`).
+    /// (RFC 3986: a letter, then letters, digits, `+`, `-` and `.`), or that is refused.
     public init(adding extra: [String] = []) throws(URLSchemeError) {
         var allowed = Self.standard
         for scheme in extra {
             guard Self.isScheme(scheme) else { throw URLSchemeError(scheme: scheme) }
+            guard !Self.refused.contains(scheme.lowercased()) else { throw URLSchemeError(scheme: scheme, refused: true) }
             allowed.insert(scheme.lowercased())
         }
         self.allowed = allowed
@@ -100,8 +106,17 @@ public struct URLSchemes: Hashable, Sendable, CustomStringConvertible {
 /// An `--open-url-schemes` entry that is not a URL scheme.
 public struct URLSchemeError: Error, Hashable, Sendable, CustomStringConvertible {
     public let scheme: String
+    /// A scheme, but one no client may be given (``URLSchemes/refused``).
+    public let refused: Bool
+
+    public init(scheme: String, refused: Bool = false) {
+        self.scheme = scheme
+        self.refused = refused
+    }
 
     public var description: String {
-        "\"\(scheme)\" is not a URL scheme: a letter, then letters, digits, +, - and . (such as myapp)"
+        refused
+            ? "\"\(scheme)\" URLs run or read something on the client instead of opening a place: no client may be given one"
+            : "\"\(scheme)\" is not a URL scheme: a letter, then letters, digits, +, - and . (such as myapp)"
     }
 }

@@ -319,10 +319,15 @@ function showEffect(effect) {
     const list = $("#effects");
     const item = el("li", "effect");
     item.dataset.type = "openURL";
-    const link = el("a", "", effect.url);
-    link.href = effect.url;
-    link.target = "_blank";
-    link.rel = "noopener noreferrer";
+    // A web page's URL is a link the author may follow; any other (mailto:, an app's own
+    // scheme) is shown as text: the page's URL holds the session's token and key.
+    const web = /^https?:/i.test(effect.url);
+    const link = el(web ? "a" : "code", "", effect.url);
+    if (web) {
+      link.href = effect.url;
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
     item.append(el("span", "effect-type", "openURL"), " ", link);
     list.prepend(item);
     toast(`Open URL: ${effect.url}`);
