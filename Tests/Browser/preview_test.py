@@ -578,10 +578,16 @@ class PreviewTest:
                  "the email row to show its error once an edit touched it")
         if driver.switch_to.active_element != email:
             raise Failure("the email field lost its focus when the edit's answer arrived")
+        # The error is the field's description, read with it, and the field is invalid.
+        described = [email.get_attribute("aria-describedby"), error.get_attribute("id"), email.get_attribute("aria-invalid")]
+        if not described[0] or described[0] != described[1] or described[2] != "true":
+            raise Failure(f"the email field's aria-describedby, its error's id and aria-invalid are {described}")
         if applied(driver) <= before:
             raise Failure("the edit's answer was not applied as a change set")
         email.send_keys("@example.com")
         wait_for(driver, lambda d: not error.is_displayed(), 5, "the email row's error to go once its value passes")
+        if email.get_attribute("aria-invalid") is not None:
+            raise Failure("the email field stays aria-invalid once its error went")
         if driver.switch_to.active_element != email or email.get_attribute("value") != "ann@example.com":
             raise Failure(f"typing through two answers gave {email.get_attribute('value')!r} and moved the focus")
         caret = driver.execute_script("return arguments[0].selectionStart", email)

@@ -466,6 +466,18 @@ function placeAfter(parent, node, previous) {
   parent.insertBefore(node, reference);
 }
 
+/** Ids of the input rows' error elements, unique in the page. */
+let errorIDs = 0;
+
+/** Ties an input row's controls to its error element: described by it, and invalid while it shows one. */
+function describeControls(row, errorID, error) {
+  for (const control of row.querySelectorAll(".row-control, .row-segment-input")) {
+    control.setAttribute("aria-describedby", errorID);
+    if (error) control.setAttribute("aria-invalid", "true");
+    else control.removeAttribute("aria-invalid");
+  }
+}
+
 /** Fills a row element from its model: the row's attributes and a full rebuild of its content. */
 function fillRow(node, row) {
   node.className = "row";
@@ -579,10 +591,14 @@ function fillRow(node, row) {
   main.append(text, trailing);
   inner.append(main);
   if (INPUT_KINDS.has(row.kind)) {
+    // Read with the control it describes, and when it changes (a polite live region: an
+    // alert would be read again each time the row is drawn, the first time included).
     const error = el("div", "row-error", row.error || "");
-    error.setAttribute("role", "alert");
+    error.id = `tabula-error-${++errorIDs}`;
+    error.setAttribute("aria-live", "polite");
     error.hidden = !row.error;
     inner.append(error);
+    describeControls(inner, error.id, row.error);
   }
   const children = [inner];
   if (trayButtons) {
@@ -1537,8 +1553,9 @@ export class TabulaView extends EventTarget {
     // The answer starts from what the user sees: a control being edited keeps its value.
     if (!editing && !row.secure) showValue(control, row);
     const error = node.querySelector(".row-error");
-    error.textContent = row.error || "";
+    if (error.textContent !== (row.error || "")) error.textContent = row.error || "";
     error.hidden = !row.error;
+    describeControls(node, error.id, row.error);
     for (const name of ["aria-label", "aria-description"]) node.removeAttribute(name);
     const spoken = [row.accessibilityLabel, row.accessibilityValue].filter((text) => text !== undefined && text !== "");
     if (spoken.length) node.setAttribute("aria-label", spoken.join(", "));
