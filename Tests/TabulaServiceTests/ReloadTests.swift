@@ -135,6 +135,28 @@ import Testing
         #expect(changed.status == 422 && changed.problemSlug == "invalid-state", "\(changed.bodyText)")
     }
 
+    /// A retry is replayed when a row it edited stopped being secure since the first
+    /// attempt (here by a reload): whether a row is secure is judged on the definition of
+    /// now, and the first attempt's fingerprint left the secret value out, so the retry's
+    /// used to differ and get 422 event-id-reused.
+    @Test(arguments: StoreKind.allCases)
+    func aRetryOfASecureEditIsReplayedAfterTheRowChanged(kind: StoreKind) throws {
+        func definition(_ row: String) -> DefinitionFile {
+            DefinitionFile(
+                name: "s.json",
+                bytes: Array(#"{"id": "s", "title": "S", "state": {"name": ""}, "sections": [{"id": "a", "rows": [\#(row)]}]}"#.utf8))
+        }
+        let served = try Served([definition(#"{"id": "code", "kind": "textField", "title": "Code", "secure": true}"#)], store: kind)
+        let session = try served.api.newSession()
+        let body = #"{"row": "code", "value": "hunter22", "eventId": "e-secure-1"}"#
+        let first = try served.api.send("POST", "/v1/screens/s/edit", session: session, json: body)
+        #expect(first.status == 200, "\(first.bodyText)")
+        try served.write(definition(#"{"id": "code", "kind": "textField", "title": "Code", "text": "{{name}}", "onEdit": {"set": "name"}}"#))
+        #expect(served.reload().version == 2)
+        let retry = try served.api.send("POST", "/v1/screens/s/edit", session: session, json: body)
+        #expect(retry.status == 200 && retry.body == first.body, "\(retry.bodyText)")
+    }
+
     /// Random definitions edited at random between reloads, on each store: a stream open
     /// across each reload reaches the new screen with one change set, and a copy from any
     /// earlier revision and definition catches up exactly, or sends an event from it.

@@ -107,7 +107,8 @@ final class EventProcessor: SessionDecision {
                 definition.isSecureTextField(row: $0, snapshot.current, item: request.item)
             }
         if let id = request.eventID, let stored = snapshot.answer {
-            return stored.fingerprint == fingerprint ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
+            return stored.fingerprint == fingerprint || matchesWithSecretsLeftOut(stored.fingerprint)
+                ? .success((.replayed(stored), nil)) : .failure(.eventIDReused(id))
         }
         let current = snapshot.current
         let item = request.item
@@ -240,6 +241,24 @@ final class EventProcessor: SessionDecision {
         let currentScreen = oldState.revision == current.revision ? oldScreen : screenForDiff(current.revision)
         guard let currentScreen else { return render(definition, next, item: request.item) }
         return render(definition, next, reusing: currentScreen, renderedAt: current, changedKeys: changedKeys)
+    }
+
+    /// Whether a stored fingerprint is this request's with the values that may be secret
+    /// left out: which rows are secure is judged on the state and definition of now, and a
+    /// row can have stopped being one since the first attempt (its item left a list, a
+    /// reload changed it), which must not turn a faithful retry into `event-id-reused`. A
+    /// fingerprint that held a value never matches one without it, so no other body is
+    /// replayed for it.
+    private func matchesWithSecretsLeftOut(_ stored: [UInt8]) -> Bool {
+        guard case .object(let kept)? = try? JSONParser().parse(stored),
+            case .object(var whole)? = try? JSONParser().parse(request.fingerprint(screen: definition.id))
+        else { return false }
+        if request.kind == .edit, kept["value"] == nil { whole["value"] = nil }
+        if case .object(let keptValues)? = kept["values"], case .object(var values)? = whole["values"] {
+            for (row, value) in keptValues.pairs where value == .null { values[row] = .null }
+            whole["values"] = .object(values)
+        }
+        return whole == kept
     }
 
     /// Whether the edit this request carries may be of a secure text field: by its row id,
