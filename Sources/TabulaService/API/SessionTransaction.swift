@@ -29,8 +29,11 @@ extension APIContext {
     ) {
         turns.take(name) { [self] done in
             transact(decision, session: name, attempt: 1) { outcome in
-                done()
+                // Answered first, then the turn handed on: the next writer of the session may
+                // run on this thread, and this answer (and the screen it keeps for the next
+                // event's diff) should not wait for that writer's decision.
                 completion(outcome)
+                done()
             }
         }
     }
