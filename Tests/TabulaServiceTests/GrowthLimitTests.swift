@@ -28,6 +28,23 @@ import Testing
         #expect(NewSessionRate(perMinute: 0).admit("x", now: start) == nil)
     }
 
+    /// An IPv6 host has a /64 to take addresses from: one address a request used to get a
+    /// bucket each, so no limit held. A /64 is one bucket; an IPv4 address written as IPv6
+    /// is the IPv4 address's.
+    @Test func anIPv6ClientsSlash64IsOneBucket() {
+        let rate = NewSessionRate(perMinute: 3)
+        let start: Int64 = 1_000_000_000
+        for host in ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:DB8:1:2:ffff:ffff:ffff:ffff"] {
+            #expect(rate.admit(host, now: start) == nil, "\(host)")
+        }
+        #expect(rate.admit("2001:db8:1:2::3", now: start) != nil)
+        #expect(rate.admit("2001:db8:1:3::1", now: start) == nil, "another /64")
+        for _ in 0..<3 { #expect(rate.admit("192.0.2.7", now: start) == nil) }
+        #expect(rate.admit("::ffff:192.0.2.7", now: start) != nil)
+        #expect(NewSessionRate.bucket(of: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
+        #expect(NewSessionRate.bucket(of: "::FFFF:192.0.2.7") == "192.0.2.7")
+    }
+
     /// 1,381 new sessions a second came from one connection; now an address gets its
     /// minute's worth, then 429 with Retry-After. The backend's key lifts the limit, and
     /// behind a trusted proxy the limit is the forwarded client's.
@@ -56,7 +73,10 @@ import Testing
         }
         #expect(try api.send("POST", "/v1/sessions", headers: ["X-Forwarded-For: 7.7.7.7, 203.0.113.50"], from: "127.0.0.9").status == 429)
         #expect(try api.send("POST", "/v1/sessions", headers: ["X-Forwarded-For: 203.0.113.51"], from: "127.0.0.9").status == 201)
-        let metric = #"tabula_limit_reached_total{limit="new_sessions"} 3"#
+        // A forwarded entry with a port is its address: it used to be unreadable, and every
+        // client behind the proxy counted as the proxy.
+        #expect(try api.send("POST", "/v1/sessions", headers: ["X-Forwarded-For: 203.0.113.50:5678"], from: "127.0.0.9").status == 429)
+        let metric = #"tabula_limit_reached_total{limit="new_sessions"} 4"#
         #expect(try api.metrics(showing: metric).contains(metric))
     }
 
@@ -65,6 +85,13 @@ import Testing
         #expect(proxies.trusts("127.0.0.1") && !proxies.trusts("127.0.0.2"))
         #expect(proxies.trusts("10.200.3.4") && !proxies.trusts("11.0.0.1"))
         #expect(proxies.trusts("fd12::1") && !proxies.trusts("fe80::1"))
+        // An IPv4 proxy written as IPv6 is in its IPv4 network.
+        #expect(proxies.trusts("::ffff:10.1.2.3") && !proxies.trusts("::ffff:11.1.2.3"))
+        // Entries with a port or in brackets, as some load balancers write them.
+        #expect(TrustedProxies.withoutPort("203.0.113.5:5678") == "203.0.113.5")
+        #expect(TrustedProxies.withoutPort("[2001:db8::1]:443") == "2001:db8::1")
+        #expect(TrustedProxies.withoutPort("[2001:db8::1]") == "2001:db8::1")
+        #expect(TrustedProxies.withoutPort("2001:db8::1") == "2001:db8::1")
         for bad in ["localhost", "10.0.0.0/33", "::/129", "1.2.3"] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try TrustedProxies([bad]) }
         }

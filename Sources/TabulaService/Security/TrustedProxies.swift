@@ -69,13 +69,30 @@ public struct TrustedProxies: Sendable {
             forwarded += value.split(separator: ",").map { String($0).trimmingSpaces() }
         }
         // The last address a trusted proxy did not append is the client's.
-        for address in forwarded.reversed() where !trusts(address) {
+        for entry in forwarded.reversed() {
+            let address = Self.withoutPort(entry)
+            guard !trusts(address) else { continue }
             return Self.addressBytes(address) == nil ? request.remoteAddress : address
         }
-        return forwarded.first ?? request.remoteAddress
+        return forwarded.first.map(Self.withoutPort) ?? request.remoteAddress
     }
 
-    /// The bytes of an IPv4 (4) or IPv6 (16) literal; `nil` for anything else.
+    /// An address as some proxies write it, with a port (`1.2.3.4:5678`,
+    /// `[2001:db8::1]:443`) or in brackets, without them.
+    static func withoutPort(_ entry: String) -> String {
+        if entry.hasPrefix("["), let close = entry.firstIndex(of: "]") {
+            return String(entry[entry.index(after: entry.startIndex)..<close])
+        }
+        // One colon: IPv4 and a port (an IPv6 address has two or more).
+        if let colon = entry.firstIndex(of: ":"), entry[entry.index(after: colon)...].firstIndex(of: ":") == nil {
+            return String(entry[..<colon])
+        }
+        return entry
+    }
+
+    /// The bytes of an IPv4 (4) or IPv6 (16) literal; `nil` for anything else. An IPv4
+    /// address written as IPv6 (`::ffff:10.1.2.3`) is its 4 bytes: the same client, in the
+    /// same networks, whichever way a proxy or a dual-stack socket writes it.
     static func addressBytes(_ text: String) -> [UInt8]? {
         var ipv4 = in_addr()
         if inet_pton(AF_INET, text, &ipv4) == 1 {
@@ -83,7 +100,9 @@ public struct TrustedProxies: Sendable {
         }
         var ipv6 = in6_addr()
         if inet_pton(AF_INET6, text, &ipv6) == 1 {
-            return withUnsafeBytes(of: &ipv6) { Array($0) }
+            let bytes = withUnsafeBytes(of: &ipv6) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
+            return bytes
         }
         return nil
     }
