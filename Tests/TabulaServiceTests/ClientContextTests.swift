@@ -93,6 +93,19 @@ import Testing
         #expect(try api.send("PUT", "/v1/session/client", session: "unknown-token-unknown-token-xx", json: #"{"locale": "fr"}"#).status == 401)
     }
 
+    /// `"kinds": []` lists none, as a context without kinds: every kind as it is. It used to
+    /// be a client that draws nothing, and every row of every screen was left out.
+    @Test func anEmptyListOfKindsListsNone() throws {
+        let api = try APITestServer()
+        let created = try api.send("POST", "/v1/sessions", json: #"{"client": {"kinds": []}}"#)
+        #expect(created.status == 201 && created.json.objectValue?["client"]?.objectValue?["kinds"] == nil, "\(created.bodyText)")
+        let token = try #require(created.json.objectValue?["session"]?.stringValue)
+        let plain = try api.send("GET", "/v1/screens/settings", session: try api.newSession())
+        #expect(try api.send("GET", "/v1/screens/settings", session: token).body == plain.body)
+        let put = try api.send("PUT", "/v1/session/client", session: token, json: #"{"kinds": []}"#)
+        #expect(put.status == 200 && put.json.objectValue?["toRevision"] == put.json.objectValue?["fromRevision"], "\(put.bodyText)")
+    }
+
     /// The backend's whole-state PUT replaces the values, not the client's context.
     @Test func theBackendsStateLeavesTheClientsContext() throws {
         let api = try APITestServer { $0.backendKey = APIKey("backend-key-0123456") }

@@ -41,7 +41,9 @@ enum ClientRequest {
                     }
                     kinds.insert(kind)
                 }
-                client.kinds = kinds
+                // An empty list lists none, as a context without the member does: every kind
+                // as it is (not "draws nothing", which would leave every row out).
+                client.kinds = kinds.isEmpty ? nil : kinds
             default:
                 throw Problem.invalidBody("unknown field \"\(key.clippedForDetail)\" in \(path); a client context takes \(members.joined(separator: ", "))")
             }
