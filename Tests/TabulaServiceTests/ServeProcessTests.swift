@@ -288,9 +288,10 @@ import Testing
     /// one that sends a byte now and then and never a line, fails the probe in time.
     @Test(.timeLimit(.minutes(1))) func healthcheckGivesUpOnASilentOrTricklingServer() throws {
         for trickles in [false, true] {
-            let listener = try LoopbackListener()
+            let listener = try LoopbackListener.open(backlog: 4)
+            defer { close(listener.descriptor) }
             let feeder = Thread {
-                let connection = accept(listener.socket, nil, nil)
+                let connection = accept(listener.descriptor, nil, nil)
                 guard connection >= 0 else { return }
                 defer { close(connection) }
                 for _ in 0..<60 {
@@ -328,30 +329,3 @@ let ipv6LoopbackWorks: Bool = {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
     }
 }()
-
-/// A socket listening on 127.0.0.1 at a port of the kernel's choice; closed with it.
-final class LoopbackListener: @unchecked Sendable {
-    let socket: Int32
-    let port: Int
-
-    init() throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && listen(socket, 4) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard socket >= 0, bound else {
-            close(socket)
-            throw ServerProcessError("cannot listen on 127.0.0.1")
-        }
-        self.socket = socket
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(socket) }
-}

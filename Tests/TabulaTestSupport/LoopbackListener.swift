@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// A listening TCP socket on 127.0.0.1, on a free port: what the test servers accept on.
-enum LoopbackListener {
+public enum LoopbackListener {
     /// The socket and its port.
-    static func open(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
+    public static func open(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw RawHTTPError("socket() failed") }
         var address = address(port: 0)
