@@ -239,13 +239,19 @@ public final class PostgresSessionStore: SessionStore {
         let answered: Int64 = commit.answer == nil ? 0 : 1
         if let (state, feed) = commit.change {
             let bytes = state.valuesBytes
-            // The log's entries beyond --keep-revisions go first, in this transaction (a
-            // conflict rolls it back): their sizes come off the session's history_bytes in
-            // the one update of its row that follows.
-            let dropped = try connection.execute(
-                "DELETE FROM events WHERE token_hash = $1 AND revision < $2 RETURNING octet_length(state) + octet_length(payload)",
-                [.text(digest), .integer(Int64(state.revision - keep))]
-            ).rows.reduce(Int64(0)) { $0 + ($1.first?.integer ?? 0) }
+            let keepFrom = Int64(state.revision - keep)
+            // The log's entries beyond --keep-revisions leave in this transaction, and their
+            // sizes come off the session's history_bytes in the one update of its row. They
+            // are measured here, without a lock, and deleted only once that update holds
+            // the row: every writer of a session locks its row before its log rows, as a
+            // deletion of the session does, so none waits for another in a circle. No other
+            // writer changes them meanwhile: any that did moved the revision, and the
+            // update's compare-and-swap finds it.
+            let dropped =
+                try connection.execute(
+                    "SELECT COALESCE(SUM(octet_length(state) + octet_length(payload)), 0) FROM events WHERE token_hash = $1 AND revision < $2",
+                    [.text(digest), .integer(keepFrom)]
+                ).rows.first?.first?.integer ?? 0
             let added = Int64(bytes.count + commit.event.payload.count)
             // The update and the feed entry in one statement: the entry takes the session's
             // id and subject from the row it updates, and exists only if it did.
@@ -269,10 +275,13 @@ public final class PostgresSessionStore: SessionStore {
                 ])
             if claimed.rows.count == 1 {
                 try connection.execute(
-                    "INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    """
+                    WITH dropped AS (DELETE FROM events WHERE token_hash = $1 AND revision < $8)
+                    INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    """,
                     [
                         .text(digest), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
-                        .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time),
+                        .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time), .integer(keepFrom),
                     ])
             }
         } else {
