@@ -141,6 +141,12 @@ import Testing
         #expect(error(deep)?.message.contains("nests deeper than 64 levels") == true)
         let bangs = String(repeating: "!", count: 10_000) + "wifi"
         #expect(error(bangs)?.message.contains("nests deeper than 64 levels") == true)
+        // 64 levels are as deep as may be, as the docs say (63 were, by one level counted
+        // for the expression itself).
+        #expect(error(String(repeating: "(", count: 64) + "true" + String(repeating: ")", count: 64)) == nil)
+        #expect(error(String(repeating: "!", count: 64) + "wifi") == nil)
+        #expect(error(String(repeating: "(", count: 65) + "true" + String(repeating: ")", count: 65)) != nil)
+        #expect(error(String(repeating: "!", count: 65) + "wifi") != nil)
     }
 
     /// Chains are parsed in loops, but make trees as deep as they are long: 12,000 terms

@@ -72,7 +72,9 @@ struct ExpressionParser {
 
     private mutating func nest() throws(ExpressionError) {
         depth += 1
-        if depth > Self.maxDepth {
+        // The expression itself is the first `conditional`: the levels are what nests
+        // inside it, 64 pairs of parentheses or 64 operators before its operand.
+        if depth > Self.maxDepth + 1 {
             throw ExpressionError("the expression nests deeper than \(Self.maxDepth) levels", at: current.offset)
         }
     }
