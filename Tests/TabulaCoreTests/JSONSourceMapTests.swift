@@ -30,6 +30,11 @@ import Testing
         // x"y {{é + 1}}: the 7th character is é, the 9th is +.
         #expect(position("$.sections[0].rows[1].title", character: 7) == SourcePosition(line: 4, column: 70))
         #expect(position("$.sections[0].rows[1].title", character: 9) == SourcePosition(line: 4, column: 72))
+        // An escaped character past U+FFFF is a surrogate pair of escapes, and one character:
+        // "\uD83D\uDE00+x" holds 😀, then +, then x.
+        let text = Array(#"{"t": "\uD83D\uDE00+x"}"#.utf8)
+        #expect(JSONSourceMap.position(of: "$.t", in: text, character: 2) == SourcePosition(line: 1, column: 20))
+        #expect(JSONSourceMap.position(of: "$.t", in: text, character: 3) == SourcePosition(line: 1, column: 21))
     }
 
     /// A path that goes further than the document points at the deepest value it reaches.

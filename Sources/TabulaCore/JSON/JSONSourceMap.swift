@@ -171,14 +171,26 @@ public enum JSONSourceMap {
             var remaining = count
             while remaining > 0, let byte = current, byte != UInt8(ascii: "\"") {
                 if byte == UInt8(ascii: "\\") {
-                    // \uXXXX is one character; every other escape is two bytes.
-                    index += index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "u") ? 6 : 2
+                    // \uXXXX is one character, and so is a surrogate pair of them
+                    // (\uD83D\uDE00, a character past U+FFFF); every other escape is two bytes.
+                    if let unit = escapedUnit(at: index) {
+                        let pairs = (0xD800...0xDBFF).contains(unit) && escapedUnit(at: index + 6).map { (0xDC00...0xDFFF).contains($0) } == true
+                        index += pairs ? 12 : 6
+                    } else {
+                        index += 2
+                    }
                 } else {
                     index += 1
                     while let next = current, next & 0xC0 == 0x80 { index += 1 }
                 }
                 remaining -= 1
             }
+        }
+
+        /// The code unit of a `\uXXXX` escape starting at `offset`; `nil` for anything else.
+        private func escapedUnit(at offset: Int) -> UInt16? {
+            guard offset + 6 <= bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else { return nil }
+            return UInt16(String(decoding: bytes[offset + 2..<offset + 6], as: UTF8.self), radix: 16)
         }
     }
 }
