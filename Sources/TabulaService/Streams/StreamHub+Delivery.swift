@@ -27,6 +27,11 @@ extension StreamHub {
     }
 
     func run(_ batch: [Job]) {
+        if let reloaded = reloadedCatalogue.withLock({ $0.take() }) {
+            catalogue = reloaded
+            // Each session read again is delivered with the new definitions.
+            recheckAll()
+        }
         // The newest state of each session in the batch: older ones would only be replaced.
         var newest: [ObjectIdentifier: (Channel, SessionState)] = [:]
         var order: [ObjectIdentifier] = []
@@ -45,10 +50,8 @@ extension StreamHub {
                 newest[ObjectIdentifier(channel)] = nil
             case .readFeed(let stream):
                 stream.read(from: store)
-            case .reload(let catalogue):
-                self.catalogue = catalogue
-                // Each session read again is delivered with the new definitions.
-                recheckAll()
+            case .reload:
+                break  // taken above
             }
         }
         for key in order {

@@ -38,7 +38,8 @@ final class StreamHub: Sendable {
         case deliver(Channel, SessionState)
         case gone(Channel)
         case readFeed(FeedStream)
-        case reload(Catalogue)
+        /// Wakes the deliverer for ``reloadedCatalogue``.
+        case reload
     }
 
     let settings: StreamSettings
@@ -57,6 +58,10 @@ final class StreamHub: Sendable {
     /// two of its batches, so no stream is offered an older definition's screen after a
     /// newer one's.
     nonisolated(unsafe) var catalogue: Catalogue
+    /// A catalogue reloaded and not yet taken by the deliverer, which takes it before its
+    /// next batch. Apart from the queue: a queue full of deliveries cannot lose it, and no
+    /// delivery queued before it is rendered with the older definitions once it is there.
+    let reloadedCatalogue = Locked<Catalogue?>(nil)
 
     init(settings: StreamSettings, store: any SessionStore, cache: ScreenCache, catalogue: Catalogue) {
         self.settings = settings
@@ -192,7 +197,9 @@ final class StreamHub: Sendable {
     /// definition (a change set from the old one), and a stream of a screen the catalogue no
     /// longer has ends with `event: gone`.
     func reloaded(_ catalogue: Catalogue) {
-        _ = jobs.push(.reload(catalogue))
+        reloadedCatalogue.withLock { $0 = catalogue }
+        // Refused only by a full queue, whose next batch takes the catalogue all the same.
+        _ = jobs.push(.reload)
     }
 
     /// Reads every streamed session again.
