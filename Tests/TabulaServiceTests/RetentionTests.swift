@@ -42,6 +42,38 @@ import Testing
         try api.send("POST", "/v1/screens/flip/selection", session: session, json: json)
     }
 
+    /// The sessions a store reports (`tabula_sessions`) follow creation, deletion and
+    /// expiry, and survive a restart: SQLite counts them once at the start and then keeps
+    /// the count, rather than counting the table on every scrape.
+    @Test(arguments: StoreKind.allCases)
+    func theSessionCountFollowsCreationDeletionAndExpiry(kind: StoreKind) throws {
+        let (api, clock, factory) = try server(kind) { $0.sessionTTLSeconds = 60 }
+        let open = Locked(true)
+        defer {
+            if open.withLock({ $0 }) { api.store.close() }
+            withExtendedLifetime(factory) {}
+        }
+        let idle = try api.newSession()
+        clock.advance(seconds: 40)
+        let kept = try api.newSession()
+        let created = try api.send("POST", "/v1/sessions")
+        let id = try #require(created.json.objectValue?["id"]?.stringValue)
+        #expect(api.store.sessionCount() == 3)
+        #expect(try wait { api.store.deleteSession(id: id, completion: $0) })
+        #expect(api.store.sessionCount() == 2)
+        clock.advance(seconds: 30)
+        #expect(try wait { api.store.removeExpired(completion: $0) } == 1)
+        #expect(try api.send("GET", "/v1/screens/flip", session: idle).status == 401)
+        #expect(try api.send("GET", "/v1/screens/flip", session: kept).status == 200)
+        #expect(api.store.sessionCount() == 1)
+        guard kind != .memory else { return }
+        api.store.close()
+        open.withLock { $0 = false }
+        let reopened = try factory.open(try flipCatalogue())
+        defer { reopened.close() }
+        #expect(reopened.sessionCount() == 1)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func answersOutliveCompactionUntilTheirTTL(kind: StoreKind) throws {
         let (api, clock, factory) = try server(kind) {

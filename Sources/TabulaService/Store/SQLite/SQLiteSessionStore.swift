@@ -1,4 +1,5 @@
 public import Logging
+import Synchronization
 import TabulaCore
 import TabulaPlatform
 import TabulaSQLite
@@ -23,6 +24,10 @@ public final class SQLiteSessionStore: SessionStore {
     private let retention: RetentionTimer
     private let now: @Sendable () -> Milliseconds
     public let limitCounts = LimitCounts()
+    /// The sessions the database holds: counted once at the start, then kept by the commits
+    /// that create and remove them. `/metrics` reads it on every scrape, which a `COUNT(*)`
+    /// over the whole table, under the reader's lock, would make a pause of every read.
+    private let sessions = Atomic<Int>(0)
 
     /// Opens or creates the store in `directory` and migrates its schema. With
     /// `quickCheck`, SQLite's `quick_check` reads the whole file first, and a damaged one is
@@ -64,6 +69,7 @@ public final class SQLiteSessionStore: SessionStore {
             let statements = try SQLiteStatements(writeConnection, ringSize: ringSize, settings: settings, limitCounts: limitCounts)
             writer = SQLiteWriter(statements: statements, cache: cache, logger: logger)
             reader = try SQLiteStatements(readConnection, ringSize: ringSize, settings: settings, limitCounts: limitCounts)
+            sessions.store(Int(try reader.countSessions.rows().first?.first?.integer ?? 0), ordering: .relaxed)
         } catch let error as StoreError {
             Glibc.close(lockDescriptor)
             throw error
@@ -134,7 +140,10 @@ public final class SQLiteSessionStore: SessionStore {
                 run: { batch throws(SQLiteError) in
                     try batch.statements.createSession(digest, new, time: time)
                     batch.setChanged(key, digest: digest, new.state)
-                    return { completion(.success(())) }
+                    return { [self] in
+                        sessions.add(1, ordering: .relaxed)
+                        completion(.success(()))
+                    }
                 },
                 failed: { completion(.failure($0)) }))
     }
@@ -162,7 +171,10 @@ public final class SQLiteSessionStore: SessionStore {
                     guard let found = try batch.statements.session(id: id) else { return { completion(.success(false)) } }
                     try batch.statements.delete(found.digest, time: time)
                     batch.setRemoved(digest: found.digest)
-                    return { completion(.success(true)) }
+                    return { [self] in
+                        sessions.subtract(1, ordering: .relaxed)
+                        completion(.success(true))
+                    }
                 },
                 failed: { completion(.failure($0)) }))
     }
@@ -343,13 +355,13 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func sessionCount() -> Int {
-        let rows = try? readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
-        return Int(rows?.first?.first?.integer ?? 0)
+        max(0, sessions.load(ordering: .relaxed))
     }
 
+    /// A read of the database, of one page: every probe runs it.
     public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         do {
-            _ = try readerLock.withLock { () throws(SQLiteError) in try reader.countSessions.rows() }
+            _ = try readerLock.withLock { () throws(SQLiteError) in try reader.probe.rows() }
             completion(.success(()))
         } catch {
             completion(.failure(failure("cannot read \(path)", error)))
@@ -428,7 +440,8 @@ public final class SQLiteSessionStore: SessionStore {
                     // Bounded, as the sessions are: the writer's other jobs wait meanwhile.
                     // What is left is taken up by the next pass.
                     _ = try batch.statements.removeFeedEntries(olderThan: feedCutoff, limit: 20_000)
-                    return {
+                    return { [self] in
+                        sessions.subtract(removed.count, ordering: .relaxed)
                         if !removed.isEmpty { logger.info("removed \(removed.count) idle sessions") }
                         completion(.success(removed.count))
                     }

@@ -20,6 +20,8 @@ final class SQLiteStatements: @unchecked Sendable {
     private let selectAnswer: SQLiteStatement
     private let insertAnswer: SQLiteStatement
     let countSessions: SQLiteStatement
+    /// A read of the sessions table's first page: what a health check asks of the database.
+    let probe: SQLiteStatement
     let savepoint: SQLiteStatement
     let release: SQLiteStatement
     let rollbackToSavepoint: SQLiteStatement
@@ -99,6 +101,7 @@ final class SQLiteStatements: @unchecked Sendable {
             "INSERT OR REPLACE INTO answers(token_hash, event_id, fingerprint, status, body, time_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?)")
         selectNewestAnswerNumber = try database.prepare("SELECT MAX(seq) FROM answers")
         countSessions = try database.prepare("SELECT COUNT(*) FROM sessions")
+        probe = try database.prepare("SELECT 1 FROM sessions LIMIT 1")
         savepoint = try database.prepare("SAVEPOINT job")
         release = try database.prepare("RELEASE job")
         rollbackToSavepoint = try database.prepare("ROLLBACK TO job")
