@@ -85,8 +85,13 @@ import Testing
         #expect(proxies.trusts("127.0.0.1") && !proxies.trusts("127.0.0.2"))
         #expect(proxies.trusts("10.200.3.4") && !proxies.trusts("11.0.0.1"))
         #expect(proxies.trusts("fd12::1") && !proxies.trusts("fe80::1"))
-        // An IPv4 proxy written as IPv6 is in its IPv4 network.
+        // An IPv4 proxy written as IPv6 is in its IPv4 network; and IPv6 networks written
+        // for IPv4 peers (before addresses were read so) still hold them.
         #expect(proxies.trusts("::ffff:10.1.2.3") && !proxies.trusts("::ffff:11.1.2.3"))
+        let mapped = try TrustedProxies(["::ffff:10.0.0.0/104"])
+        #expect(mapped.trusts("10.9.8.7") && mapped.trusts("::ffff:10.9.8.7") && !mapped.trusts("11.9.8.7"))
+        let everyone = try TrustedProxies(["::/0"])
+        #expect(everyone.trusts("192.0.2.1") && everyone.trusts("2001:db8::1"))
         // Entries with a port or in brackets, as some load balancers write them.
         #expect(TrustedProxies.withoutPort("203.0.113.5:5678") == "203.0.113.5")
         #expect(TrustedProxies.withoutPort("[2001:db8::1]:443") == "2001:db8::1")

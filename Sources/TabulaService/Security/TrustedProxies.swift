@@ -12,7 +12,11 @@ public struct TrustedProxies: Sendable {
         let bytes: [UInt8]
         let prefix: Int
 
+        /// Whether the network holds `address` (as ``addressBytes(_:)`` reads one: an IPv4
+        /// address written as IPv6 is its 4 bytes). An IPv6 network holds an IPv4 address
+        /// when it holds its IPv6 form, `::ffff:a.b.c.d` (`::/0`, `::ffff:0:0/96`).
         func contains(_ address: [UInt8]) -> Bool {
+            if bytes.count == 16, address.count == 4 { return contains(Array(repeating: 0, count: 10) + [0xFF, 0xFF] + address) }
             guard address.count == bytes.count else { return false }
             var remaining = prefix
             for index in bytes.indices where remaining > 0 {
@@ -39,7 +43,8 @@ public struct TrustedProxies: Sendable {
         var networks: [Network] = []
         for entry in entries.map({ $0.trimmingSpaces() }) where !entry.isEmpty {
             let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
-            guard let bytes = Self.addressBytes(parts[0]) else {
+            // As written: an IPv6 network keeps its 16 bytes, `::ffff:10.0.0.0/104` included.
+            guard let bytes = Self.addressBytes(parts[0], mappedAsIPv4: false) else {
                 throw ConfigurationError("trusted proxy \"\(entry)\" is not an IPv4 or IPv6 address, nor a CIDR range such as 10.0.0.0/8")
             }
             let maximum = bytes.count * 8
@@ -93,7 +98,7 @@ public struct TrustedProxies: Sendable {
     /// The bytes of an IPv4 (4) or IPv6 (16) literal; `nil` for anything else. An IPv4
     /// address written as IPv6 (`::ffff:10.1.2.3`) is its 4 bytes: the same client, in the
     /// same networks, whichever way a proxy or a dual-stack socket writes it.
-    static func addressBytes(_ text: String) -> [UInt8]? {
+    static func addressBytes(_ text: String, mappedAsIPv4: Bool = true) -> [UInt8]? {
         var ipv4 = in_addr()
         if inet_pton(AF_INET, text, &ipv4) == 1 {
             return withUnsafeBytes(of: &ipv4) { Array($0) }
@@ -101,7 +106,7 @@ public struct TrustedProxies: Sendable {
         var ipv6 = in6_addr()
         if inet_pton(AF_INET6, text, &ipv6) == 1 {
             let bytes = withUnsafeBytes(of: &ipv6) { Array($0) }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
+            if mappedAsIPv4, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
             return bytes
         }
         return nil
