@@ -22,12 +22,13 @@ public final class WorkerThread: @unchecked Sendable {
     }
 
     /// Starts `body` on a new thread; `nil` (with `errno` set) when the system refuses one
-    /// even after a moment: for a thread started while serving, whose caller can do without.
-    public static func startIfAllowed(_ body: @escaping @Sendable () -> Void) -> WorkerThread? {
+    /// in `attempts`, 10 ms apart: for a thread started while serving, whose caller can do
+    /// without (and, serving, should not wait: one attempt).
+    public static func startIfAllowed(attempts: Int = 10, _ body: @escaping @Sendable () -> Void) -> WorkerThread? {
         let worker = WorkerThread(body: body)
         let retained = Unmanaged.passRetained(worker)
         var result: Int32 = 0
-        for attempt in 0..<10 {
+        for attempt in 0..<max(1, attempts) {
             if attempt > 0 { usleep(10_000) }
             result = pthread_create(
                 &worker.thread, nil,

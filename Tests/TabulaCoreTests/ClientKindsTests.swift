@@ -18,6 +18,13 @@ import Testing
         screen.sections.flatMap(\.rows).first { $0.id == id }
     }
 
+    /// A stored context with an empty list of kinds (kept so before requests read `[]` as
+    /// none) reads back as one that lists none: every kind as it is, not no row at all.
+    @Test func aStoredEmptyListOfKindsListsNone() throws {
+        #expect(try ClientContext(stored: JSONParser().parse(Array(#"{"kinds": []}"#.utf8))).kinds == nil)
+        #expect(try ClientContext(stored: JSONParser().parse(Array(#"{"kinds": ["basic"]}"#.utf8))).kinds == ["basic"])
+    }
+
     @Test func aKindTheClientDoesNotDrawBecomesItsFallbackOrIsLeftOut() throws {
         let settings = try fixtureScreen("settings")
         let everything = render(settings, try state(nil))

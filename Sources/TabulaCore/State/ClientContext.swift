@@ -41,7 +41,8 @@ public struct ClientContext: Hashable, Sendable {
                 }
                 found.insert(kind)
             }
-            kinds = found
+            // An empty list lists none, as no list does (one stored before requests said so).
+            kinds = found.isEmpty ? nil : found
         case let other?:
             throw StateDecodingError(path: "\(path).kinds", message: "kinds are a list of strings, not \(other.typeName)")
         }

@@ -28,7 +28,8 @@ final class KeyRefusalPause: Sendable {
     private func startIfNeeded() -> Bool {
         thread.withLock { thread in
             guard thread == nil else { return true }
-            thread = WorkerThread.startIfAllowed { [queue] in
+            // One attempt: a request waits for it, under this lock.
+            thread = WorkerThread.startIfAllowed(attempts: 1) { [queue] in
                 while let due = queue.take(maximum: 64) {
                     for refusal in due {
                         var wait = refusal.deadline - SystemClock.monotonicNanoseconds()

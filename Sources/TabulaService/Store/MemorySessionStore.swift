@@ -118,7 +118,7 @@ public final class MemorySessionStore: SessionStore {
         }
         // Every change is use, a backend's write as a client's event, as the durable stores
         // count it; of reads, only a client's.
-        session.watch.lastUsed.store(time, ordering: .relaxed)
+        if case .committed = result { session.watch.lastUsed.store(time, ordering: .relaxed) }
         completion(.success(result))
     }
 
