@@ -578,6 +578,10 @@ class PreviewTest:
                  "the email row to show its error once an edit touched it")
         if driver.switch_to.active_element != email:
             raise Failure("the email field lost its focus when the edit's answer arrived")
+        # A new error is said once by the view's live region, there since the first draw.
+        announced = driver.execute_script("return document.querySelector('#screen .tabula-announcer')?.getAttribute('aria-live') + ' ' + document.querySelector('#screen .tabula-announcer')?.textContent")
+        if "polite" not in announced or "valid e-mail" not in announced:
+            raise Failure(f"the email row's new error was not announced: the live region says {announced!r}")
         # The error is the field's description, read with it, and the field is invalid.
         described = [email.get_attribute("aria-describedby"), error.get_attribute("id"), email.get_attribute("aria-invalid")]
         if not described[0] or described[0] != described[1] or described[2] != "true":
@@ -966,6 +970,16 @@ class PreviewTest:
             raise Failure(f"switching the language made the page fetch the whole screen {refetched} times")
         if driver.execute_script("return window.__marker") != 1:
             raise Failure("the page reloaded to switch the language; it should apply the stream's change set")
+
+        # The same session joined without &locale: the page cannot tell its language (Polish,
+        # chosen above), so the menu says "the session's language" rather than claim English.
+        self.open("settings", session)
+        wait_for(driver, lambda d: not d.find_element(By.ID, "locale").get_property("disabled"), 5, "the joined page's language menu to be enabled")
+        joined = driver.execute_script("const m = document.getElementById('locale'); return [m.value, m.options[m.selectedIndex]?.textContent]")
+        if joined != ["", "the session's language"]:
+            raise Failure(f"a session joined without &locale shows the language {joined}, not the session's own")
+        assert_page_matches(driver, self.api, "settings", session, "joined without &locale")
+        driver.execute_script("window.__marker = 1")
 
         if not self.screens_dir:
             return

@@ -591,11 +591,11 @@ function fillRow(node, row) {
   main.append(text, trailing);
   inner.append(main);
   if (INPUT_KINDS.has(row.kind)) {
-    // Read with the control it describes, and when it changes (a polite live region: an
-    // alert would be read again each time the row is drawn, the first time included).
+    // Read with the control it describes; a new error is also announced once, by the
+    // view's live region (this element is hidden while it has none, and a live region out
+    // of the accessibility tree announces nothing when it appears).
     const error = el("div", "row-error", row.error || "");
     error.id = `tabula-error-${++errorIDs}`;
-    error.setAttribute("aria-live", "polite");
     error.hidden = !row.error;
     inner.append(error);
     describeControls(inner, error.id, row.error);
@@ -1513,6 +1513,8 @@ export class TabulaView extends EventTarget {
       delete child.dataset.sectionId;
     }
     for (const attribute of ["data-row-id", "data-section-id", "id", "role", "tabindex"]) copy.removeAttribute(attribute);
+    // Ids are the live rows' (an error's, which a control names): none twice in the page.
+    for (const child of copy.querySelectorAll("[id]")) child.removeAttribute("id");
     // A copy's radio buttons in the live group would uncheck the live control's.
     for (const radio of copy.querySelectorAll("input[type=radio]")) radio.removeAttribute("name");
     Object.assign(copy.style, {
@@ -1524,6 +1526,24 @@ export class TabulaView extends EventTarget {
       { duration: ANIMATION_MS, easing: "ease-in", fill: "forwards" });
     animation.onfinish = () => copy.remove();
     setTimeout(() => copy.remove(), ANIMATION_MS + 200);
+  }
+
+  /**
+   * Says `text` to assistive technologies, once: a polite live region of the view's own,
+   * present from the first draw and seen by no one.
+   */
+  announce(text) {
+    this.liveRegion().textContent = text;
+  }
+
+  /** The view's live region, made at its first draw: one made as it speaks would not be heard. */
+  liveRegion() {
+    if (!this.announcer) {
+      this.announcer = el("div", "tabula-announcer");
+      this.announcer.setAttribute("aria-live", "polite");
+      this.element.append(this.announcer);
+    }
+    return this.announcer;
   }
 
   /** Brings an input row's element to a new model of the same kind in place; false when it must be rebuilt. */
@@ -1553,7 +1573,10 @@ export class TabulaView extends EventTarget {
     // The answer starts from what the user sees: a control being edited keeps its value.
     if (!editing && !row.secure) showValue(control, row);
     const error = node.querySelector(".row-error");
-    if (error.textContent !== (row.error || "")) error.textContent = row.error || "";
+    if (error.textContent !== (row.error || "")) {
+      error.textContent = row.error || "";
+      if (row.error) this.announce(row.error);
+    }
     error.hidden = !row.error;
     describeControls(node, error.id, row.error);
     for (const name of ["aria-label", "aria-description"]) node.removeAttribute(name);
@@ -1615,6 +1638,7 @@ export class TabulaView extends EventTarget {
       for (const [id, node] of this.rowNodes) before.set(`r:${id}`, node.getBoundingClientRect());
     }
 
+    this.liveRegion();
     root.dataset.screenId = screen.id;
     root.dataset.style = screen.style || "plain";
     root.dataset.revision = String(screen.revision);
@@ -1641,18 +1665,20 @@ export class TabulaView extends EventTarget {
     const keptRows = new Set(screen.sections.flatMap((section) => section.rows.map((row) => row.id)));
     for (const [id, node] of this.rowNodes) {
       if (keptRows.has(id)) continue;
-      // A row whose section left too leaves with it, in its section's ghost.
-      if (layer && keptSections.has(node.closest(".section")?.dataset.sectionId)) {
-        this.ghost(node, before.get(`r:${id}`), layer, layerRect);
-      }
-      node.remove();
       this.rowNodes.delete(id);
+      // A row whose section left too leaves with it, in its section's ghost.
+      if (!keptSections.has(node.closest(".section")?.dataset.sectionId)) continue;
+      if (layer) this.ghost(node, before.get(`r:${id}`), layer, layerRect);
+      node.remove();
     }
+    // Sections that leave are taken out now and ghosted once the rows that stay have moved
+    // out of them, so that a ghost holds only what leaves.
+    const leftSections = [];
     for (const [id, node] of this.sectionNodes) {
       if (keptSections.has(id)) continue;
-      if (layer) this.ghost(node, before.get(`s:${id}`), layer, layerRect);
       node.remove();
       this.sectionNodes.delete(id);
+      leftSections.push([id, node]);
     }
 
     const inserted = [];
@@ -1698,8 +1724,10 @@ export class TabulaView extends EventTarget {
       }
       node.classList.toggle("is-empty", section.rows.length === 0);
     }
+    if (layer) for (const [id, node] of leftSections) this.ghost(node, before.get(`s:${id}`), layer, layerRect);
     // Anything else in the root (left by an app, or by an earlier mount) is not the screen.
     for (const child of Array.from(root.children)) {
+      if (child === this.announcer) continue;
       if (child !== title && !(child.matches("section.section") && this.sectionNodes.get(child.dataset.sectionId) === child)) child.remove();
     }
 

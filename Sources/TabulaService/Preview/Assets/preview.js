@@ -195,16 +195,22 @@ function showCatalogue(catalogue) {
 /** The language menu: the catalogue's locales, the session's selected. */
 function showLocales(locales, defaultLocale) {
   const menu = $("#locale");
+  // A session joined without `&locale` may be in any language (another window chose it),
+  // which the page cannot read: the menu says so rather than claim the default.
+  const unknown = Boolean(page.session) && !page.locale;
+  const values = (unknown ? [""] : []).concat(locales);
   const shown = Array.from(menu.options, (option) => option.value).join(",");
-  if (shown !== locales.join(",")) {
-    menu.replaceChildren(...locales.map((locale) => {
-      const option = el("option", "", locale === defaultLocale ? `${locale} (default)` : locale);
+  if (shown !== values.join(",")) {
+    menu.replaceChildren(...values.map((locale) => {
+      const name = locale === "" ? "the session's language" : locale === defaultLocale ? `${locale} (default)` : locale;
+      const option = el("option", "", name);
       option.value = locale;
+      option.disabled = locale === "";
       return option;
     }));
   }
   page.defaultLocale = defaultLocale;
-  menu.value = page.locale || defaultLocale || "";
+  menu.value = page.locale || (unknown ? "" : defaultLocale || "");
   menu.disabled = locales.length === 0 || !page.session;
 }
 
