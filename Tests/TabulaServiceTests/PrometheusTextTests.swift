@@ -26,3 +26,28 @@ import Testing
         #expect(PrometheusText.escaped("a\r\nb\"c\\d\ne") == "a\r\\nb\\\"c\\\\d\\ne")
     }
 }
+
+/// The access log's test for control bytes, eight at a time, against a byte-by-byte one.
+@Suite struct AccessLogControlBytesTests {
+    @Test func wordsFindWhatBytesFind() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x00, 0x07, 0x1B, 0x1F, 0x20, 0x21, 0x41, 0x7E, 0x7F, 0x80, 0xA0, 0xFF]
+        for length in 0..<40 {
+            for _ in 0..<200 {
+                // Mostly printable ASCII with now and then one byte of the alphabet, and
+                // valid UTF-8 around bytes from 0x80 on.
+                var text = ""
+                for _ in 0..<length {
+                    let byte = alphabet.randomElement(using: &generator) ?? 0x41
+                    if Int.random(in: 0..<6, using: &generator) > 0 {
+                        text.unicodeScalars.append(Unicode.Scalar(UInt8.random(in: 0x20...0x7E, using: &generator)))
+                    } else {
+                        text.unicodeScalars.append(Unicode.Scalar(byte))
+                    }
+                }
+                let expected = text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+                #expect(AccessLog.hasControlByte(text) == expected, "\(Array(text.utf8))")
+            }
+        }
+    }
+}
