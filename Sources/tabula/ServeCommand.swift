@@ -303,12 +303,12 @@ struct ServeCommand: ParsableCommand {
         if let executable = ResidentPages.executablePath { ResidentPages.release { $0 == executable } }
         // An IPv6 address goes in brackets, so that the line holds a URL one can use.
         let base = "http://\(URLHost.bracketed(settings.server.host)):\(group.server.port)"
-        logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.screens), \(store.name) store")
+        logger.notice("listening on \(base) with \(catalogue.screens.count) screens from \(settings.catalogue.screens), \(store.name) store")
         for (path, method) in group.watching { logger.notice("watching \(path) for changes (\(method))") }
         if settings.preview { logger.notice("preview: \(base)/preview") }
 
         let received = group.waitForStopSignal {
-            logger.notice("received SIGHUP; reloading the definitions of \(settings.screens)")
+            logger.notice("received SIGHUP; reloading the definitions of \(settings.catalogue.screens)")
             service.reload(from: directory)
         }
         logger.notice("received \(received == SIGTERM ? "SIGTERM" : "SIGINT"); stopping after requests in progress")
@@ -332,9 +332,7 @@ struct ServeCommand: ParsableCommand {
 
     struct Settings {
         var server: ServerConfiguration
-        var screens: String
-        var strings: String?
-        var defaultLocale: String
+        var catalogue: CatalogueSettings
         var watch: Bool
         var preview: Bool
         var logLevel: Logger.Level
@@ -358,9 +356,7 @@ struct ServeCommand: ParsableCommand {
         var actions: ActionSettings?
 
         /// The screens with their string tables.
-        var definitions: DefinitionDirectory {
-            DefinitionDirectory(screens, strings: strings, defaultLocale: defaultLocale, urlSchemes: urlSchemes)
-        }
+        var definitions: DefinitionDirectory { catalogue.directory(urlSchemes: urlSchemes) }
     }
 
     func openStore(_ settings: Settings, catalogue: Catalogue, logger: Logger) throws -> any SessionStore {
@@ -461,7 +457,7 @@ struct ServeCommand: ParsableCommand {
             EnvironmentSetting.resolve(maxClientKinds, "TABULA_MAX_CLIENT_KINDS", default: Defaults.service.maxClientKinds), "max-client-kinds",
             OptionRange.maxClientKinds)
         return Settings(
-            server: server, screens: catalogue.screens, strings: catalogue.strings, defaultLocale: catalogue.defaultLocale,
+            server: server, catalogue: catalogue,
             watch: try EnvironmentSetting.flag(watch, "TABULA_WATCH"),
             preview: try EnvironmentSetting.flag(preview, "TABULA_PREVIEW"), logLevel: level, storeKind: storeKind,
             dataDirectory: try EnvironmentSetting.resolve(dataDir, "TABULA_DATA_DIR", default: Defaults.dataDirectory),

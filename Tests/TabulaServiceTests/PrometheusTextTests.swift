@@ -27,7 +27,8 @@ import Testing
     }
 }
 
-/// The access log's test for control bytes, eight at a time, against a byte-by-byte one.
+/// The test for control bytes the access log asks of every request, eight bytes at a time,
+/// against a byte-by-byte one.
 @Suite struct AccessLogControlBytesTests {
     @Test func wordsFindWhatBytesFind() {
         var generator = SystemRandomNumberGenerator()
@@ -46,7 +47,7 @@ import Testing
                     }
                 }
                 let expected = text.utf8.contains { $0 < 0x20 || $0 == 0x7F }
-                #expect(AccessLog.hasControlByte(text) == expected, "\(Array(text.utf8))")
+                #expect(text.hasASCIIControlCharacter == expected, "\(Array(text.utf8))")
             }
         }
     }

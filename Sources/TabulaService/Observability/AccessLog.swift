@@ -63,32 +63,6 @@ public struct AccessLog: Sendable {
         }
     }
 
-    /// Whether `text` holds a control byte (below 0x20, or 0x7F). Eight bytes at a time,
-    /// as this runs twice for every request: `Sequence.contains` over a string's UTF-8 view
-    /// cost several times more (`Scripts/bench-instructions`). A word has a byte below 0x20
-    /// when subtracting 0x20 from each byte borrows into a high bit the byte did not have;
-    /// it has 0x7F when the word xor 0x7F7F… has a zero byte, found the same way.
-    static func hasControlByte(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard let base = bytes.baseAddress else { return false }
-            let raw = UnsafeRawPointer(base)
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            var index = 0
-            while index + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let delete = word ^ (ones &* 0x7F)
-                if ((word &- ones &* 0x20) & ~word | (delete &- ones) & ~delete) & highs != 0 { return true }
-                index += 8
-            }
-            while index < bytes.count {
-                if bytes[index] < 0x20 || bytes[index] == 0x7F { return true }
-                index += 1
-            }
-            return false
-        } ?? text.hasASCIIControlCharacter
-    }
-
     /// Formats the line on the stack, after `prefix`, and lends it to `body`: this runs for
     /// every request.
     private static func withLine(
@@ -97,7 +71,7 @@ public struct AccessLog: Sendable {
     ) {
         // The method and the target are the client's bytes: a control character among them
         // is written as an escape (at most six bytes), as every other log line writes one.
-        let escapes = hasControlByte(summary.method) || hasControlByte(summary.path)
+        let escapes = summary.method.hasASCIIControlCharacter || summary.path.hasASCIIControlCharacter
         let requestBytes = (summary.method.utf8.count + summary.path.utf8.count) * (escapes ? 6 : 1)
         let capacity = prefix.count + requestBytes + summary.remoteAddress.utf8.count + 64
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
