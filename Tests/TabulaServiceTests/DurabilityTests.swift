@@ -178,7 +178,14 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         #expect(Date().timeIntervalSince(started) < 15)
         let health = try RawHTTPConnection(port: server.port, timeout: 20)
         try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(try health.readResponse().status == 503)
+        let unhealthy = try health.readResponse()
+        #expect(unhealthy.status == 503)
+        // The database's message names its host and port: the operator's log has it, and
+        // no client (`/healthz` answers anyone) reads it.
+        for answer in [down, unhealthy] {
+            #expect(answer.bodyText.contains("the service's log has the database's message"), "\(answer.bodyText)")
+            #expect(!answer.bodyText.contains(String(cluster.port)) && !answer.bodyText.contains("127.0.0.1"), "\(answer.bodyText)")
+        }
 
         try cluster.start()
         var recovered = false

@@ -246,12 +246,12 @@ extension Problem {
         case .unavailable:
             Problem(
                 slug: "store-unavailable", title: "Service Unavailable", status: .serviceUnavailable,
-                detail: "the session store cannot be reached (\(error)); retry shortly", headerFields: [.retryAfter: "1"])
+                detail: "the session store cannot be reached (\(error.clientDescription)); retry shortly", headerFields: [.retryAfter: "1"])
         case .corrupt:
             Problem(
                 slug: "store-corrupt", title: "Store Corrupt", status: .internalServerError,
                 detail:
-                    "the store's data for this request is damaged (\(error)); nothing was written over it. Retrying will not help: the operator must restore the store from a backup"
+                    "the store's data for this request is damaged (\(error.clientDescription)); nothing was written over it. Retrying will not help: the operator must restore the store from a backup"
             )
         }
     }

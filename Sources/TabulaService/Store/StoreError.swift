@@ -11,10 +11,26 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     public var kind: Kind
+    /// The whole reason, for the operator's log.
     public var description: String
+    /// What a client is told: the reason without the database's own message, which can name
+    /// hosts, users, files and tables (and `/healthz` answers anyone).
+    public var clientDescription: String
 
     public init(_ description: String, kind: Kind = .unavailable) {
         self.description = description
+        self.clientDescription = description
+        self.kind = kind
+    }
+
+    /// A failure the database reported while the store was `doing` something. When the
+    /// database cannot be used, the log gets its `message` and a client only what failed;
+    /// damage is told whole, since its message is what did not decode and in which session
+    /// (Tabula's own words, which a user's report then carries to the operator).
+    public init(_ doing: String, databaseMessage message: String, kind: Kind = .unavailable) {
+        self.description = "\(doing): \(message)"
+        self.clientDescription =
+            kind == .corrupt ? description : "\(doing); the service's log has the database's message"
         self.kind = kind
     }
 

@@ -71,10 +71,10 @@ final class PostgresPool: @unchecked Sendable {
                     if !error.isConflict { connection = nil }
                     if error.isCorruption {
                         logger.error("PostgreSQL: damaged data, answered 500 store-corrupt and written over by nothing: \(error)")
-                        job.failed(.corrupt("PostgreSQL: \(error)"))
+                        job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)", kind: .corrupt))
                     } else {
                         logger.warning("PostgreSQL: \(error)")
-                        job.failed(StoreError("PostgreSQL: \(error)"))
+                        job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)"))
                     }
                 }
             }

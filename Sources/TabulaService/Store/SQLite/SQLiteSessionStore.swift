@@ -364,7 +364,7 @@ public final class SQLiteSessionStore: SessionStore {
             _ = try readerLock.withLock { () throws(SQLiteError) in try reader.probe.rows() }
             completion(.success(()))
         } catch {
-            completion(.failure(failure("cannot read \(path)", error)))
+            completion(.failure(failure("cannot read the database", error)))
         }
     }
 
@@ -385,11 +385,14 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    /// The store error for a failed read; a damaged file or row is logged as well, with
-    /// what failed (the session's id where it is known).
+    /// The store error for a failed read, logged as well, since a client is told only what
+    /// failed: a damaged file or row as an error, with the session's id where it is known.
     private func failure(_ doing: String, _ error: any Error, session: () -> String? = { nil }) -> StoreError {
         let failure = StoreError(doing, error)
-        guard failure.kind == .corrupt else { return failure }
+        guard failure.kind == .corrupt else {
+            logger.warning("\(failure) (in \(path)); answered 503 store-unavailable")
+            return failure
+        }
         if let id = session() {
             logger.error("session \(id): \(failure); answered 500 store-corrupt, and nothing was written over it")
         } else {

@@ -8,7 +8,7 @@ extension StoreError {
     /// SQLite found the file damaged or a row did not decode, else ``Kind/unavailable``.
     init(_ doing: String, _ error: any Error) {
         let corrupt = (error as? SQLiteError)?.isCorruption == true
-        self.init("\(doing): \(error)", kind: corrupt ? .corrupt : .unavailable)
+        self.init(doing, databaseMessage: "\(error)", kind: corrupt ? .corrupt : .unavailable)
     }
 }
 
