@@ -80,6 +80,29 @@ import Testing
         #expect(try api.metrics(showing: metric).contains(metric))
     }
 
+    /// Over the limit, the backend's key makes the difference between 201 and 429; a 429
+    /// came at once to any other key, so the backend key could be guessed at full speed once
+    /// an address had used its minute. A request that presents a key waits the refused key's
+    /// pause; one that presents none does not.
+    @Test func aGuessedBackendKeyOverTheLimitWaitsThePause() throws {
+        let api = try APITestServer {
+            $0.newSessionsPerMinute = 1
+            $0.backendKey = APIKey(Self.backendKey)
+            $0.keyRefusalPauseMilliseconds = 1000
+        }
+        #expect(try api.send("POST", "/v1/sessions").status == 201)
+        var started = ContinuousClock.now
+        let plain = try api.send("POST", "/v1/sessions")
+        #expect(plain.status == 429 && ContinuousClock.now - started < .milliseconds(900))
+        started = ContinuousClock.now
+        let guess = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer not-the-backend-key-000"])
+        #expect(guess.status == 429 && guess.problemSlug == "too-many-sessions", "\(guess.bodyText)")
+        #expect(ContinuousClock.now - started >= .milliseconds(1000))
+        started = ContinuousClock.now
+        let backend = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer \(Self.backendKey)"])
+        #expect(backend.status == 201 && ContinuousClock.now - started < .milliseconds(900))
+    }
+
     @Test func trustedProxiesReadAddressesAndRanges() throws {
         let proxies = try TrustedProxies(["127.0.0.1", "10.0.0.0/8", "fd00::/8"])
         #expect(proxies.trusts("127.0.0.1") && !proxies.trusts("127.0.0.2"))

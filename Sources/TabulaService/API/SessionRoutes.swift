@@ -20,7 +20,15 @@ extension APIContext {
         } else if !access.carriesBackendKey(context.request) {
             // The backend creates sessions for its users from one address: only clients'
             // own sessions count against their address.
-            try clients.admitNewSession(context.request)
+            do throws(Problem) {
+                try clients.admitNewSession(context.request)
+            } catch {
+                // Over the limit, the backend's key is the difference between 201 and 429:
+                // a request that presents another key waits the refused key's pause, so that
+                // guessing the backend key here is no faster than anywhere else.
+                guard context.request.headers.single("Authorization") != .absent else { throw error }
+                return .later { [access] reply in access.refusalPause.answer { reply.fail(error) } }
+            }
         }
         state.client.locale = state.client.locale ?? negotiatedLocale(context.request)
         let new = NewSession(token: SessionToken.make(), id: SessionID.make(), subject: request.subject, state: state)

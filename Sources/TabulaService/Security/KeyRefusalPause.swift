@@ -8,7 +8,7 @@ import TabulaPlatform
 /// their time comes. Every refusal waits the same pause, so the queue is in deadline order.
 final class KeyRefusalPause: Sendable {
     let pauseNanoseconds: Int64
-    private let queue = BlockingQueue<(deadline: Int64, response: Response, responder: Responder)>(capacity: Int.max)
+    private let queue = BlockingQueue<(deadline: Int64, answer: @Sendable () -> Void)>(capacity: Int.max)
     private let thread = Locked<WorkerThread?>(nil)
 
     init(pauseMilliseconds: Int) {
@@ -18,10 +18,16 @@ final class KeyRefusalPause: Sendable {
     /// Sends `response` through `responder` once the pause is over; at once when there is
     /// no pause, or after ``close()``.
     func send(_ response: Response, through responder: Responder) {
+        answer { responder.send(response) }
+    }
+
+    /// Runs `answer` (which sends a refusal) once the pause is over; at once when there is
+    /// no pause, or after ``close()``.
+    func answer(_ answer: @escaping @Sendable () -> Void) {
         // Without its thread (the system refused one), the answer goes at once.
-        guard pauseNanoseconds > 0, startIfNeeded() else { return responder.send(response) }
+        guard pauseNanoseconds > 0, startIfNeeded() else { return answer() }
         let deadline = SystemClock.monotonicNanoseconds() + pauseNanoseconds
-        if !queue.push((deadline, response, responder)) { responder.send(response) }
+        if !queue.push((deadline, answer)) { answer() }
     }
 
     /// Whether the thread runs: started by the first pause.
@@ -37,7 +43,7 @@ final class KeyRefusalPause: Sendable {
                             usleep(UInt32(min(wait / 1000, 500_000)))
                             wait = refusal.deadline - SystemClock.monotonicNanoseconds()
                         }
-                        refusal.responder.send(refusal.response)
+                        refusal.answer()
                     }
                 }
             }
