@@ -105,6 +105,9 @@ import Testing
             for (method, path, body) in [
                 ("GET", "/v1/sessions/\(id)", nil), ("DELETE", "/v1/sessions/\(id)", nil),
                 ("POST", "/v1/sessions", #"{"subject": "user-2"}"#), ("POST", "/v1/sessions", #"{"state": {"wifi": false}}"#),
+                // The key is asked before the subject's length: a 422 told a request without
+                // the key how long a subject may be, instead of that it needs the key.
+                ("POST", "/v1/sessions", #"{"subject": "\#(String(repeating: "u", count: 300))"}"#),
             ] {
                 let response = try api.send(method, path, headers: headers, json: body)
                 #expect(response.status == 401 && response.problemType == "unauthorized", "\(method) \(path) \(headers)")

@@ -20,7 +20,8 @@ struct NewSessionRequest: Sendable {
     var needsBackendKey: Bool { state != nil || subject != nil }
 
     /// Decodes a body; an empty one asks for nothing. Problems are 400s that say which
-    /// member to fix, but a subject over its limit is a 422.
+    /// member to fix; the subject's length is ``checkSubject()``'s, once the backend's key
+    /// has been asked for.
     static func decode(_ body: [UInt8], limits: ClientLimits) throws(Problem) -> NewSessionRequest {
         guard body.contains(where: { !isBlank($0) }) else { return NewSessionRequest() }
         var request = NewSessionRequest()
@@ -34,13 +35,19 @@ struct NewSessionRequest: Sendable {
                 guard case .string(let subject) = value else {
                     throw Problem.invalidBody("subject must be a string (the backend's id of the user), not \(value.typeName)")
                 }
-                guard subject.utf8.count <= maxSubjectBytes else { throw Problem.subjectTooLong(bytes: subject.utf8.count, limit: maxSubjectBytes) }
                 request.subject = subject
             default:
                 throw Problem.invalidBody("unknown field \"\(key.clippedForDetail)\"; a new session takes \(fields.joined(separator: ", "))")
             }
         }
         return request
+    }
+
+    /// A subject over its limit is a 422: asked after the key, so that a request without
+    /// the backend's key learns that it needs one, whatever its subject.
+    func checkSubject() throws(Problem) {
+        guard let subject, subject.utf8.count > Self.maxSubjectBytes else { return }
+        throw Problem.subjectTooLong(bytes: subject.utf8.count, limit: Self.maxSubjectBytes)
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {

@@ -16,6 +16,7 @@ extension APIContext {
         if let client = request.client { state.client = client }
         if request.needsBackendKey {
             try access.requireBackend(context.request)
+            try request.checkSubject()
             if let json = request.state { state = try initialState(json, client: state.client) }
         } else if !access.carriesBackendKey(context.request) {
             // The backend creates sessions for its users from one address: only clients'
