@@ -58,8 +58,13 @@ public actor ScreenHandle {
     /// The copy's revision the stream's connection named in `Last-Event-ID`, if any.
     private var streamNamed: Int?
 
-    private var screenPath: String { "/v1/screens/\(screenID.percentEncoded)" }
-    private var itemQuery: [(name: String, value: String)] { item.map { [("item", $0)] } ?? [] }
+    private var screenPath: String { Self.path(of: screenID) }
+    private var itemQuery: [(name: String, value: String)] { Self.query(item: item) }
+
+    /// A screen's path, which its routes extend.
+    static func path(of screen: String) -> String { "/v1/screens/\(screen.percentEncoded)" }
+    /// The query naming the item an item screen shows.
+    static func query(item: String?) -> [(name: String, value: String)] { item.map { [("item", $0)] } ?? [] }
 
     init(session: TabulaSession, screenID: String, item: String?) {
         self.session = session
@@ -229,7 +234,7 @@ public actor ScreenHandle {
             showCopyIfApart()
             publish(.answered(pending.event, effects: answer.effects, submitted: answer.submitted))
         case .refused(let problem):
-            if let reason = endReason(for: problem) {
+            if let reason = EndReason(refusal: problem) {
                 end(reason)
                 return
             }
@@ -320,7 +325,7 @@ public actor ScreenHandle {
             }
             if answer.status != 200 {
                 let problem = ServiceProblem(answer: answer)
-                if let reason = endReason(forScreenRequest: problem) { return end(reason) }
+                if let reason = EndReason(refusingScreenRequest: problem) { return end(reason) }
                 noteRequest(failed: problem.reason)
                 try? await Task.sleep(for: backoff.next(notBefore: answer.retryAfter))
                 continue
@@ -442,7 +447,7 @@ public actor ScreenHandle {
                 }
             } catch {}
             let problem = ServiceProblem(answer: HTTPAnswer(status: stream.head.status, headers: stream.head.headers, body: body))
-            if let reason = endReason(forScreenRequest: problem) {
+            if let reason = EndReason(refusingScreenRequest: problem) {
                 end(reason)
             } else {
                 noteStream(failed: "the stream was refused: \(problem.reason)")
@@ -555,27 +560,6 @@ public actor ScreenHandle {
     }
 
     // MARK: Ending
-
-    /// Only the service's own problem documents end a handle: a proxy's or a portal's page
-    /// says nothing of the session, and passes.
-    private func endReason(for problem: ServiceProblem) -> EndReason? {
-        guard problem.isDocument else { return nil }
-        if problem.refusesTheAPIKey { return .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) }
-        return switch (problem.status, problem.slug) {
-        case (401, _): .sessionEnded(problem.detail.isEmpty ? problem.description : problem.detail)
-        case (404, "unknown-screen"): .screenRemoved(problem.detail)
-        case (404, "unknown-item"): .itemRemoved(problem.detail)
-        default: nil
-        }
-    }
-
-    /// ``endReason(for:)`` of an answer to the screen's `GET` or stream, which names nothing
-    /// but the screen and item: a 400 there refuses them as asked for, and would again.
-    /// (An event's 400 refuses that event only.)
-    private func endReason(forScreenRequest problem: ServiceProblem) -> EndReason? {
-        if let reason = endReason(for: problem) { return reason }
-        return problem.isDocument && problem.status == 400 ? .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail) : nil
-    }
 
     /// Whether the handle stopped.
     var hasEnded: Bool { endReason != nil }

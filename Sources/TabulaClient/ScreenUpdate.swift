@@ -76,3 +76,36 @@ public enum ClientEvent: Hashable, Sendable {
         }
     }
 }
+
+extension EndReason {
+    /// The end that a refusal of any of a handle's requests means, or `nil` when asking again
+    /// may help. Only the service's own problem documents end a handle: a proxy's or a
+    /// portal's page says nothing of the session, and passes.
+    init?(refusal problem: ServiceProblem) {
+        guard problem.isDocument else { return nil }
+        let detail = problem.detail.isEmpty ? problem.description : problem.detail
+        if problem.refusesTheAPIKey {
+            self = .invalidRequest(detail)
+            return
+        }
+        switch (problem.status, problem.slug) {
+        case (401, _): self = .sessionEnded(detail)
+        case (404, "unknown-screen"): self = .screenRemoved(problem.detail)
+        case (404, "unknown-item"): self = .itemRemoved(problem.detail)
+        default: return nil
+        }
+    }
+
+    /// ``init(refusal:)`` of an answer to a screen's `GET` or stream, which names nothing but
+    /// the screen and item: a 400 there refuses them as asked for, and would again. (An
+    /// event's 400 refuses that event only.)
+    public init?(refusingScreenRequest problem: ServiceProblem) {
+        if let reason = EndReason(refusal: problem) {
+            self = reason
+        } else if problem.isDocument && problem.status == 400 {
+            self = .invalidRequest(problem.detail.isEmpty ? problem.description : problem.detail)
+        } else {
+            return nil
+        }
+    }
+}

@@ -79,6 +79,32 @@ public final class TabulaSession: Sendable {
         return TabulaSession(baseURL: baseURL, token: token, apiKey: apiKey, configuration: configuration, transport: transport)
     }
 
+    /// The screen at the catalogue's defaults, without a session (`GET /v1/screens/{id}`
+    /// without `X-Session`): what a new session shows first, in the service's default
+    /// language. Asked before ``create(baseURL:context:apiKey:configuration:transport:)``, it
+    /// tells whether a screen (and an item of it) exists without leaving a session behind; a
+    /// refusal is thrown as ``ClientError/problem(_:)``, and
+    /// ``EndReason/init(refusingScreenRequest:)`` says whether asking again can help.
+    public static func defaultScreen(
+        _ id: String, item: String? = nil, baseURL: String, apiKey: String? = nil, configuration: Configuration = Configuration(),
+        transport: any HTTPTransport
+    ) async throws(ClientError) -> Screen {
+        // An empty token is not sent: the request names no session.
+        let unnamed = TabulaSession(baseURL: baseURL, token: "", apiKey: apiKey, configuration: configuration, transport: transport)
+        let request = unnamed.request("GET", ScreenHandle.path(of: id), query: ScreenHandle.query(item: item))
+        let answer: HTTPAnswer
+        do {
+            answer = try await transport.send(request)
+        } catch {
+            throw ClientError.transport(error.description)
+        }
+        guard answer.status == 200 else { throw ClientError.problem(ServiceProblem(answer: answer)) }
+        guard let screen = try? Screen(jsonBytes: answer.body), screen.id == id, screen.item == item else {
+            throw ClientError.malformedAnswer("the answer to the screen's GET is not the screen \"\(id)\"")
+        }
+        return screen
+    }
+
     /// Replaces the session's client context (`PUT /v1/session/client`): the user chose
     /// another language, or the app draws other kinds now.
     public func replaceContext(_ context: Context) async throws(ClientError) {

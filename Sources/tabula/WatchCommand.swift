@@ -10,7 +10,7 @@ struct WatchCommand: ParsableCommand {
         abstract: "Follow a screen of a running service and print it after every update.",
         discussion: """
             Creates a session (printing "session: TOKEN" on standard error) unless --session \
-            gives one, prints the screen as a text table and redraws it after every update; \
+            gives one, once the screen is known to exist, prints the screen as a text table and redraws it after every update; \
             with --json, prints one line per update instead: {"definition", "revision", \
             "screen"}, the screen after the update in the wire model. On a terminal, a status \
             line above the table holds the session and the connection; elsewhere each change \
@@ -148,6 +148,7 @@ private struct Watch: Sendable {
                 // Waiting for the service, as after a disconnection.
                 if let locale { try await tabula.replaceContextOnceReachable(TabulaSession.Context(locale: locale)) }
             } else {
+                if let failure = await refusalOfTheScreen(configuration, transport) { return .failure(failure) }
                 tabula = try await TabulaSession.create(
                     baseURL: url, context: TabulaSession.Context(locale: locale), apiKey: apiKey, configuration: configuration,
                     transport: transport)
@@ -178,22 +179,47 @@ private struct Watch: Sendable {
                 await display.show(screen)
             case .answered, .refused:
                 break
-            case .ended(.invalidRequest(let detail)):
-                // What the command was asked for cannot be shown: a usage error, not a gone session.
-                return .failure(CommandFailure(detail))
-            // Named wrong from the start: a usage error too. Removed while followed: gone.
-            case .ended(.screenRemoved(let detail)) where !shown:
-                return .failure(CommandFailure("no screen \"\(screen)\": \(detail)"))
-            case .ended(.itemRemoved) where !shown && item == nil:
-                return .failure(CommandFailure("\"\(screen)\" is an item screen: name the item it shows with --item ID"))
-            case .ended(.itemRemoved(let detail)) where !shown:
-                return .failure(CommandFailure("no item \"\(item ?? "")\" on the screen \"\(screen)\": \(detail)"))
             case .ended(let reason):
+                if let failure = usageFailure(reason, shown: shown) { return .failure(failure) }
                 printToStandardError("tabula watch: \(reason)")
                 return .success(3)
             }
         }
         return .success(3)
+    }
+
+    /// The usage error an end means, or `nil` when the session is gone. What the command was
+    /// asked for cannot be shown; a screen or item named wrong from the start is one too,
+    /// while one removed after it was shown is gone.
+    private func usageFailure(_ reason: EndReason, shown: Bool) -> CommandFailure? {
+        switch reason {
+        case .invalidRequest(let detail):
+            CommandFailure(detail)
+        case .screenRemoved(let detail) where !shown:
+            CommandFailure("no screen \"\(screen)\": \(detail)")
+        case .itemRemoved where !shown && item == nil:
+            CommandFailure("\"\(screen)\" is an item screen: name the item it shows with --item ID")
+        case .itemRemoved(let detail) where !shown:
+            CommandFailure("no item \"\(item ?? "")\" on the screen \"\(screen)\": \(detail)")
+        default:
+            nil
+        }
+    }
+
+    /// Before a new session is made, the screen at the defaults, without one: a screen or
+    /// item named wrong is then a usage error that leaves no session behind on the service.
+    /// Anything else (the service unreachable, a refused key) is left to the session's start,
+    /// which waits for the service and words a refused key for the command line.
+    private func refusalOfTheScreen(_ configuration: TabulaSession.Configuration, _ transport: CurlTransport) async -> CommandFailure? {
+        do {
+            _ = try await TabulaSession.defaultScreen(
+                screen, item: item, baseURL: url, apiKey: apiKey, configuration: configuration, transport: transport)
+            return nil
+        } catch ClientError.problem(let problem) where !problem.refusesTheAPIKey {
+            return EndReason(refusingScreenRequest: problem).flatMap { usageFailure($0, shown: false) }
+        } catch {
+            return nil
+        }
     }
 }
 

@@ -111,6 +111,38 @@ import Testing
         }
     }
 
+    /// The screen at the defaults, without a session: a screen and an item that exist come
+    /// back; one that does not is a refusal whose end reason says asking again cannot help.
+    @Test(.timeLimit(.minutes(1))) func theDefaultScreenIsFetchedWithoutASession() async throws {
+        let service = try LiveService()
+        let transport = URLSessionTransport()
+        defer { transport.close() }
+        let screen = try await TabulaSession.defaultScreen("settings", baseURL: service.url, transport: transport)
+        #expect(screen.id == "settings" && screen.revision == 0)
+        for (id, item) in [("nosuch", nil), ("people-details", "nobody"), ("people-details", nil)] as [(String, String?)] {
+            let refusal: ClientError
+            do {
+                _ = try await TabulaSession.defaultScreen(id, item: item, baseURL: service.url, transport: transport)
+                Issue.record("\(id) \(item ?? "-") came back")
+                continue
+            } catch {
+                refusal = error
+            }
+            guard case .problem(let problem) = refusal else {
+                Issue.record("\(id) \(item ?? "-"): \(refusal)")
+                continue
+            }
+            let reason = EndReason(refusingScreenRequest: problem)
+            switch (id, reason) {
+            case ("nosuch", .screenRemoved?), ("people-details", .itemRemoved?): break
+            default: Issue.record("\(id) \(item ?? "-"): \(problem), \(String(describing: reason))")
+            }
+        }
+        let metrics = try service.request("GET", "/metrics").bodyText
+        let sessions = metrics.split(separator: "\n").first { $0.hasPrefix("tabula_sessions ") }
+        #expect(sessions.flatMap { Double($0.dropFirst("tabula_sessions ".count)) } == 0, "\(metrics)")
+    }
+
     /// An answer that does not start from the copy (the stream brought another client's
     /// change while the event was on its way) is a gap: the handle fetches the screen and
     /// publishes it whole, and never asks for `changes?since=`.

@@ -144,7 +144,8 @@ import Testing
     }
 
     /// A screen or an item the service does not have, named from the start, is a usage
-    /// error: the session is not gone. An item screen without `--item` says to give one.
+    /// error: the session is not gone. An item screen without `--item` says to give one. The
+    /// screen is asked for before a session is made, so none is left behind (one was).
     @Test(
         .timeLimit(.minutes(1)),
         arguments: [
@@ -157,6 +158,10 @@ import Testing
         let watch = try WatchProcess(arguments + ["--url", service.url])
         #expect(try await watch.exitStatus() == 1)
         #expect(watch.standardError.contains(message), "\(watch.standardError)")
+        #expect(!watch.standardError.contains("session: "), "\(watch.standardError)")
+        let metrics = try service.request("GET", "/metrics").bodyText
+        let sessions = metrics.split(separator: "\n").first { $0.hasPrefix("tabula_sessions ") }
+        #expect(sessions.flatMap { Double($0.dropFirst("tabula_sessions ".count)) } == 0, "\(metrics)")
     }
 
     /// A service behind TLS whose certificate a private CA signed (nginx in front of it):
