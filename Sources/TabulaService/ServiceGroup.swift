@@ -70,11 +70,14 @@ public final class ServiceGroup: Sendable {
     }
 
     /// Blocks SIGTERM, SIGINT and SIGHUP for the calling thread and every thread it starts
-    /// later, and ignores SIGPIPE: call first thing, before any thread starts.
+    /// later, and ignores SIGPIPE and SIGXFSZ: call first thing, before any thread starts. A
+    /// file past the process's size limit (`ulimit -f`) is then a failed write, which the
+    /// store answers 503 and `/healthz` reports, not the end of the process.
     public static func blockStopSignals() {
         var signals = stopSignals
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     static var stopSignals: sigset_t {

@@ -201,6 +201,49 @@ func select(_ connection: RawHTTPConnection, screen: String, row: String, sessio
         #expect(try check.readResponse().json.objectValue?["revision"] == 2)
     }
 
+    /// A SQLite file that can no longer be written (here, past the process's file-size limit,
+    /// as a full disk would be): events get 503, and `/healthz` says so, though a read of the
+    /// database still works (it read one page and answered 200). Once writes work again,
+    /// `/healthz`'s own write finds it, and events are applied. The process lives on: it
+    /// ignores SIGXFSZ, which would have ended it.
+    @Test func aSQLiteFileThatCannotBeWrittenFailsHealthUntilItCan() throws {
+        let (screens, _) = try togglesScreens()
+        defer { try? FileManager.default.removeItem(at: screens) }
+        let server = try ServerProcess(arguments: ["--screens", screens.path, "--log-level", "error"])
+        let session = try createSession(port: server.port)
+        #expect(try select(try RawHTTPConnection(port: server.port), screen: "toggles", row: "a", session: session, eventID: "1").status == 200)
+        let health = { () throws -> RawHTTPResponse in
+            let connection = try RawHTTPConnection(port: server.port, timeout: 20)
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(try health().status == 200)
+
+        try limitFileSize(of: server.process.processIdentifier, to: "1")
+        let refused = try select(try RawHTTPConnection(port: server.port, timeout: 20), screen: "toggles", row: "b", session: session, eventID: "2")
+        #expect(refused.status == 503 && refused.problemSlug == "store-unavailable", "\(refused.status) \(refused.bodyText)")
+        let unhealthy = try health()
+        #expect(unhealthy.status == 503 && unhealthy.problemSlug == "store-unavailable", "\(unhealthy.status) \(unhealthy.bodyText)\n\(server.log)")
+        #expect(try health().status == 503, "a failed health write is no success")
+
+        try limitFileSize(of: server.process.processIdentifier, to: "unlimited")
+        #expect(try health().status == 200)
+        let applied = try select(try RawHTTPConnection(port: server.port, timeout: 20), screen: "toggles", row: "b", session: session, eventID: "3")
+        #expect(applied.status == 200, "\(applied.bodyText)")
+        #expect(server.process.isRunning)
+    }
+
+    /// Sets a running process's soft file-size limit (`prlimit`, util-linux): the hard one is
+    /// left, since raising it again needs a capability a container may not have.
+    private func limitFileSize(of pid: Int32, to limit: String) throws {
+        let prlimit = Process()
+        prlimit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        prlimit.arguments = ["--pid", String(pid), "--fsize=\(limit):"]
+        try prlimit.run()
+        prlimit.waitUntilExit()
+        #expect(prlimit.terminationStatus == 0)
+    }
+
     /// A database restarted while the service sits idle costs no request: each pooled
     /// connection the server closed is replaced before its next job instead of failing it
     /// (before, every worker's first job after the restart answered 503).

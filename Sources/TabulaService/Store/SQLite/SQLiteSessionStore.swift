@@ -28,6 +28,9 @@ public final class SQLiteSessionStore: SessionStore {
     /// that create and remove them. `/metrics` reads it on every scrape, which a `COUNT(*)`
     /// over the whole table, under the reader's lock, would make a pause of every read.
     private let sessions = Atomic<Int>(0)
+    /// The last mark `/healthz` wrote to the database's header (`user_version`), while the
+    /// writer's last batch failed.
+    private let healthMarks = Atomic<Int>(0)
 
     /// Opens or creates the store in `directory` and migrates its schema. With
     /// `quickCheck`, SQLite's `quick_check` reads the whole file first, and a damaged one is
@@ -358,14 +361,27 @@ public final class SQLiteSessionStore: SessionStore {
         max(0, sessions.load(ordering: .relaxed))
     }
 
-    /// A read of the database, of one page: every probe runs it.
+    /// A read of the database, of one page: every probe runs it. While the writer's last
+    /// batch failed (a full disk, a file past its size limit), a write as well: the answer is
+    /// whether writes work again, which only a write can tell, and the write's commit is what
+    /// clears the failure.
     public func checkHealth(completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         do {
             _ = try readerLock.withLock { () throws(SQLiteError) in try reader.probe.rows() }
-            completion(.success(()))
         } catch {
-            completion(.failure(failure("cannot read the database", error)))
+            return completion(.failure(failure("cannot read the database", error)))
         }
+        guard writer.lastBatchFailure != nil else { return completion(.success(())) }
+        // A mark no other write uses, changed each time: SQLite writes no page for a value
+        // written over with itself.
+        let mark = healthMarks.wrappingAdd(1, ordering: .relaxed).newValue & 0x3FFF_FFFF
+        submit(
+            WriteJob(
+                run: { batch throws(SQLiteError) in
+                    try batch.statements.database.execute("PRAGMA user_version = \(mark)")
+                    return { completion(.success(())) }
+                },
+                failed: { completion(.failure($0)) }))
     }
 
     /// Every completion runs inside its call (reads) or after a batch's commit (writes),

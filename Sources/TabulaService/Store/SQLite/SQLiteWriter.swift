@@ -90,6 +90,10 @@ final class SQLiteWriter: @unchecked Sendable {
     private var answerThread: WorkerThread?
     /// Where batches are answered once the service gave its pool.
     private let answerPool = Locked<WorkerPool?>(nil)
+    /// Why the last batch wrote nothing (it could not begin, was rolled back whole, or did
+    /// not commit), until a batch commits with every job: what `/healthz` reports, since a
+    /// read of the database says nothing of a disk that refuses writes.
+    private let batchFailure = Locked<StoreError?>(nil)
 
     init(statements: SQLiteStatements, cache: SessionStateCache, logger: Logger, maxBatch: Int = 512) {
         self.statements = statements
@@ -122,6 +126,9 @@ final class SQLiteWriter: @unchecked Sendable {
         answerThread?.join()
         answerThread = nil
     }
+
+    /// Why the last batch wrote nothing, while no batch has committed whole since.
+    var lastBatchFailure: StoreError? { batchFailure.withLock { $0 } }
 
     /// Queues a job; `false` when the writer is overloaded or stopped.
     func submit(_ job: WriteJob) -> Bool {
@@ -157,6 +164,7 @@ final class SQLiteWriter: @unchecked Sendable {
         let batch = SQLiteBatch(statements: statements, cache: cache)
         /// Answers every job of the batch as not written.
         func failEvery(_ failure: StoreError) {
+            batchFailure.withLock { $0 = failure }
             answer(jobs.map { job in { job.failed(failure) } }, releasing: jobs)
         }
         do {
@@ -200,6 +208,9 @@ final class SQLiteWriter: @unchecked Sendable {
             logger.error("commit failed; \(jobs.count) writes are not acknowledged: \(error)")
             return failEvery(StoreError("the database could not commit", error))
         }
+        // A job rolled back to its savepoint says nothing of the others' writes: a batch
+        // with one proves nothing either way.
+        if rolledBack.isEmpty { batchFailure.withLock { $0 = nil } }
         for digest in batch.removed { cache.remove(digest: digest) }
         for (digest, change) in batch.changed {
             if let key = change.key { cache.put(key, digest: digest, change.state) } else { cache.put(digest: digest, change.state) }
