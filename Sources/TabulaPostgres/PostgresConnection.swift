@@ -6,10 +6,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The five-character SQLSTATE, such as "23505" for a unique violation.
     public var sqlState: String?
+    /// Whether the message is this module's own words (a deadline that passed), which name
+    /// nothing of the server; libpq's and the server's can name its host, port and user.
+    public var isOwnMessage: Bool
 
-    public init(message: String, sqlState: String? = nil) {
+    public init(message: String, sqlState: String? = nil, isOwnMessage: Bool = false) {
         self.message = message
         self.sqlState = sqlState
+        self.isOwnMessage = isOwnMessage
     }
 
     public var description: String { sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message }
@@ -189,7 +193,7 @@ public final class PostgresConnection: @unchecked Sendable {
                 if let last { pq.clear(last) }
                 pq.finish(handle)
                 self.handle = nil
-                throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed")
+                throw PostgresError(message: "PostgreSQL did not answer within \(deadline); the connection was closed", isOwnMessage: true)
             }
             guard let result = pq.getResult(handle) else { break }
             if let last { pq.clear(last) }

@@ -74,7 +74,7 @@ final class PostgresPool: @unchecked Sendable {
                         job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)", kind: .corrupt))
                     } else {
                         logger.warning("PostgreSQL: \(error)")
-                        job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)"))
+                        job.failed(error.isOwnMessage ? StoreError("\(error)") : StoreError("PostgreSQL failed", databaseMessage: "\(error)"))
                     }
                 }
             }
