@@ -1,4 +1,5 @@
 import TabulaCore
+import TabulaICU
 import Testing
 
 /// `validate` rules: a row's error is the message of the first rule its value fails, shown
@@ -71,6 +72,37 @@ import Testing
         #expect(render(form, state, reusing: render(form, previous), renderedAt: previous) == render(form, state))
         state = try edit(state, "start", .null, form)
         #expect(error(form, state, "start") == nil, "only required judges an empty value: a when rule passes on it")
+    }
+
+    /// A `when` rule's message reads state too: it used to be left out of what the rule
+    /// reads, so a change of the key kept the old message on an incremental render, and the
+    /// stored document did not declare a key another screen owns (it then did not read back).
+    @Test func aWhenRulesMessageFollowsTheStateItReads() throws {
+        let rows = #"""
+            {"id": "agree", "kind": "textField", "title": "Agree", "text": "{{answer}}", "onEdit": {"set": "answer"},
+             "validate": [{"when": "answer == 'yes'", "message": "{{userName}}, please say yes"}]}
+            """#
+        let catalogue = try Catalogue.load([
+            DefinitionFile(name: "terms.json", bytes: Array(definition(id: "terms", state: #"{"answer": ""}"#, rows: rows).utf8)),
+            DefinitionFile(
+                name: "profile.json",
+                bytes: Array(
+                    definition(
+                        id: "profile", state: #"{"userName": "Ann"}"#,
+                        rows: #"{"id": "name", "kind": "textField", "title": "Name", "text": "{{userName}}", "onEdit": {"set": "userName"}}"#
+                    ).utf8)),
+        ])
+        let terms = try #require(catalogue.screen(id: "terms"))
+        let profile = try #require(catalogue.screen(id: "profile"))
+        let refused = try edit(catalogue.initialState, "agree", "no", terms)
+        #expect(error(terms, refused, "agree") == "Ann, please say yes")
+        let renamed = try reduction(of: .edit(row: "name", value: "Bea"), on: refused, profile)
+        #expect(
+            render(terms, renamed.state, reusing: render(terms, refused), renderedAt: refused, changedKeys: renamed.changedKeys)
+                == render(terms, renamed.state))
+        #expect(error(terms, renamed.state, "agree") == "Bea, please say yes")
+        let alone = try ScreenDefinition.reading(document: terms.document.bytes, rules: ICULocaleRules())
+        #expect(render(alone, renamed.state) == render(terms, renamed.state))
     }
 
     @Test func aSecureFieldKeepsWhatItsValueCameToNotTheValue() throws {

@@ -30,9 +30,10 @@ public struct ValidationRule: Sendable {
         self.message = message
     }
 
-    /// The state keys the rule reads besides the row's value.
+    /// The state keys the rule reads besides the row's value: its message's, and a `when`
+    /// rule's condition's.
     var stateKeys: Set<String> {
-        if case .when(let condition) = check { return condition.stateKeys }
+        if case .when(let condition) = check { return condition.stateKeys.union(message.stateKeys) }
         return message.stateKeys
     }
 }
