@@ -105,6 +105,31 @@ import Testing
         #expect(render(alone, renamed.state) == render(terms, renamed.state))
     }
 
+    /// A form whose rule reads another form's validity is as valid as that form's rows make
+    /// it, to any depth: a row reading `valid('F')`, where F's rule reads `valid('G')`, used
+    /// to keep its old render when only G's row changed.
+    @Test func validityReadThroughAnotherFormFollowsItsRows() throws {
+        let json = #"""
+            {"id": "chain", "title": "Chain", "state": {"name": "", "email": "ann@example.com"}, "sections": [
+              {"id": "g", "form": "G", "rows": [{"id": "name", "kind": "textField", "title": "Name", "text": "{{name}}",
+                "onEdit": {"set": "name"}, "validate": [{"required": true, "message": "Name"}]}]},
+              {"id": "f", "form": "F", "rows": [{"id": "email", "kind": "textField", "title": "E-mail", "text": "{{email}}",
+                "onEdit": {"set": "email"}, "validate": [{"when": "valid('G')", "message": "Fill G first"}]}]},
+              {"id": "actions", "rows": [{"id": "go", "kind": "button", "title": "Go", "enabledWhen": "valid('F')",
+                "onSelect": {"set": {"email": "x"}}}]}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "chain.json", bytes: Array(json.utf8))])
+        let chain = try #require(catalogue.screen(id: "chain"))
+        var state = catalogue.initialState
+        var shown = render(chain, state)
+        for value in ["a", "", "b", ""] {
+            let next = try reduction(of: .edit(row: "name", value: .string(value)), on: state, chain)
+            let incremental = render(chain, next.state, reusing: shown, renderedAt: state, changedKeys: next.changedKeys)
+            #expect(incremental == render(chain, next.state), "name \"\(value)\"")
+            (state, shown) = (next.state, incremental)
+        }
+    }
+
     @Test func aSecureFieldKeepsWhatItsValueCameToNotTheValue() throws {
         let (form, initial) = try form()
         let short = try edit(initial, "password", "hunter2", form)

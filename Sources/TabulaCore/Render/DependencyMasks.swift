@@ -53,17 +53,36 @@ struct DependencyMasks: Sendable {
         for row in sections.flatMap(\.rows) where row.forEach == nil {
             fixedRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row
         }
-        // `valid('FORM')` reads what every row of the form reads, and the marks.
-        var formKeys: [String: Set<String>] = [:]
+        // `valid('FORM')` reads what every row of the form reads, and the marks; a row of the
+        // form may itself read another form's validity (a `when` rule, an `enabledWhen`), and
+        // so on, so what each form reads is closed over those.
+        var formReads: [String: Set<String>] = [:]
         for section in sections {
             guard let form = section.form else { continue }
-            var keys = formKeys[ExpressionNode.formValidityKey(form), default: [Self.marksKey]]
+            var keys = formReads[ExpressionNode.formValidityKey(form), default: [Self.marksKey]]
             for row in section.rows {
-                keys.formUnion(row.dependencies.filter { !$0.hasPrefix("$") })
+                keys.formUnion(row.dependencies)
                 for target in row.equalsTargets { keys.formUnion(fixedRows[target]?.dependencies ?? []) }
             }
             if let visibleWhen = section.visibleWhen { keys.formUnion(visibleWhen.stateKeys) }
-            formKeys[ExpressionNode.formValidityKey(form)] = keys
+            formReads[ExpressionNode.formValidityKey(form)] = keys
+        }
+        var formKeys: [String: Set<String>] = [:]
+        for form in formReads.keys {
+            var keys: Set<String> = [Self.marksKey]
+            var pending = [form]
+            var seen: Set<String> = []
+            while let next = pending.popLast() {
+                guard seen.insert(next).inserted else { continue }
+                for key in formReads[next] ?? [] {
+                    if !key.hasPrefix("$") {
+                        keys.insert(key)
+                    } else if formReads[key] != nil {
+                        pending.append(key)
+                    }
+                }
+            }
+            formKeys[form] = keys
         }
         func expanded(_ keys: Set<String>) -> Set<String> {
             var result = keys
