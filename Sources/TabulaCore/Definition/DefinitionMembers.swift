@@ -34,6 +34,11 @@ enum SectionMember: String, DefinitionMember, DefinitionKey {
 enum RowMember: String, DefinitionMember, DefinitionKey {
     case id, kind, forEach, filter, sort, limit, visibleWhen, enabledWhen, accessory, height, estimatedHeight, onSelect, onSwitch, onDelete,
         onMove, leadingActions, trailingActions, onEdit, validate, accessibilityLabel, accessibilityHint, accessibilityValue
+
+    /// The names a custom kind's field cannot take: the members every row carries on the
+    /// wire, and the members a row's definition means itself (a field named `visibleWhen`
+    /// would be read twice, as the field and as the row's visibility).
+    static let reservedFieldNames: Set<String> = Row.reservedKeys.union(allCases.map(\.rawValue))
 }
 
 /// The members of a state key's explicit declaration, `{"type": ..., "default": ..., "item": ...}`.

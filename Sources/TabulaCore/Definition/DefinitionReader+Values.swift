@@ -187,8 +187,8 @@ extension DefinitionReader {
                 }
             }
             guard let schema = recordSchema(fieldsJSON, path: fieldsPath) else { continue }
-            if let reserved = schema.fields.keys.sorted().first(where: Row.reservedKeys.contains) {
-                log.add(.structure, at: "\(fieldsPath).\(reserved)", "\"\(reserved)\" is a key every row carries; name the field differently")
+            if let reserved = schema.fields.keys.sorted().first(where: RowMember.reservedFieldNames.contains) {
+                log.add(.structure, at: "\(fieldsPath).\(reserved)", "\"\(reserved)\" is a member every row has; name the field differently")
                 continue
             }
             let fallback = fallbackJSON.flatMap { kindFallback($0, path: "\(kindPath).fallback") }

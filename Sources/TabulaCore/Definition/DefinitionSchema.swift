@@ -150,7 +150,7 @@ public enum DefinitionSchema {
             "$ref": "#/$defs/fieldTypes",
             "description":
                 "The kind's fields and their types; rows (and headers and footers) of the kind carry each of them. A field cannot be named like a member every row has.",
-            "propertyNames": ["not": enumeration(Row.reservedKeys.sorted(by: { $0.utf8Precedes($1) }), nil)],
+            "propertyNames": ["not": enumeration(RowMember.reservedFieldNames.sorted(by: { $0.utf8Precedes($1) }), nil)],
         ]
         definitions["kindDeclaration"] = [
             "description":
