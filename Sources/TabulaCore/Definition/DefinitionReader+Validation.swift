@@ -113,7 +113,7 @@ extension DefinitionReader {
                 log.wrongType(at: argumentPath, expected: "the id of another input row of this screen", found: argument)
                 return nil
             }
-            equalsReferences.append((row, argumentPath))
+            equalsReferences.append((row, argumentPath, kind))
             check = .equals(row: row)
         case .when:
             check = expression(argument, type: .bool, path: argumentPath, scope: scope).map(ValidationRule.Check.when)
@@ -140,21 +140,30 @@ extension DefinitionReader {
     }
 
     /// Checks each `equals` rule's row, once every row of the screen is read: it must be
-    /// another input row of the screen, with a fixed id.
+    /// another input row of the screen, with a fixed id, whose value is of the same type (a
+    /// text never equals a number: the rule could never pass).
     mutating func checkEqualsReferences(_ sections: [SectionDefinition]) {
-        var inputRows: [String: String] = [:]
+        var inputRows: [String: (path: String, kind: String)] = [:]
         for row in sections.flatMap(\.rows) where row.forEach == nil && row.isInput {
-            inputRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = row.path
+            inputRows[row.id.evaluate(EvaluationContext(state: SessionState()))] = (row.path, row.kind)
         }
-        for (target, path) in equalsReferences {
-            guard let targetPath = inputRows[target] else {
+        for (target, path, kind) in equalsReferences {
+            guard let targetRow = inputRows[target] else {
                 log.add(
                     .structure, at: path,
                     "\"\(target)\" is not an input row of this screen; equals names another input row (not repeated by forEach) by its id")
                 continue
             }
-            if path.hasPrefix(targetPath + ".") {
+            if path.hasPrefix(targetRow.path + ".") {
                 log.add(.structure, at: path, "a row cannot equal itself; name another input row")
+                continue
+            }
+            let type = RowContent.inputStateTypes[kind]
+            if let targetType = RowContent.inputStateTypes[targetRow.kind], type != targetType {
+                log.add(
+                    .structure, at: path,
+                    "\"\(target)\" is a \(targetRow.kind), whose value is a \(targetType.rawValue), and this row's is a \(type?.rawValue ?? kind): the values could never be equal; name an input row whose value is a \(type?.rawValue ?? kind)"
+                )
             }
         }
     }

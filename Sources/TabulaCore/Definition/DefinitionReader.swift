@@ -21,7 +21,7 @@ struct DefinitionReader {
     /// screen's expressions outside `forEach` rows.
     var screenItem: (list: String, schema: RecordSchema)?
     /// The rows `equals` rules name, with their paths, checked once the screen is read.
-    var equalsReferences: [(row: String, path: String)] = []
+    var equalsReferences: [(row: String, path: String, kind: String)] = []
     /// The forms `submit`, `reset` and `valid('FORM')` name, with their paths, checked once
     /// the screen is read.
     var formReferences: [(form: String, path: String)] = []
