@@ -130,6 +130,35 @@ import Testing
         }
     }
 
+    /// A repeated input row's mark goes once its item has left the list: a client adding an
+    /// item, editing its row and deleting it, again and again, grew its session's marks
+    /// without bound (the state limit does not count them).
+    @Test func theMarksOfRowsGoneAreForgotten() throws {
+        let json = #"""
+            {"id": "todo", "title": "To do", "state": {"tasks": {"type": "list", "item": {"title": "string"}, "default": []}},
+             "sections": [{"id": "list", "form": "tasks", "rows": [
+               {"id": "task-{{item.id}}", "kind": "textField", "forEach": "tasks", "title": "Task", "text": "{{item.title}}",
+                "onEdit": {"set": "item.title"}, "onDelete": {"remove": "tasks"}, "validate": [{"required": true, "message": "Name it"}]},
+               {"id": "add", "kind": "button", "title": "Add", "onSelect": {"append": {"to": "tasks", "item": {"title": "new"}}}},
+               {"id": "save", "kind": "button", "title": "Save", "onSelect": {"submit": "tasks"}}]}]}
+            """#
+        let catalogue = try Catalogue.load([DefinitionFile(name: "todo.json", bytes: Array(json.utf8))])
+        let todo = try #require(catalogue.screen(id: "todo"))
+        var state = try reduce(catalogue.initialState, .select(row: "add"), todo).state
+        let kept = try #require(state.records("tasks").first?.id)
+        state = try edit(state, "task-\(kept)", "kept", todo)
+        for _ in 0..<300 {
+            state = try reduce(state, .select(row: "add"), todo).state
+            let id = try #require(state.records("tasks").last?.id)
+            state = try edit(state, "task-\(id)", "", todo)
+            state = try reduce(state, .delete(row: "task-\(id)"), todo).state
+        }
+        #expect(state.marks.touched.count <= 64, "\(state.marks.touched.count) marks for one row")
+        #expect(state.marks.touched.contains(FormMarks.key(screen: "todo", row: "task-\(kept)")), "a row that is still there keeps its mark")
+        let submitted = try reduce(state, .select(row: "save"), todo).state
+        #expect(submitted.marks.touched == [FormMarks.key(screen: "todo", row: "task-\(kept)")], "a submit forgets the rest")
+    }
+
     @Test func aSecureFieldKeepsWhatItsValueCameToNotTheValue() throws {
         let (form, initial) = try form()
         let short = try edit(initial, "password", "hunter2", form)

@@ -266,10 +266,10 @@ private struct ActionRun {
         state.marks.clearBackendError(mark)
         if control.isSecureText {
             secureValues[rowID] = value
-            state.marks.touched.insert(mark)
+            touch(mark)
             state.marks.secureResults[mark] = row.firstFailingRule(of: value, context: context) { _ in nil } ?? FormMarks.passed
         } else {
-            if !row.validate.isEmpty { state.marks.touched.insert(mark) }
+            if !row.validate.isEmpty { touch(mark) }
             // What its form's last submit kept of it (an `equals` with a secure field that
             // failed) lasts until this edit.
             if state.marks.secureResults[mark] != nil { state.marks.secureResults[mark] = nil }
@@ -284,6 +284,29 @@ private struct ActionRun {
         case nil:
             break
         }
+    }
+
+    /// Marks a row touched; each time the touched rows come to another multiple of 64,
+    /// first forgets the marks of rows gone (``forgetMarksOfRowsGone()``), so that an edit
+    /// pays for that walk over the marks once in 64 new ones.
+    private mutating func touch(_ mark: String) {
+        guard state.marks.touched.insert(mark).inserted, state.marks.touched.count.isMultiple(of: 64) else { return }
+        forgetMarksOfRowsGone()
+    }
+
+    /// Forgets the marks of this screen's rows that the state no longer has (a repeated row
+    /// whose item left its list). Nothing else would: a reset or a submit finds a form's
+    /// marks by their rows, and a client that adds an item, edits its row and removes it,
+    /// again and again, would grow its session's marks without bound.
+    private mutating func forgetMarksOfRowsGone() {
+        let prefix = FormMarks.key(screen: definition.id, row: "")
+        let state = state
+        let isGone = { [definition] (mark: String) in
+            mark.hasPrefix(prefix) && definition.rowLocator.locate(String(mark.dropFirst(prefix.count)), in: state) == nil
+        }
+        for mark in state.marks.touched where isGone(mark) { self.state.marks.touched.remove(mark) }
+        for mark in state.marks.secureResults.keys where isGone(mark) { self.state.marks.secureResults[mark] = nil }
+        for mark in state.marks.backendErrors.keys where isGone(mark) { self.state.marks.clearBackendError(mark) }
     }
 
     /// Forgets what a submit found of `equals` rules that failed against row `rowID`, whose
@@ -400,6 +423,8 @@ private struct ActionRun {
     /// be found again without the secure value).
     private mutating func submit(_ form: String) -> Bool {
         var valid = true
+        // Submits are few, and each walks the form's marks anyway.
+        if !state.marks.isEmpty { forgetMarksOfRowsGone() }
         // The backend's messages last until the form's next submit, on its hidden rows too.
         if !state.marks.backendErrors.isEmpty {
             for mark in definition.formMarks(form, in: state.marks, state) { state.marks.clearBackendError(mark) }
