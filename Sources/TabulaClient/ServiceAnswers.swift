@@ -80,8 +80,9 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
     public var slug: String
     public var title: String
     public var detail: String
-    /// Whether the answer was a problem document (a JSON object with a `type`), as the
-    /// service's refusals are; a proxy's or a portal's page is not.
+    /// Whether the answer was the service's own problem document (a JSON object whose
+    /// `type` is `urn:tabula:problem:…`); a proxy's or a portal's page is not, nor is a
+    /// gateway's own problem document (`about:blank`, or its own URL).
     var isDocument: Bool
 
     init(status: Int, slug: String, title: String, detail: String) {
@@ -95,12 +96,15 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
     init(answer: HTTPAnswer) {
         status = answer.status
         let object = (try? JSONParser().parse(answer.body))?.objectValue
-        isDocument = object?["type"]?.stringValue != nil
         let type = object?["type"]?.stringValue ?? ""
-        slug = type.hasPrefix("urn:tabula:problem:") ? String(type.dropFirst("urn:tabula:problem:".count)) : type
+        isDocument = type.hasPrefix(Self.typePrefix)
+        slug = isDocument ? String(type.dropFirst(Self.typePrefix.count)) : type
         title = object?["title"]?.stringValue ?? "HTTP \(answer.status)"
         detail = object?["detail"]?.stringValue ?? ""
     }
+
+    /// What every `type` of the service's problems starts with.
+    static let typePrefix = "urn:tabula:problem:"
 
     public var description: String { detail.isEmpty ? "\(status) \(slug)" : "\(status) \(slug): \(detail)" }
 

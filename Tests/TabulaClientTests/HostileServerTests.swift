@@ -377,7 +377,8 @@ import Testing
     /// reader of its changes gets them from the state at the time, until the handle ends.
     @Test(.timeLimit(.minutes(3))) func theConnectionSaysWhetherTheServiceAnswers() async throws {
         let portal = ScriptedServer.Answer.whole(status: 200, contentType: "text/html", body: Array("<html>Sign in to the Wi-Fi</html>".utf8))
-        let screenFailure = Mutex<ScriptedServer.Answer?>(.json(#"{"type":"about:blank","title":"Busy","status":503}"#, status: 503))
+        let screenFailure = Mutex<ScriptedServer.Answer?>(
+            .json(#"{"type":"urn:tabula:problem:store-unavailable","title":"Service Unavailable","status":503}"#, status: 503))
         let streamFailure = Mutex<ScriptedServer.Answer?>(nil)
         let cut = Mutex(false)
         let server = try ScriptedServer { request in
@@ -411,7 +412,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
-        try await waitUntil("a 503 to be retrying") { $0 == .retrying(reason: "503 about:blank") }
+        try await waitUntil("a 503 to be retrying") { $0 == .retrying(reason: "503 store-unavailable") }
         screenFailure.withLock { $0 = portal }
         try await waitUntil("a portal's page for the screen") { $0 == .retrying(reason: "the answer to the screen's GET is not this screen") }
         screenFailure.withLock { $0 = nil }
@@ -439,13 +440,15 @@ import Testing
     }
 
     /// A page that is not the service's (a proxy's `502` or `401`, a portal's redirect or its
-    /// `200` page) may hide an event that reached the service: the event is sent again with
-    /// its id, and the handle does not end. A `503 actions-not-configured` is the service's
-    /// refusal of that event, which sending it again cannot change: it is not.
+    /// `200` page, a gateway's own problem documents) may hide an event that reached the
+    /// service: the event is sent again with its id, and the handle does not end (a gateway's
+    /// `401` document used to end it as the session's end). A `503 actions-not-configured` is
+    /// the service's refusal of that event, which sending it again cannot change: it is not.
     @Test(.timeLimit(.minutes(3))) func aPageNotTheServicesIsRetriedAndAMissingBackendIsNot() async throws {
+        let gatewayProblem = { (status: Int, title: String) in #"{"type":"about:blank","title":"\#(title)","status":\#(status)}"# }
         let pages: [(status: Int, body: String)] = [
             (502, "<html>Bad Gateway</html>"), (302, "<html>Sign in to the Wi-Fi</html>"), (200, "<html>Sign in to the Wi-Fi</html>"),
-            (401, "<html>Proxy sign-in</html>"),
+            (401, "<html>Proxy sign-in</html>"), (401, gatewayProblem(401, "Unauthorized")), (502, gatewayProblem(502, "Bad Gateway")),
         ]
         let server = try ScriptedServer { [posts = Mutex(0)] request in
             switch (request.method, request.path) {
@@ -456,9 +459,13 @@ import Testing
                     count += 1
                     return count
                 }
-                return count <= pages.count
-                    ? .whole(status: pages[count - 1].status, contentType: "text/html", body: Array(pages[count - 1].body.utf8))
-                    : .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
+                guard count <= pages.count else {
+                    return .json(#"{"fromRevision":0,"toRevision":1,"definition":"d1","changes":\#(Self.noChanges)}"#)
+                }
+                let page = pages[count - 1]
+                return page.body.hasPrefix("{")
+                    ? .whole(status: page.status, contentType: "application/problem+json", body: Array(page.body.utf8))
+                    : .whole(status: page.status, contentType: "text/html", body: Array(page.body.utf8))
             case ("POST", "/v1/screens/x/selection"):
                 return .json(
                     #"{"type":"urn:tabula:problem:actions-not-configured","title":"Actions Not Configured","status":503,"detail":"no backend"}"#,

@@ -868,7 +868,10 @@ export class TabulaView extends EventTarget {
     const text = await response.text().catch(() => "");
     let json = null;
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
-    if (!response.ok && !(json && typeof json === "object" && typeof json.type === "string")) {
+    // The service's own problem documents only: a gateway's (about:blank, its own URL)
+    // says nothing of the session or the event, which may not have reached the service.
+    const isServiceProblem = json && typeof json === "object" && typeof json.type === "string" && json.type.startsWith("urn:tabula:problem:");
+    if (!response.ok && !isServiceProblem) {
       throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} without a problem document: not the service's answer`);
     }
     if (response.ok && text && json === null) {
