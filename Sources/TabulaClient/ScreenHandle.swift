@@ -514,7 +514,14 @@ public actor ScreenHandle {
                 }
             }
         } catch {
-            if (error as? TransportFailure)?.isClosed == true { end(.closed) }
+            if (error as? TransportFailure)?.isClosed == true {
+                end(.closed)
+            } else if endReason == nil, streamFailure == nil {
+                // Cut: not connected until a stream opens again, however long the wait. (A
+                // reason said already, such as the watchdog's, stays; a stream the service
+                // ended is opened again at once.)
+                noteStream(failed: "the stream failed: \(error)")
+            }
         }
         return (ContinuousClock.now - opened, delivered, nil)
     }

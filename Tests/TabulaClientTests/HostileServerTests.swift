@@ -439,6 +439,45 @@ import Testing
         #expect(seen.first == .connecting && seen.last == .connected && seen.contains(notAStream), "\(seen)")
     }
 
+    /// A stream cut short (its connection lost mid-answer) leaves the handle not connected
+    /// until the next one opens: it used to say `.connected` through the whole wait.
+    @Test(.timeLimit(.minutes(3))) func aStreamCutIsNotConnectedUntilTheNextOpens() async throws {
+        let streams = Mutex(0)
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): return .json(Self.screen(revision: 0, rows: ["a"]))
+            case ("GET", "/v1/screens/x/stream"):
+                let count = streams.withLock { count in
+                    count += 1
+                    return count
+                }
+                guard count == 1 else { return Self.staysOpen() }
+                // The next connection after a long `retry:`, so the wait is seen; the body ends
+                // long before the length it announced.
+                let body = "retry: 6000\n\n"
+                return .raw(Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 100000\r\n\r\n\(body)".utf8))
+            default: return .json(#"{"type":"urn:tabula:problem:not-found","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        await handle.start()
+        let deadline = ContinuousClock.now + .seconds(4)
+        var seen: [ScreenHandle.Connection] = []
+        while ContinuousClock.now < deadline {
+            let connection = await handle.connection
+            if seen.last != connection { seen.append(connection) }
+            if case .retrying(let reason) = connection, reason.hasPrefix("the stream failed") { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard case .retrying(let reason)? = seen.last, reason.hasPrefix("the stream failed") else {
+            Issue.record("\(seen)")
+            return
+        }
+        await handle.close()
+    }
+
     /// A page that is not the service's (a proxy's `502` or `401`, a portal's redirect or its
     /// `200` page, a gateway's own problem documents) may hide an event that reached the
     /// service: the event is sent again with its id, and the handle does not end (a gateway's
