@@ -110,8 +110,13 @@ public actor ScreenHandle {
             shownByUser[row] = .isOn(isOn)
             shown = shown?.showing([row: .isOn(isOn)])
         case .move(let row, let destination):
-            shown = shown?.moving(row: row, to: destination) ?? shown
-            if let shown { movedByUser.append(UserMove(row: row, in: shown)) }
+            // A drop the copy cannot show (into another section, past the end) is sent as it
+            // was made, for the service to refuse: recorded as where the row stands, it was
+            // sent as no move at all, accepted, and the row stayed where the user dropped it.
+            if let moved = shown?.moving(row: row, to: destination) {
+                shown = moved
+                movedByUser.append(UserMove(row: row, in: moved))
+            }
         default:
             break
         }

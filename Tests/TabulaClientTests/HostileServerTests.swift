@@ -439,6 +439,38 @@ import Testing
         #expect(seen.first == .connecting && seen.last == .connected && seen.contains(notAStream), "\(seen)")
     }
 
+    /// A drop the screen cannot show (into another section: rows move within theirs) goes to
+    /// the service as it was made, and its refusal comes back: it used to be sent as a move
+    /// of the row to where it stood, which the service accepted as no change.
+    @Test(.timeLimit(.minutes(3))) func aDropIntoAnotherSectionIsSentAsMade() async throws {
+        let twoSections =
+            #"{"id":"x","title":"X","revision":0,"definition":"d1","sections":[{"id":"s","rows":[{"id":"a","kind":"basic","title":"a","movable":true},{"id":"b","kind":"basic","title":"b","movable":true}]},{"id":"t","rows":[{"id":"c","kind":"basic","title":"c","movable":true}]}]}"#
+        let server = try ScriptedServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/v1/screens/x"): return .json(twoSections)
+            case ("GET", "/v1/screens/x/stream"): return Self.staysOpen()
+            case ("POST", "/v1/screens/x/move"):
+                return .json(
+                    #"{"type":"urn:tabula:problem:invalid-move","title":"Invalid Move","status":422,"detail":"rows move within their section"}"#,
+                    status: 422)
+            default: return .json(#"{"type":"urn:tabula:problem:not-found","title":"Not Found","status":404}"#, status: 404)
+            }
+        }
+        defer { server.close() }
+        let (session, handle) = Self.handle(server)
+        defer { session.close() }
+        let refusal = Self.firstRefusal(of: handle)
+        await handle.start()
+        _ = try await Self.screen(of: handle, atRevision: 0)
+        await handle.send(.move(row: "a", to: RowPath(section: 1, row: 0)))
+        guard case .refused(_, let problem) = await refusal.value else { throw ServerProcessError("no refusal") }
+        #expect(problem.slug == "invalid-move")
+        let sent = server.received.filter { $0.path == "/v1/screens/x/move" }.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(sent.count == 1 && sent.allSatisfy { $0.contains(#""section":1"#) }, "\(sent)")
+        #expect(await handle.screen?.sections.first?.rows.map(\.id) == ["a", "b"])
+        await handle.close()
+    }
+
     /// A stream cut short (its connection lost mid-answer) leaves the handle not connected
     /// until the next one opens: it used to say `.connected` through the whole wait.
     @Test(.timeLimit(.minutes(3))) func aStreamCutIsNotConnectedUntilTheNextOpens() async throws {
