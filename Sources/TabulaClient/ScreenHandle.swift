@@ -257,8 +257,11 @@ public actor ScreenHandle {
                 return
             }
             publish(.refused(pending.event, problem))
-            // What the user did is not what the service holds: show what it holds.
+            // What the user did is not what the service holds: show what it holds. The fetch
+            // shows nothing when the stream brought the copy past it meanwhile; the copy,
+            // which does not hold the refused change either, is then shown.
             await fetchWhole(replacingNewer: problem.slug == "future-revision")
+            showCopyIfApart()
         }
     }
 
