@@ -450,7 +450,8 @@ public final class SQLiteSessionStore: SessionStore {
         let sessionCutoff = time - Milliseconds(settings.sessionTTLSeconds) * 1000
         let feedCutoff = time - Milliseconds(settings.feedRetentionSeconds) * 1000
         let logger = self.logger
-        _ = writer.submit(
+        // Through `submit(_:)`: a full or stopped writer fails the job, so its caller hears.
+        submit(
             WriteJob(
                 run: { batch throws(SQLiteError) in
                     let removed = try batch.statements.removeExpired(
