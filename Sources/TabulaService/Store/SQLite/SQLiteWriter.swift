@@ -191,8 +191,18 @@ final class SQLiteWriter: @unchecked Sendable {
                     logger.error("the database rolled back a batch; \(jobs.count) writes are not acknowledged: \(error)")
                     return failEvery(StoreError("the database rolled back the write", error))
                 }
-                try? statements.rollbackToSavepoint.run()
-                try? statements.release.run()
+                do throws(SQLiteError) {
+                    try statements.rollbackToSavepoint.run()
+                    try statements.release.run()
+                } catch let undoError {
+                    // The job's writes cannot be taken back alone (an I/O error, no memory):
+                    // released, they would commit with the others although the job is
+                    // answered as failed. The whole batch goes back instead.
+                    if database.isInTransaction { try? database.execute("ROLLBACK") }
+                    statements.forgetBounds()
+                    logger.error("a failed write could not be undone alone; \(jobs.count) writes are not acknowledged: \(undoError)")
+                    return failEvery(StoreError("the database could not undo a failed write", undoError))
+                }
                 batch.undoJob()
                 statements.forgetBounds()
                 logger.error("a write failed and was rolled back: \(error)")
