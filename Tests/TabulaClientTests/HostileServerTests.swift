@@ -492,10 +492,11 @@ import Testing
             }
         }
         defer { server.close() }
-        let (session, handle) = Self.handle(server)
+        // A long heartbeat: the silence watchdog, which says retrying too, stays out of it.
+        let (session, handle) = Self.handle(server, Self.configuration(heartbeat: .seconds(30)))
         defer { session.close() }
         await handle.start()
-        let deadline = ContinuousClock.now + .seconds(4)
+        let deadline = ContinuousClock.now + .seconds(60)
         var seen: [ScreenHandle.Connection] = []
         while ContinuousClock.now < deadline {
             let connection = await handle.connection
