@@ -71,7 +71,7 @@ public final class MemorySessionStore: SessionStore {
         let time = now()
         let removed = ids.withLock { ids -> Bool in
             guard let key = ids.removeValue(forKey: id) else { return false }
-            sessions.withShard(of: key) { $0.removeValue(forKey: key) }.map { remove($0, time: time) }
+            if let session = sessions.withShard(of: key, { $0.removeValue(forKey: key) }) { remove(session, time: time) }
             return true
         }
         completion(.success(removed))
@@ -114,11 +114,12 @@ public final class MemorySessionStore: SessionStore {
             if let change = commit.change {
                 feed.append(sessionID: session.id, subject: session.subject, revision: newest.revision, record: change.feed, time: time)
             }
+            // Every change is use, a backend's write as a client's event, as the durable
+            // stores count it; of reads, only a client's. Marked under the lock, under which
+            // retention checks it again: a session committed to is not removed after.
+            session.watch.lastUsed.store(time, ordering: .relaxed)
             return .committed
         }
-        // Every change is use, a backend's write as a client's event, as the durable stores
-        // count it; of reads, only a client's.
-        if case .committed = result { session.watch.lastUsed.store(time, ordering: .relaxed) }
         completion(.success(result))
     }
 
@@ -182,14 +183,15 @@ public final class MemorySessionStore: SessionStore {
             sessions.forEachShard { shard in
                 let idle = shard.filter { $0.value.watch.lastUsed.load(ordering: .relaxed) < sessionCutoff }
                 for (key, session) in idle {
+                    // Judged idle before its lock was taken: a commit since has marked use.
+                    guard remove(session, time: time, ifUnusedSince: sessionCutoff) else { continue }
                     shard.removeValue(forKey: key)
                     ids.removeValue(forKey: session.id)
-                    remove(session, time: time)
+                    removed += 1
                 }
                 for session in shard.values {
                     session.lock.withLock { data in data.removeAnswers(olderThan: answerCutoff) }
                 }
-                removed += idle.count
             }
         }
         feed.removeOlder(than: time - Milliseconds(settings.feedRetentionSeconds) * 1000)
@@ -202,12 +204,18 @@ public final class MemorySessionStore: SessionStore {
 
     /// Ends a session taken out of the maps: a commit that looked it up before is refused
     /// from now on, and its `deleted` entry follows its last change in the feed.
-    private func remove(_ session: MemorySession, time: Milliseconds) {
-        session.watch.end()
-        session.lock.withLock { data in
+    /// Marks the session removed, with its feed entry, and ends its watch; with a cutoff,
+    /// only if it was not used since (checked under its lock): whether it was removed.
+    @discardableResult
+    private func remove(_ session: MemorySession, time: Milliseconds, ifUnusedSince cutoff: Milliseconds? = nil) -> Bool {
+        let removed = session.lock.withLock { data -> Bool in
+            if let cutoff, session.watch.lastUsed.load(ordering: .relaxed) >= cutoff { return false }
             data.removed = true
             feed.append(sessionID: session.id, subject: session.subject, revision: data.current.revision, record: .deleted, time: time)
+            return true
         }
+        if removed { session.watch.end() }
+        return removed
     }
 
     private func lookup(_ name: SessionName) -> MemorySession? {
