@@ -11,6 +11,9 @@ struct PendingEvent: Sendable {
     private(set) var named: (revision: Int, definition: String?)?
     /// Whether this is the one retry after a `409` (a stale copy).
     var resent = false
+    /// A drop the copy could not show (into another section, past the end): sent as it was
+    /// made, for the service to refuse, with no place among the user's moves.
+    var sentAsMade = false
 
     init(event: ClientEvent) {
         self.event = event

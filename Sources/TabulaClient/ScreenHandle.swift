@@ -113,10 +113,15 @@ public actor ScreenHandle {
             // A drop the copy cannot show (into another section, past the end) is sent as it
             // was made, for the service to refuse: recorded as where the row stands, it was
             // sent as no move at all, accepted, and the row stayed where the user dropped it.
-            if let moved = shown?.moving(row: row, to: destination) {
-                shown = moved
-                movedByUser.append(UserMove(row: row, in: moved))
+            guard let moved = shown?.moving(row: row, to: destination) else {
+                var asMade = PendingEvent(event: event)
+                asMade.sentAsMade = true
+                queue.append(asMade)
+                if sender == nil { sender = Task { await self.sendQueued() } }
+                return
             }
+            shown = moved
+            movedByUser.append(UserMove(row: row, in: moved))
         default:
             break
         }
@@ -130,7 +135,7 @@ public actor ScreenHandle {
             if copy == nil { await fetchWhole() }
             guard endReason == nil, let copy else { return }
             if queue[0].body == nil {
-                queue[0].event = placedAsDropped(queue[0].event, in: copy)
+                if !queue[0].sentAsMade { queue[0].event = placedAsDropped(queue[0].event, in: copy) }
                 queue[0].prepare(copy: copy, item: item)
             }
             let pending = queue[0]
@@ -221,7 +226,7 @@ public actor ScreenHandle {
         switch outcome {
         case .answered(let answer):
             forgetShownByUser(pending.event)
-            forgetMoveByUser(pending.event)
+            if !pending.sentAsMade { forgetMoveByUser(pending.event) }
             if let named = pending.named, let copy, copy.revision == named.revision, copy.definition == named.definition,
                 answer.update.fromRevision == named.revision
             {
@@ -246,13 +251,14 @@ public actor ScreenHandle {
             // An event sent again after a 409 still shows what the user did meanwhile.
             if problem.status != 409 || pending.resent {
                 forgetShownByUser(pending.event)
-                forgetMoveByUser(pending.event)
+                if !pending.sentAsMade { forgetMoveByUser(pending.event) }
             }
             if problem.status == 409, !pending.resent {
                 // The copy is out of date: fetch it and send the event again, against it.
                 await fetchWhole(replacingNewer: problem.slug == "future-revision")
                 var again = PendingEvent(event: pending.event)
                 again.resent = true
+                again.sentAsMade = pending.sentAsMade
                 queue.insert(again, at: 0)
                 return
             }

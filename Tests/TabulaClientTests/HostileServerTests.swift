@@ -453,6 +453,12 @@ import Testing
                 return .json(
                     #"{"type":"urn:tabula:problem:invalid-move","title":"Invalid Move","status":422,"detail":"rows move within their section"}"#,
                     status: 422)
+            case ("POST", "/v1/screens/x/selection"):
+                // Slow: the moves wait behind it, unsent.
+                usleep(300_000)
+                return .json(
+                    #"{"type":"urn:tabula:problem:event-not-applicable","title":"Event Not Applicable","status":422,"detail":"not selectable"}"#,
+                    status: 422)
             default: return .json(#"{"type":"urn:tabula:problem:not-found","title":"Not Found","status":404}"#, status: 404)
             }
         }
@@ -462,12 +468,17 @@ import Testing
         let refusal = Self.firstRefusal(of: handle)
         await handle.start()
         _ = try await Self.screen(of: handle, atRevision: 0)
+        // Then a drag of the same row that the screen can show, both made while an earlier
+        // event waits for its answer: each goes as the user made it.
+        await handle.send(.selection(row: "b", values: [:]))
         await handle.send(.move(row: "a", to: RowPath(section: 1, row: 0)))
+        await handle.send(.move(row: "a", to: RowPath(section: 0, row: 1)))
         guard case .refused(_, let problem) = await refusal.value else { throw ServerProcessError("no refusal") }
-        #expect(problem.slug == "invalid-move")
+        #expect(problem.slug == "event-not-applicable")
+        try await Self.waitFor("both moves", seconds: 60) { server.count("POST", "/v1/screens/x/move") == 2 }
         let sent = server.received.filter { $0.path == "/v1/screens/x/move" }.map { String(decoding: $0.body, as: UTF8.self) }
-        #expect(sent.count == 1 && sent.allSatisfy { $0.contains(#""section":1"#) }, "\(sent)")
-        #expect(await handle.screen?.sections.first?.rows.map(\.id) == ["a", "b"])
+        #expect(sent.count == 2, "\(sent)")
+        #expect(sent.first?.contains(#""section":1"#) == true && sent.last?.contains(#""section":0"#) == true, "\(sent)")
         await handle.close()
     }
 
