@@ -6,8 +6,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The five-character SQLSTATE, such as "23505" for a unique violation.
     public var sqlState: String?
-    /// Whether the message is this module's own words (a deadline that passed), which name
-    /// nothing of the server; libpq's and the server's can name its host, port and user.
+    /// Whether the message is Tabula's own words (a deadline that passed, a row that did not
+    /// decode), which name nothing of the server; libpq's and the server's can name its host,
+    /// port, user, files and tables.
     public var isOwnMessage: Bool
 
     public init(message: String, sqlState: String? = nil, isOwnMessage: Bool = false) {
@@ -28,7 +29,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// A row that does not read back as what was written: reported as PostgreSQL reports
     /// damaged data (SQLSTATE XX001, data_corrupted).
     public static func corrupt(_ message: String) -> PostgresError {
-        PostgresError(message: message, sqlState: "XX001")
+        PostgresError(message: message, sqlState: "XX001", isOwnMessage: true)
     }
 }
 

@@ -4,10 +4,14 @@ internal import CSQLite
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public var code: Int32
     public var message: String
+    /// Whether the message is Tabula's own words (what did not decode, in which session),
+    /// not SQLite's, which can name the file and the statement.
+    public var isOwnMessage: Bool
 
-    public init(code: Int32, message: String) {
+    public init(code: Int32, message: String, isOwnMessage: Bool = false) {
         self.code = code
         self.message = message
+        self.isOwnMessage = isOwnMessage
     }
 
     public var description: String { "SQLite error \(code): \(message)" }
@@ -22,13 +26,13 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// A row that does not read back as what was written: reported as SQLite reports a
     /// damaged page.
     public static func corrupt(_ message: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_CORRUPT, message: message)
+        SQLiteError(code: SQLITE_CORRUPT, message: message, isOwnMessage: true)
     }
 
     /// A read that other connections' writes kept from finishing: reported as SQLite
     /// reports a busy database, which passes.
     public static func busy(_ message: String) -> SQLiteError {
-        SQLiteError(code: SQLITE_BUSY, message: message)
+        SQLiteError(code: SQLITE_BUSY, message: message, isOwnMessage: true)
     }
 }
 

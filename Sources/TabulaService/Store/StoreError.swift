@@ -23,14 +23,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
     }
 
-    /// A failure the database reported while the store was `doing` something. When the
-    /// database cannot be used, the log gets its `message` and a client only what failed;
-    /// damage is told whole, since its message is what did not decode and in which session
-    /// (Tabula's own words, which a user's report then carries to the operator).
+    /// A failure the database reported while the store was `doing` something, in its own
+    /// words: the log gets its `message`, a client only what failed. (Tabula's own words,
+    /// such as what did not decode and in which session, are told whole, with the other
+    /// initializer.)
     public init(_ doing: String, databaseMessage message: String, kind: Kind = .unavailable) {
         self.description = "\(doing): \(message)"
-        self.clientDescription =
-            kind == .corrupt ? description : "\(doing); the service's log has the database's message"
+        self.clientDescription = "\(doing); the service's log has the database's message"
         self.kind = kind
     }
 

@@ -7,8 +7,14 @@ extension StoreError {
     /// The store error for a SQLite failure while doing something: ``Kind/corrupt`` when
     /// SQLite found the file damaged or a row did not decode, else ``Kind/unavailable``.
     init(_ doing: String, _ error: any Error) {
-        let corrupt = (error as? SQLiteError)?.isCorruption == true
-        self.init(doing, databaseMessage: "\(error)", kind: corrupt ? .corrupt : .unavailable)
+        let sqlite = error as? SQLiteError
+        let kind: Kind = sqlite?.isCorruption == true ? .corrupt : .unavailable
+        // Tabula's own words (what did not decode, in which session) are a client's to read.
+        if sqlite?.isOwnMessage == true {
+            self.init("\(doing): \(error)", kind: kind)
+        } else {
+            self.init(doing, databaseMessage: "\(error)", kind: kind)
+        }
     }
 }
 
