@@ -101,6 +101,19 @@ import Testing
         started = ContinuousClock.now
         let backend = try api.send("POST", "/v1/sessions", headers: ["Authorization: Bearer \(Self.backendKey)"])
         #expect(backend.status == 201 && ContinuousClock.now - started < .milliseconds(900))
+
+        // With an API key, a client over the limit presents that key: it is refused at once.
+        let apiKey = "client-api-key-0123456789"
+        let keyed = try APITestServer {
+            $0.newSessionsPerMinute = 1
+            $0.apiKey = APIKey(apiKey)
+            $0.backendKey = APIKey(Self.backendKey)
+            $0.keyRefusalPauseMilliseconds = 1000
+        }
+        #expect(try keyed.send("POST", "/v1/sessions", headers: ["Authorization: Bearer \(apiKey)"]).status == 201)
+        started = ContinuousClock.now
+        let client = try keyed.send("POST", "/v1/sessions", headers: ["Authorization: Bearer \(apiKey)"])
+        #expect(client.status == 429 && ContinuousClock.now - started < .milliseconds(900))
     }
 
     @Test func trustedProxiesReadAddressesAndRanges() throws {

@@ -26,8 +26,10 @@ extension APIContext {
             } catch {
                 // Over the limit, the backend's key is the difference between 201 and 429:
                 // a request that presents another key waits the refused key's pause, so that
-                // guessing the backend key here is no faster than anywhere else.
-                guard context.request.headers.single("Authorization") != .absent else { throw error }
+                // guessing the backend key here is no faster than anywhere else. (With an API
+                // key, a request here presents that one: any other was refused, after the
+                // pause, before routing.)
+                guard access.apiKey == nil, context.request.headers.single("Authorization") != .absent else { throw error }
                 return .later { [access] reply in access.refusalPause.answer { reply.fail(error) } }
             }
         }

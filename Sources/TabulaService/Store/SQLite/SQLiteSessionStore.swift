@@ -372,8 +372,8 @@ public final class SQLiteSessionStore: SessionStore {
             return completion(.failure(failure("cannot read the database", error)))
         }
         guard writer.lastBatchFailure != nil else { return completion(.success(())) }
-        // A mark no other write uses, changed each time: SQLite writes no page for a value
-        // written over with itself.
+        // A mark no other write uses, changed each time: SQLite may write no page for a
+        // value written over with itself (a row's `UPDATE` to its own value writes none).
         let mark = healthMarks.wrappingAdd(1, ordering: .relaxed).newValue & 0x3FFF_FFFF
         submit(
             WriteJob(
