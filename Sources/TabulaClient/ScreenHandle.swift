@@ -200,7 +200,7 @@ public actor ScreenHandle {
                 }
             }
             let problem = ServiceProblem(answer: answer)
-            // A page without a problem document (a proxy's `5xx` or `401`, a portal's
+            // A page without the service's problem document (a proxy's `5xx` or `401`, a portal's
             // redirect) is not the service's answer: the event may or may not have reached
             // the service, and the same body and id again apply it once.
             if !problem.isDocument {

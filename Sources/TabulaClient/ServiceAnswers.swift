@@ -114,7 +114,7 @@ public struct ServiceProblem: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Why the answer was no use, for ``ScreenHandle/Connection/retrying(reason:)``: the
     /// service's problem, or the status of a page that is not the service's.
-    var reason: String { isDocument ? description : "HTTP \(status) without a problem document: not the service's answer" }
+    var reason: String { isDocument ? description : "HTTP \(status) without the service's problem document: not its answer" }
 }
 
 /// What can go wrong when the client talks to the service.

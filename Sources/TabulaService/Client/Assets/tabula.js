@@ -62,6 +62,9 @@ const ICONS = {
 
 // ---------------------------------------------------------------- HTTP
 
+/** What every `type` of the service's problem documents starts with. */
+const PROBLEM_TYPE_PREFIX = "urn:tabula:problem:";
+
 /** An answer that is not 2xx: its status and problem document (`slug` is the problem type's last part). */
 export class Problem extends Error {
   constructor(status, problem, retryAfter = null) {
@@ -73,7 +76,7 @@ export class Problem extends Error {
   }
 
   get slug() {
-    return String(this.problem.type || "").replace("urn:tabula:problem:", "");
+    return String(this.problem.type || "").replace(PROBLEM_TYPE_PREFIX, "");
   }
 }
 
@@ -870,9 +873,9 @@ export class TabulaView extends EventTarget {
     try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
     // The service's own problem documents only: a gateway's (about:blank, its own URL)
     // says nothing of the session or the event, which may not have reached the service.
-    const isServiceProblem = json && typeof json === "object" && typeof json.type === "string" && json.type.startsWith("urn:tabula:problem:");
+    const isServiceProblem = json && typeof json === "object" && typeof json.type === "string" && json.type.startsWith(PROBLEM_TYPE_PREFIX);
     if (!response.ok && !isServiceProblem) {
-      throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} without a problem document: not the service's answer`);
+      throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} without the service's problem document: not its answer`);
     }
     if (response.ok && text && json === null) {
       throw new NetworkFailure(`${method} ${path}: HTTP ${response.status} with an answer that is not JSON: not the service's answer`);
