@@ -85,7 +85,9 @@ public actor ScreenHandle {
         follower = Task { await self.follow() }
     }
 
-    /// Stops the handle: ``updates`` ends with ``EndReason/closed``.
+    /// Stops the handle: ``updates`` ends with ``EndReason/closed``. A handle follows its
+    /// screen until it ends or this is called, whether ``updates`` is read or not, and keeps
+    /// every update for its reader: call it when the view goes away for good.
     public func close() {
         end(.closed)
     }
