@@ -196,6 +196,27 @@ import Testing
         }
     }
 
+    /// A log row already at the revision the next event makes (a partial restore): the
+    /// event is 500 `store-corrupt`, naming the session. It was taken for another instance's
+    /// commit, read and decided again a hundred times, then answered 503.
+    @Test func aPostgresLogRowAheadOfItsSessionIsAnError() throws {
+        try Self.withPostgresVictim { api, victim, connection, digest in
+            try connection.execute(
+                """
+                INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms)
+                SELECT token_hash, revision + 1, NULL, kind, payload, state, time_ms FROM events
+                WHERE token_hash = $1 ORDER BY revision DESC LIMIT 1
+                """, [.text(digest)])
+            let started = ContinuousClock.now
+            let event = try api.send("POST", "/v1/screens/settings/switch", session: victim.token, json: #"{"row": "wifi", "isOn": false}"#)
+            #expect(event.status == 500 && event.problemSlug == "store-corrupt", "\(event.status) \(event.bodyText)")
+            #expect(event.bodyText.contains(victim.id), "the problem names the session: \(event.bodyText)")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            let other = try api.newSession()
+            #expect(try api.send("POST", "/v1/screens/settings/switch", session: other, json: #"{"row": "wifi", "isOn": false}"#).status == 200)
+        }
+    }
+
     /// A victim on a PostgreSQL store, a connection of the test's own to its database, and
     /// the victim's token digest.
     static func withPostgresVictim(_ body: (APITestServer, Victim, PostgresConnection, String) throws -> Void) throws {

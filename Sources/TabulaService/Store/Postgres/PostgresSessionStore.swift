@@ -274,15 +274,24 @@ public final class PostgresSessionStore: SessionStore {
                     .integer(added - dropped), .integer(answered),
                 ])
             if claimed.rows.count == 1 {
-                try connection.execute(
-                    """
-                    WITH dropped AS (DELETE FROM events WHERE token_hash = $1 AND revision < $8)
-                    INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)
-                    """,
-                    [
-                        .text(digest), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
-                        .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time), .integer(keepFrom),
-                    ])
+                do throws(PostgresError) {
+                    try connection.execute(
+                        """
+                        WITH dropped AS (DELETE FROM events WHERE token_hash = $1 AND revision < $8)
+                        INSERT INTO events(token_hash, revision, event_id, kind, payload, state, time_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                        """,
+                        [
+                            .text(digest), .integer(Int64(state.revision)), commit.event.eventID.map(PostgresValue.text) ?? .null,
+                            .text(commit.event.kind), .bytes(commit.event.payload), .bytes(bytes), .integer(time), .integer(keepFrom),
+                        ])
+                } catch  where error.sqlState == "23505" {
+                    // The session's row is locked, at the revision before: no other writer can
+                    // have logged this one. A log row already there is damage (a partial
+                    // restore), not a race to retry a hundred times.
+                    let id = claimed.rows.first?.first?.text ?? "?"
+                    throw PostgresError.corrupt(
+                        "session \(id): the log already holds revision \(state.revision), past the session's revision \(commit.expectedRevision)")
+                }
             }
         } else {
             // Only an answer: the revision is checked all the same (and the row locked until
