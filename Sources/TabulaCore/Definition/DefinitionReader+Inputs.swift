@@ -209,6 +209,15 @@ extension DefinitionReader {
             guard let idValue, let titleValue, let id = template(idValue, path: "\(path).id", scope: itemScope),
                 let title = template(titleValue, path: "\(path).title", scope: itemScope)
             else { return nil }
+            // As a repeated row's id: an edit names the option by it, so no two items, and no
+            // item, may give an empty or a shared one.
+            guard let affixes = id.singleExpressionAffixes, case .itemField("id", _) = affixes.expression.node else {
+                log.add(
+                    .structure, at: "\(path).id",
+                    "an option's id must be fixed text around one {{item.id}} and no other {{ }} part, like \"{{item.id}}\" or \"country-{{item.id}}\", so that every item gives its own"
+                )
+                return nil
+            }
             return .forEach(list: list, id: id, title: title)
         default:
             log.wrongType(at: path, expected: "a list of options or {\"forEach\": LIST, \"id\": ..., \"title\": ...}", found: value)
