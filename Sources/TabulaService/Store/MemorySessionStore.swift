@@ -203,9 +203,9 @@ public final class MemorySessionStore: SessionStore {
     }
 
     /// Ends a session taken out of the maps: a commit that looked it up before is refused
-    /// from now on, and its `deleted` entry follows its last change in the feed.
-    /// Marks the session removed, with its feed entry, and ends its watch; with a cutoff,
-    /// only if it was not used since (checked under its lock): whether it was removed.
+    /// from now on, and its `deleted` entry follows its last change in the feed. With a
+    /// cutoff, only if it was not used since (checked under its lock, under which commits
+    /// mark use); whether it was ended.
     @discardableResult
     private func remove(_ session: MemorySession, time: Milliseconds, ifUnusedSince cutoff: Milliseconds? = nil) -> Bool {
         let removed = session.lock.withLock { data -> Bool in

@@ -23,13 +23,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
     }
 
-    /// A failure the database reported while the store was `doing` something, in its own
-    /// words: the log gets its `message`, a client only what failed. (Tabula's own words,
-    /// such as what did not decode and in which session, are told whole, with the other
-    /// initializer.)
-    public init(_ doing: String, databaseMessage message: String, kind: Kind = .unavailable) {
+    /// A failure the database reported while the store was `doing` something. The log gets
+    /// its `message`; a client gets it too only when it is Tabula's own words (`isOwn`: what
+    /// did not decode and in which session, a deadline), else only what failed.
+    public init(_ doing: String, databaseMessage message: String, isOwn: Bool = false, kind: Kind = .unavailable) {
         self.description = "\(doing): \(message)"
-        self.clientDescription = "\(doing); the service's log has the database's message"
+        self.clientDescription = isOwn ? description : "\(doing); the service's log has the database's message"
         self.kind = kind
     }
 

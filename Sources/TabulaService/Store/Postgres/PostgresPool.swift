@@ -71,25 +71,13 @@ final class PostgresPool: @unchecked Sendable {
                     if !error.isConflict { connection = nil }
                     if error.isCorruption {
                         logger.error("PostgreSQL: damaged data, answered 500 store-corrupt and written over by nothing: \(error)")
-                        job.failed(StoreError(postgres: error, kind: .corrupt))
+                        job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)", isOwn: error.isOwnMessage, kind: .corrupt))
                     } else {
                         logger.warning("PostgreSQL: \(error)")
-                        job.failed(StoreError(postgres: error))
+                        job.failed(StoreError("PostgreSQL failed", databaseMessage: "\(error)", isOwn: error.isOwnMessage))
                     }
                 }
             }
-        }
-    }
-}
-
-extension StoreError {
-    /// The store error for a failed statement: a client reads the message only when it is
-    /// Tabula's own (``PostgresError/isOwnMessage``).
-    init(postgres error: PostgresError, kind: Kind = .unavailable) {
-        if error.isOwnMessage {
-            self.init("PostgreSQL: \(error)", kind: kind)
-        } else {
-            self.init("PostgreSQL failed", databaseMessage: "\(error)", kind: kind)
         }
     }
 }

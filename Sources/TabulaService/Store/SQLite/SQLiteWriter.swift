@@ -8,13 +8,9 @@ extension StoreError {
     /// SQLite found the file damaged or a row did not decode, else ``Kind/unavailable``.
     init(_ doing: String, _ error: any Error) {
         let sqlite = error as? SQLiteError
-        let kind: Kind = sqlite?.isCorruption == true ? .corrupt : .unavailable
-        // Tabula's own words (what did not decode, in which session) are a client's to read.
-        if sqlite?.isOwnMessage == true {
-            self.init("\(doing): \(error)", kind: kind)
-        } else {
-            self.init(doing, databaseMessage: "\(error)", kind: kind)
-        }
+        self.init(
+            doing, databaseMessage: "\(error)", isOwn: sqlite?.isOwnMessage == true,
+            kind: sqlite?.isCorruption == true ? .corrupt : .unavailable)
     }
 }
 
