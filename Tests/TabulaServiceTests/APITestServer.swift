@@ -147,6 +147,19 @@ final class APITestServer: @unchecked Sendable {
         }
     }
 
+    /// `GET /v1/feed` with `query` once `holds` is true of the answer, or the last answer
+    /// read after 30 seconds. On PostgreSQL an entry is readable only once every transaction
+    /// begun before its own has ended, in the whole cluster the tests share: another test's
+    /// open transaction can hold an entry back well past its event's answer.
+    func feed(_ query: String = "", until holds: (RawHTTPResponse) -> Bool) throws -> RawHTTPResponse {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let answer = try send("GET", "/v1/feed" + query, headers: [BackendAPITests.authorization])
+            if holds(answer) || ContinuousClock.now >= deadline { return answer }
+            usleep(20_000)
+        }
+    }
+
     func newSession() throws -> String {
         let response = try send("POST", "/v1/sessions")
         guard response.status == 201, let token = try JSONParser().parse(response.body).objectValue?["session"]?.stringValue else {

@@ -155,7 +155,7 @@ final class TestBackend: HTTPHandler, @unchecked Sendable {
         #expect(signedIn.bodyText.contains("Signed in as ann@example.com"))
         #expect(row(try Screen(jsonBytes: signedIn.body), "sign-in")?.enabled == false)
         // One revision and one feed entry for the whole event.
-        let feed = try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization]).json
+        let feed = try api.feed { $0.bodyText.contains(#""eventId":"try-2""#) }.json
         let events = feed.objectValue?["entries"]?.arrayValue?.compactMap { $0.objectValue?["event"]?.objectValue } ?? []
         #expect(events.filter { $0["row"] == "sign-in" }.count == 2)
         #expect(!feed.canonicalText.contains("correct horse") && !feed.canonicalText.contains("wrong horse"))

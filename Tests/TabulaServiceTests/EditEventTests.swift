@@ -166,7 +166,7 @@ func formCatalogue() throws -> Catalogue {
         let replayed = try edit(api, session, #"{"row": "password", "value": "\#(secret)", "eventId": "pw-1"}"#)
         #expect(replayed.body == answer.body)
         #expect(try edit(api, session, #"{"row": "name", "value": "Ann", "eventId": "n-1"}"#).status == 200)
-        let feed = try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization])
+        let feed = try api.feed { $0.bodyText.contains(#""eventId":"n-1""#) }
         let entries = try #require(feed.json.objectValue?["entries"]?.arrayValue)
         let changedKeys: [JSONValue] = entries.compactMap { entry in entry.objectValue?["changedKeys"] }
         #expect(changedKeys.contains(.array([])), "a change of marks alone lists no key")

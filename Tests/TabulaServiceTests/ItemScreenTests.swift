@@ -84,7 +84,7 @@ import Testing
         #expect(reused.status == 422 && reused.problemSlug == "event-id-reused", "\(reused.bodyText)")
         let retry = try event(api, "edit", token, item: "alex-great", #"{"row": "age", "value": 33, "eventId": "age-1"}"#)
         #expect(retry.body == edit.body)
-        let feed = try api.send("GET", "/v1/feed?limit=10", headers: [BackendAPITests.authorization])
+        let feed = try api.feed("?limit=10") { $0.bodyText.contains(#""item":"alex-great","kind":"edit","row":"age","screen":"people-details""#) }
         #expect(feed.bodyText.contains(#""item":"alex-great","kind":"edit","row":"age","screen":"people-details""#), "\(feed.bodyText)")
         let entries = try #require(feed.json.objectValue?["entries"]?.arrayValue)
         #expect(entries.compactMap { $0.objectValue?["item"] } == ["alex-great"], "the event's entry names its item, the session's creation none")

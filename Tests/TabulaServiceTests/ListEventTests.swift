@@ -159,7 +159,7 @@ func playlistCatalogue() throws -> Catalogue {
         let retry = try send(api, "move", session, #"{"row": "song-s5", "to": {"section": 1, "row": 1}, "eventId": "m-1"}"#)
         #expect(retry.body == first.body)
         #expect(try storedOrder(api, id) == ["s5", "s0", "s1", "s2", "s3", "s4", "s6", "s7"])
-        let feed = try api.send("GET", "/v1/feed?limit=10", headers: [BackendAPITests.authorization])
+        let feed = try api.feed("?limit=10") { $0.bodyText.contains(#""kind":"move","row":"song-s5","screen":"playlist","to":{"row":1,"section":1}"#) }
         #expect(feed.bodyText.contains(#""kind":"move","row":"song-s5","screen":"playlist","to":{"row":1,"section":1}"#), "\(feed.bodyText)")
     }
 
@@ -199,7 +199,7 @@ func playlistCatalogue() throws -> Catalogue {
         let removedChanges = try ChangeSet(json: try #require(removed.json.objectValue?["changes"]))
         #expect(removedChanges.rows.deleted == [RowPath(section: 1, row: 4)])
         #expect(try storedOrder(api, id) == ["s0", "s1", "s2", "s4", "s5", "s6", "s7"])
-        let feed = try api.send("GET", "/v1/feed?limit=10", headers: [BackendAPITests.authorization])
+        let feed = try api.feed("?limit=10") { $0.bodyText.contains(#""action":"remove","kind":"action","row":"song-s3""#) }
         #expect(feed.bodyText.contains(#""action":"remove","kind":"action","row":"song-s3""#), "\(feed.bodyText)")
     }
 

@@ -43,8 +43,11 @@ import Testing
         let shown = try Screen(jsonBytes: try api.send("GET", "/v1/screens/signin", session: session).body)
         #expect(applied == shown)
         #expect(shown.sections.flatMap(\.rows).first { $0.id == "status" }?.content == .basic(title: "Ready"))
-        let feed = try api.send("GET", "/v1/feed", headers: [BackendAPITests.authorization])
-        let events = (feed.json.objectValue?["entries"]?.arrayValue ?? []).compactMap { $0.objectValue?["event"]?.objectValue }
+        func events(_ feed: RawHTTPResponse) -> [JSONObject] {
+            (feed.json.objectValue?["entries"]?.arrayValue ?? []).compactMap { $0.objectValue?["event"]?.objectValue }
+        }
+        let feed = try api.feed { events($0).contains { $0["eventId"] == "s-2" } }
+        let events = events(feed)
         let submitted = try #require(events.last)
         #expect(submitted["form"] == "signin" && submitted["values"] == ["email": "ann@example.com"], "\(feed.bodyText)")
         #expect(!feed.bodyText.contains(secret) && !passed.bodyText.contains(secret))
