@@ -32,12 +32,23 @@ struct ExampleBackendCommand: ParsableCommand {
     @Flag(help: "Stop when the process that started this one ends (Scripts/serve starts it beside tabula serve).")
     var stopWithParent = false
 
-    func run() throws {
-        // An empty key would make every signature anyone computes a valid one.
+    /// The secret, from the option or the environment. An empty one would make every
+    /// signature anyone computes a valid one.
+    func resolvedSecret() throws -> String {
         guard let secret = secret ?? EnvironmentSetting.value("TABULA_ACTIONS_SECRET"), !secret.isEmpty else {
             throw ValidationError("give the secret Tabula signs its calls with: --secret, or TABULA_ACTIONS_SECRET")
         }
+        return secret
+    }
+
+    /// Checked before the run, so that a wrong setting is reported with this command's usage.
+    func validate() throws {
+        _ = try resolvedSecret()
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+    }
+
+    func run() throws {
+        let secret = try resolvedSecret()
         // Before the first logger starts the log's writer thread: see ServeCommand.run.
         ServiceGroup.blockStopSignals()
         LoggingSystem.bootstrap { label in TabulaLogHandler(label: label, level: .info) }

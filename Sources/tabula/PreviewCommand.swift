@@ -42,8 +42,21 @@ struct PreviewCommand: ParsableCommand {
         return arguments
     }
 
+    /// `serve`'s options, parsed and checked before the run, so that a wrong one is reported
+    /// with this command's usage, not `serve`'s.
+    func serveCommand() throws -> ServeCommand {
+        do {
+            return try ServeCommand.parse(try serveArguments())
+        } catch {
+            throw ValidationError(ServeCommand.message(for: error))
+        }
+    }
+
+    func validate() throws {
+        _ = try serveCommand()
+    }
+
     func run() throws {
-        let serve = try ServeCommand.parse(try serveArguments())
-        try serve.run()
+        try serveCommand().run()
     }
 }

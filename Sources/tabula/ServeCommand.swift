@@ -240,6 +240,12 @@ struct ServeCommand: ParsableCommand {
     )
     var screenCacheBytes: Int?
 
+    /// Resolves every setting before the run, so that a wrong one is reported with this
+    /// command's usage (ArgumentParser shows the root's for an error thrown by `run`).
+    func validate() throws {
+        _ = try resolvedSettings()
+    }
+
     func run() throws {
         // Before any thread starts (the first logger starts the log's writer), so that only
         // this thread receives them, in the wait below: a thread that left them unblocked

@@ -91,6 +91,16 @@ import Testing
         #expect(watch.status == 64 && watch.standardError.contains("--heartbeat -5s is not a duration"), "\(watch.standardError)")
         let port = try serve(["--port", "70000"])
         #expect(port.status == 64 && port.standardError.contains("--port must be between 0 and 65535"), "\(port.standardError)")
+        // Each with its own command's usage, not the root's.
+        #expect(port.standardError.contains("Usage: tabula serve"), "\(port.standardError)")
+        for (arguments, usage) in [
+            (["preview", "--port", "70000"], "Usage: tabula preview"),
+            (["example-backend", "--secret", "s", "--port", "70000"], "Usage: tabula example-backend"),
+        ] {
+            let result = try runTabula(arguments)
+            #expect(result.status == 64 && result.standardError.contains("--port must be between 0 and 65535"), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(usage), "\(arguments): \(result.standardError)")
+        }
     }
 
     /// A CA file curl could not use would fail every call at run time: the start says why.
