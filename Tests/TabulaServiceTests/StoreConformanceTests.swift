@@ -30,6 +30,12 @@ import Testing
         #expect(try event(api, session, "selection", #"{"row": "dark", "revision": 9}"#).status == 409)
         #expect(try api.revision(session) == 3)
         #expect(try api.send("GET", "/healthz").bodyText == #"{"status":"ok","store":"\#(kind.rawValue)"}"#)
+        // Event ids are compared byte for byte: "café" composed and decomposed are two ids,
+        // which Swift's `String` equality would take for one.
+        let composed = try event(api, session, "switch", #"{"row": "wifi", "isOn": true, "eventId": "caf\u00e9"}"#)
+        #expect(composed.status == 200 && composed.json.objectValue?["toRevision"] == 4, "\(composed.bodyText)")
+        let decomposed = try event(api, session, "switch", #"{"row": "wifi", "isOn": false, "eventId": "cafe\u0301"}"#)
+        #expect(decomposed.status == 200 && decomposed.json.objectValue?["toRevision"] == 5, "\(decomposed.bodyText)")
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -257,9 +257,9 @@ final class MemorySessionData: @unchecked Sendable {
     /// The sizes of `undos` added up, within ``StoreSettings/maxHistoryBytes``.
     private(set) var historyBytes = 0
     /// Answers by event id, each with the order it was stored in.
-    private var answers: [String: (answer: StoredAnswer, order: Int)] = [:]
+    private var answers: [EventIDBytes: (answer: StoredAnswer, order: Int)] = [:]
     /// The event ids of `answers`, oldest first, at most ``StoreSettings/maxAnswersPerSession``.
-    private var answerOrder: RingBuffer<(eventID: String, order: Int)>
+    private var answerOrder: RingBuffer<(eventID: EventIDBytes, order: Int)>
     private var answersStored = 0
     /// Set when the session is deleted or expires, for commits that looked it up before.
     var removed = false
@@ -283,7 +283,7 @@ final class MemorySessionData: @unchecked Sendable {
 
     /// The answer stored for an event id, if it is younger than `cutoff`.
     func answer(_ eventID: String, notBefore cutoff: Milliseconds) -> StoredAnswer? {
-        guard let stored = answers[eventID], stored.answer.time >= cutoff else { return nil }
+        guard let stored = answers[EventIDBytes(eventID)], stored.answer.time >= cutoff else { return nil }
         return stored.answer
     }
 
@@ -320,7 +320,7 @@ final class MemorySessionData: @unchecked Sendable {
                 dropped.revisions += 1
             }
         }
-        if let answer = commit.answer, let eventID = commit.event.eventID {
+        if let answer = commit.answer, let eventID = commit.event.eventID.map(EventIDBytes.init) {
             answersStored += 1
             answers[eventID] = (answer, answersStored)
             if let oldest = answerOrder.append((eventID, answersStored)), answers[oldest.eventID]?.order == oldest.order {
@@ -394,5 +394,16 @@ enum StateUndo {
             return
         }
         state.revision -= 1
+    }
+}
+
+/// An event id as its UTF-8 bytes, the way the SQLite and PostgreSQL stores compare ids.
+/// `String`'s equality would take canonically equivalent ids, such as "café" composed and
+/// decomposed, for one, and replay one client's answer for another's event.
+private struct EventIDBytes: Hashable {
+    let utf8: [UInt8]
+
+    init(_ eventID: String) {
+        utf8 = Array(eventID.utf8)
     }
 }
