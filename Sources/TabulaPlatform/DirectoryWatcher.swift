@@ -4,10 +4,14 @@ internal import CTabulaPlatform
 /// removed: at once through inotify on Linux, else by comparing every file's stamp
 /// (``Files/stamp(_:)``) every quarter of a second. A burst of changes (an editor's save
 /// writes a temporary file, renames it and touches the directory) becomes one call, made a
-/// short quiet time after the last change, so the callback sees the files complete.
+/// short quiet time after the last change, so the callback sees the files complete. A
+/// directory that is never quiet (a file written over and over) still calls back, once
+/// ``longestWait`` after the change that began the burst, and again after each such wait.
 public final class DirectoryWatcher: Sendable {
     /// How long the directory must be quiet before the callback, in milliseconds.
     public static let quietMilliseconds: Int32 = 100
+    /// The longest a burst of changes postpones the callback.
+    public static let longestWait = Duration.seconds(1)
     private static let pollMilliseconds: Int32 = 250
 
     private let stopping = Locked(false)
@@ -50,6 +54,7 @@ public final class DirectoryWatcher: Sendable {
             defer { close(descriptor) }
             var buffer = [UInt8](repeating: 0, count: 16_384)
             var changed = false
+            var burstStarted = ContinuousClock.now
             var watch: Int32? = firstWatch
             while !isStopping {
                 var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
@@ -63,6 +68,7 @@ public final class DirectoryWatcher: Sendable {
                             watch = nil
                         }
                     }
+                    if !changed { burstStarted = .now }
                     changed = true
                 }
                 // The directory was deleted, or moved away (an editor's or a deployment's
@@ -70,8 +76,9 @@ public final class DirectoryWatcher: Sendable {
                 // something is there, and read again then.
                 if watch == nil, case let renewed = inotify_add_watch(descriptor, directory, Self.mask), renewed >= 0 {
                     watch = renewed
+                    if !changed { burstStarted = .now }
                     changed = true
-                } else if ready == 0 && changed {
+                } else if changed, ready == 0 || ContinuousClock.now - burstStarted >= Self.longestWait {
                     changed = false
                     onChange()
                 }
@@ -100,13 +107,17 @@ public final class DirectoryWatcher: Sendable {
     private func compareStamps(_ directory: String, _ onChange: @Sendable () -> Void) {
         var last = Self.stamps(directory)
         var changed = false
+        var burstStarted = ContinuousClock.now
         while !isStopping {
             usleep(UInt32(changed ? Self.quietMilliseconds : Self.pollMilliseconds) * 1000)
             let now = Self.stamps(directory)
-            if now != last {
+            let quiet = now == last
+            if !quiet {
                 last = now
+                if !changed { burstStarted = .now }
                 changed = true
-            } else if changed {
+            }
+            if changed, quiet || ContinuousClock.now - burstStarted >= Self.longestWait {
                 changed = false
                 onChange()
             }

@@ -42,6 +42,31 @@ import Testing
         #expect(calls.waitFor(3), "a removal")
     }
 
+    /// A file written over and over never leaves the directory quiet: the callback still
+    /// comes, within the longest wait, while the writes go on. It used to wait for them to end.
+    @Test(arguments: [false, true])
+    func aDirectoryNeverQuietStillCallsBack(polling: Bool) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.json")
+        let calls = Calls()
+        let watcher = DirectoryWatcher(directory: directory.path, polling: polling) { calls.count.withLock { $0 += 1 } }
+        defer { watcher.stop() }
+        let writing = Locked(true)
+        let writer = Thread {
+            var value = 0
+            while writing.withLock({ $0 }) {
+                value += 1
+                try? Data("write \(value)".utf8).write(to: file)
+                usleep(20_000)
+            }
+        }
+        writer.start()
+        #expect(calls.waitFor(2, within: 8), "two calls while the writes go on")
+        writing.withLock { $0 = false }
+    }
+
     /// A directory deleted and made again, or swapped for another by a rename, took inotify's
     /// watch with it: nothing after was seen. The path is now watched again once it is there.
     @Test(arguments: ["deleted", "swapped"])
