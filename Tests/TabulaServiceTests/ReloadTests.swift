@@ -206,6 +206,42 @@ import Testing
         }
     }
 
+    /// A reload that makes an item screen a plain one: each item's stream reaches the plain
+    /// screen from its own copy. The change sets of one delivery were shared by streams whose
+    /// copies had the same definition and revision, whatever item each showed, so item b's
+    /// stream got item a's change set.
+    @Test func streamsOfItemsReachTheScreenThatNoLongerHasThem() throws {
+        func file(items: Bool) -> DefinitionFile {
+            let item = items ? #""item": {"list": "things"},"# : ""
+            let title = items ? "{{item.name}}" : "A"
+            return DefinitionFile(
+                name: "d.json",
+                bytes: Array(
+                    #"""
+                    {"id": "d", "title": "Things", \#(item)
+                     "state": {"things": [{"id": "a", "name": "A"}, {"id": "b", "name": "B"}]},
+                     "sections": [{"id": "s", "rows": [{"id": "name", "kind": "basic", "title": "\#(title)"}]}]}
+                    """#.utf8))
+        }
+        let served = try Served([file(items: true)])
+        let session = try served.api.newSession()
+        var streams: [StreamClientCopy] = []
+        for item in ["a", "b"] {
+            let stream = try StreamClientCopy(port: served.api.port, screen: "d", session: session, query: "?item=\(item)")
+            try stream.catchUp(to: try served.screen(session, "d?item=\(item)"), "item \(item): opening")
+            streams.append(stream)
+        }
+        try served.write(file(items: false))
+        #expect(served.reload().version == 2)
+        let plain = try served.screen(session, "d")
+        // Item a's copy shows the plain screen already: its stream gets nothing. Item b's
+        // gets the change from its own copy (a read that finds nothing times out).
+        for (stream, item) in zip(streams, ["a", "b"]) {
+            while stream.copy?.sections != plain.sections, (try? stream.readOne()) == true {}
+            #expect(stream.copy?.sections == plain.sections, "item \(item): the stream's copy is not the plain screen")
+        }
+    }
+
     /// A broken file changes nothing: the old screens keep serving, and the problems carry
     /// the file, line, column and JSON path. Mending it reloads.
     @Test func aBrokenDirectoryKeepsTheServedScreensAndSaysWhatIsWrong() throws {

@@ -59,8 +59,10 @@ extension APIContext {
         // After the definitions it replaces: with --keep-definitions 1, those are gone too.
         definitions.forget(removed)
         let new = ServedCatalogue(catalogue, version: old.version + 1, threadCacheBounds: threadCacheBounds, limitCounts: cacheLimitCounts)
-        catalogues.replace(with: new)
+        // The streams first: from the moment a stream can be opened with the new
+        // definitions, the hub knows of them, and offers no stream the old ones' screen.
         streams.reloaded(catalogue)
+        catalogues.replace(with: new)
         return .reloaded(
             version: new.version,
             changed: newIDs.keys.filter { oldIDs[$0] != nil && oldIDs[$0] != newIDs[$0] }.sorted(),

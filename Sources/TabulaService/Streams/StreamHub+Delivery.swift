@@ -81,6 +81,10 @@ extension StreamHub {
             channel.knownRevision = max(channel.knownRevision, state.revision)
             return Array(channel.streams.values)
         }
+        // A reload came during this batch: a stream among these may have opened with the
+        // new definitions, and rendering with this batch's would take it back. The next
+        // batch takes the new catalogue and reads every streamed session again.
+        guard reloadedCatalogue.withLock({ $0 == nil }) else { return }
         // The new screen, rendered once per screen the session's streams show.
         var targets: [String: ScreenCopy] = [:]
         var events = EventCache()
@@ -115,7 +119,7 @@ extension StreamHub {
             // always suffice, since each finds no waiting event left to take.
             for _ in 0..<4 {
                 guard stream.wants(target), let base = stream.copy else { break }
-                let event = events.event(definition, from: base, to: target)
+                let event = events.event(definition, item: stream.item, from: base, to: target)
                 if stream.offer(event, from: base, to: target) { break }
             }
         }
@@ -132,9 +136,12 @@ extension StreamHub {
 
         var events: [Key: [UInt8]] = [:]
 
-        /// `event: changes` from `base` to `target`; empty when the screen did not change.
-        mutating func event(_ definition: ScreenDefinition, from base: ScreenCopy, to target: ScreenCopy) -> [UInt8] {
-            let key = Key(screen: definition.id, item: target.screen.item, definitionID: base.definitionID, revision: base.revision)
+        /// `event: changes` from `base` to `target`, for a stream opened on `item`; empty when
+        /// the screen did not change. Keyed by the stream's item, not the screen's: a reload
+        /// that made an item screen a plain one renders no item, while each stream's copy
+        /// still shows its own.
+        mutating func event(_ definition: ScreenDefinition, item: String?, from base: ScreenCopy, to target: ScreenCopy) -> [UInt8] {
+            let key = Key(screen: definition.id, item: item, definitionID: base.definitionID, revision: base.revision)
             if let known = events[key] { return known }
             let changes = diff(old: base.screen, new: target.screen)
             let event =
