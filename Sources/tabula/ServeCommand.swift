@@ -185,7 +185,7 @@ struct ServeCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "Open screen streams in all, held besides --max-connections; more get 429 (env TABULA_MAX_STREAMS, default \(Defaults.streams.maxStreams))"
+            "Open streams in all, screens' and the feed's, held besides --max-connections; more get 429 (env TABULA_MAX_STREAMS, default \(Defaults.streams.maxStreams))"
     )
     var maxStreams: Int?
 
