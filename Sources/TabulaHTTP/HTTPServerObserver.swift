@@ -9,7 +9,9 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     /// Content-Length together with Transfer-Encoding (request smuggling).
     case contentLengthWithTransferEncoding = "content_length_with_transfer_encoding"
     /// A header whose name is not an HTTP token, such as `Content-Length :` with a space
-    /// before the colon, which libmicrohttpd would take for an unknown header (smuggling).
+    /// before the colon, which libmicrohttpd would take for an unknown header (smuggling); a
+    /// header folded over two lines; or a value holding a control character, such as a bare
+    /// CR, other than a tab.
     case malformedHeader = "malformed_header"
     /// A request target that is not valid UTF-8 (before percent-decoding), or that a raw
     /// NUL byte cuts short.
@@ -24,7 +26,8 @@ public enum RejectionReason: String, CaseIterable, Sendable {
     case uriTooLong = "uri_too_long"
     /// An HTTP version libmicrohttpd does not speak, such as HTTP/2.0 (505), seen in its log.
     case httpVersionNotSupported = "http_version_not_supported"
-    /// A request libmicrohttpd found malformed (for example HTTP/1.1 without Host).
+    /// A request libmicrohttpd found malformed (for example HTTP/1.1 without Host), or an
+    /// HTTP/1.0 request with Transfer-Encoding, whose framing RFC 9112 calls faulty.
     case malformedRequest = "malformed_request"
     /// A connection over the total or per-address limit, closed at once.
     case connectionLimit = "connection_limit"

@@ -17,6 +17,10 @@ struct FramingCheck {
     /// name, so `Transfer-Enc: chunked` and ` oding` make a `Transfer-Encoding` that a proxy
     /// joining the lines never saw.
     private(set) var hasFoldedLine = false
+    /// Whether a value holds a control character other than a tab (RFC 9110 section 5.5):
+    /// libmicrohttpd ends a line at CRLF or LF only, so a bare CR stays in the value, where a
+    /// proxy that ends lines there would read `a\rTransfer-Encoding: chunked` as two headers.
+    private(set) var hasControlInValue = false
     private(set) var hostCount = 0
     /// Whether a Content-Length or Transfer-Encoding header announced a body.
     private(set) var announcesBody = false
@@ -33,6 +37,10 @@ struct FramingCheck {
         }
         if !Self.isOnOneLine(name, value) {
             hasFoldedLine = true
+            return .malformed
+        }
+        if Self.holdsControlCharacter(value) {
+            hasControlInValue = true
             return .malformed
         }
         if ASCII.equalIgnoringCase(name, Self.host) {
@@ -53,11 +61,12 @@ struct FramingCheck {
     /// Whether libmicrohttpd read the header from one `Name: value` line: a header's value
     /// follows its name in the connection's buffer, past the colon (which libmicrohttpd
     /// overwrites with a NUL) and the spaces or tabs before the value. A folded header's name
-    /// is built in memory of its own, away from its value. (An empty value says nothing, and
-    /// is not looked at.)
+    /// is built in memory of its own, away from its value. An empty value is looked at too:
+    /// libmicrohttpd points it at the end of its line, and `X-A:` folded onto ` B` is the
+    /// name `X-AB` with that empty value.
     @inline(__always)
     static func isOnOneLine(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
-        guard !value.isEmpty, let nameStart = name.baseAddress, let valueStart = value.baseAddress else { return true }
+        guard let nameStart = name.baseAddress, let valueStart = value.baseAddress else { return true }
         let colon = nameStart + name.count
         guard valueStart > colon else { return false }
         let first = colon.load(as: UInt8.self)
@@ -71,10 +80,17 @@ struct FramingCheck {
         return true
     }
 
+    /// Whether `value` holds a byte below 0x20 other than a tab, or DEL.
+    @inline(__always)
+    static func holdsControlCharacter(_ value: UnsafeRawBufferPointer) -> Bool {
+        value.contains { byte in (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F }
+    }
+
     /// The problem the headers seen so far have whatever their values: a malformed name, a
-    /// folded line, or more than one Host (request smuggling).
+    /// folded line, a control character in a value, or more than one Host (request
+    /// smuggling).
     var problem: RejectionReason? {
-        if hasMalformedName || hasFoldedLine { return .malformedHeader }
+        if hasMalformedName || hasFoldedLine || hasControlInValue { return .malformedHeader }
         if hostCount > 1 { return .duplicateHost }
         return nil
     }
@@ -88,11 +104,14 @@ struct HeaderScan {
     var transferEncodings: [String] = []
 
     /// A framing problem that makes the request unsafe to read (request smuggling, or a
-    /// body announced over the limit).
-    func framingProblem(maxBodyBytes: Int) -> RejectionReason? {
+    /// body announced over the limit). `version` is the request line's.
+    func framingProblem(maxBodyBytes: Int, version: String) -> RejectionReason? {
         if let problem = framing.problem { return problem }
         if contentLengths.count > 1 { return .duplicateContentLength }
         if !contentLengths.isEmpty && !transferEncodings.isEmpty { return .contentLengthWithTransferEncoding }
+        // RFC 9112 section 6.1: an HTTP/1.0 message with Transfer-Encoding has faulty
+        // framing (an HTTP/1.0 proxy would not decode it), which libmicrohttpd decodes anyway.
+        if !transferEncodings.isEmpty, version.uppercased() != "HTTP/1.1" { return .malformedRequest }
         // As libmicrohttpd reads it: it decodes a chunked body only when the one
         // Transfer-Encoding is `chunked` exactly (in any case). Any other value, `chunked,`
         // or `chunked ` included, would have it take everything that follows on the

@@ -24,7 +24,7 @@ extension ServerCore {
         }
         context.headers = scan.headers
         context.clientAddress = info?.address ?? SocketAddress.describe(tabula_client_address(connection))
-        if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes) {
+        if let reason = scan.framingProblem(maxBodyBytes: configuration.maxBodyBytes, version: version) {
             return (context, refuse(context, reason))
         }
         if !targetIsSound {

@@ -116,7 +116,11 @@ import Testing
     /// Transfer-Encoding, an X-Session) that a proxy joining the lines never saw.
     @Test func aFoldedHeaderIsRefused() throws {
         try withServer { _, port, observer in
-            for folded in ["Transfer-Enc: chunked\r\n oding", "X-Session: AAAA\r\n\tBBBB", "X-Test: one\r\n two"] {
+            // An empty first line too: libmicrohttpd glues ` two` onto the name.
+            for folded in [
+                "Transfer-Enc: chunked\r\n oding", "X-Session: AAAA\r\n\tBBBB", "X-Test: one\r\n two", "X-Test:\r\n two",
+                "Transfer-Encoding:\r\n chunked",
+            ] {
                 try expectRefusal(
                     "GET /header HTTP/1.1\r\nHost: x\r\n\(folded)\r\n\r\n", status: 400, reason: .malformedHeader, port: port,
                     observer: observer)
@@ -125,6 +129,36 @@ import Testing
             let plain = try RawHTTPConnection(port: port)
             try plain.send("GET /header HTTP/1.1\r\nHost: x\r\nX-Test: \t  spaced \t\r\nX-Test:tight\r\nX-Test:\r\n\r\n")
             #expect(try plain.readResponse().bodyText == "[spaced][tight][]")
+        }
+    }
+
+    /// A control character in a value, but a tab, is refused (RFC 9110 section 5.5): a bare
+    /// CR stays in libmicrohttpd's value, where a proxy that ends a line at it reads another
+    /// header.
+    @Test func aControlCharacterInAValueIsRefused() throws {
+        try withServer { _, port, observer in
+            for value in ["a\rTransfer-Encoding: chunked", "a\u{01}b", "a\u{7F}", "\u{1B}[31m"] {
+                try expectRefusal(
+                    "GET /header HTTP/1.1\r\nHost: x\r\nX-Test: \(value)\r\n\r\n", status: 400, reason: .malformedHeader, port: port,
+                    observer: observer)
+            }
+            try expectRefusal("GET /hello HTTP/1.1\r\nHost: a\rb\r\n\r\n", status: 400, reason: .malformedHeader, port: port, observer: observer)
+            let tab = try RawHTTPConnection(port: port)
+            try tab.send("GET /header HTTP/1.1\r\nHost: x\r\nX-Test: a\tb\r\n\r\n")
+            #expect(try tab.readResponse().bodyText == "[a\tb]")
+        }
+    }
+
+    /// RFC 9112 section 6.1: Transfer-Encoding in an HTTP/1.0 request is faulty framing (a
+    /// proxy of that version would not decode it); libmicrohttpd decoded it all the same.
+    @Test func transferEncodingInHTTP10IsRefused() throws {
+        try withServer { _, port, observer in
+            try expectRefusal(
+                "POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", status: 400,
+                reason: .malformedRequest, port: port, observer: observer)
+            let plain = try RawHTTPConnection(port: port)
+            try plain.send("POST /echo HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello")
+            #expect(try plain.readResponse().bodyText == "5")
         }
     }
 
