@@ -29,7 +29,9 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        retained.release()
+        // A daemon that ``shutdown()`` left running (a handler that never returned) still
+        // calls back with the core as `cls`: it stays, for the process's exit to end.
+        if core.state.withLock({ $0.daemon == nil }) { retained.release() }
     }
 
     /// Binds and starts serving on the configured address.
@@ -99,14 +101,17 @@ public final class HTTPServer: Sendable {
     /// elsewhere), lets requests in progress finish for up to the
     /// configured grace, answers still-parked ones with a refusal, then stops. Every answer
     /// sent meanwhile closes its connection (`Connection: close`), so a client sends its
-    /// next request elsewhere.
-    public func shutdown() {
+    /// next request elsewhere. Returns whether the daemon stopped: `false` when a handler
+    /// still runs, or a connection is still suspended, and the daemon is left running, with
+    /// what its requests use.
+    @discardableResult
+    public func shutdown() -> Bool {
         core.accepting.store(false, ordering: .releasing)
         if let passes = headerTimeoutPasses.withLock({ $0.take() }) {
             passes.stop.close()
             passes.thread.join()
         }
-        guard let daemon = core.state.withLock({ $0.daemon }) else { return }
+        guard let daemon = core.state.withLock({ $0.daemon }) else { return true }
         // Shut down, the socket stops listening: new connections are refused from now on.
         // It is closed only after MHD_stop_daemon, as libmicrohttpd asks: a worker may still
         // be polling it, and a number closed early could be given to another socket.
@@ -145,7 +150,7 @@ public final class HTTPServer: Sendable {
         let running = core.counts.total(.inHandler)
         guard running == 0 else {
             core.logger.error("\(running) requests still running on their threads after the shutdown grace; stopping without them")
-            return
+            return false
         }
         core.stopped.store(true, ordering: .sequentiallyConsistent)
         waitUntil(.now + .seconds(5)) { [core] _ in core.resumesInProgress.load(ordering: .sequentiallyConsistent) == 0 }
@@ -156,11 +161,12 @@ public final class HTTPServer: Sendable {
             // run for seconds, can be here. Stopping would abort the process
             // (libmicrohttpd's rule), which is about to exit anyway.
             core.logger.error("\(stillSuspended) connections still suspended after the shutdown; the daemon is left running")
-            return
+            return false
         }
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         core.state.withLock { $0.daemon = nil }
+        return true
     }
 
     private func waitUntil(

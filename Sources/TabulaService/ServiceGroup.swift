@@ -97,7 +97,9 @@ public final class ServiceGroup: Sendable {
         }
         guard wasRunning else { return }
         for watcher in watchers.withLock({ $0 }) { watcher.stop() }
-        server.shutdown()
+        // A request still running when the server gave up holds the service and the store:
+        // they are left open, as the server is, to the process's exit.
+        guard server.shutdown() else { return }
         service.close()
         if closesStore { store.close() }
     }

@@ -17,12 +17,19 @@ import Testing
     }
 
     /// Runs `shutdown()` on its own thread and returns a way to wait for it.
-    func shutdownInBackground(_ server: HTTPServer) -> Locked<Bool> {
+    /// Shuts `server` down on a thread of its own: `done` once it returned, and `stopped`
+    /// what it returned.
+    func shutdownInBackground(_ server: HTTPServer, stopped: Locked<Bool?> = Locked(nil)) -> Locked<Bool> {
         let done = Locked(false)
         final class Box: @unchecked Sendable {
             let server: HTTPServer
             let done: Locked<Bool>
-            init(_ server: HTTPServer, _ done: Locked<Bool>) { self.server = server; self.done = done }
+            let stopped: Locked<Bool?>
+            init(_ server: HTTPServer, _ done: Locked<Bool>, _ stopped: Locked<Bool?>) {
+                self.server = server
+                self.done = done
+                self.stopped = stopped
+            }
         }
         var thread = pthread_t()
         pthread_create(
@@ -30,10 +37,11 @@ import Testing
             { argument in
                 guard let argument else { return nil }
                 let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-                box.server.shutdown()
+                let stopped = box.server.shutdown()
                 box.done.withLock { $0 = true }
+                box.stopped.withLock { $0 = stopped }
                 return nil
-            }, Unmanaged.passRetained(Box(server, done)).toOpaque())
+            }, Unmanaged.passRetained(Box(server, done, stopped)).toOpaque())
         pthread_detach(thread)
         return done
     }
@@ -71,12 +79,14 @@ import Testing
         try busy.send(getRequest("/busy?ms=6000"))
         #expect(eventually { server.requestsInProgress == 1 })
         let started = ContinuousClock.now
-        let done = shutdownInBackground(server)
+        let stopped = Locked<Bool?>(nil)
+        let done = shutdownInBackground(server, stopped: stopped)
         #expect(waitFor(done, seconds: 4))
         #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(stopped.withLock { $0 } == false, "the shutdown says it left the daemon running")
         // Once the handler returns, a second shutdown stops what the first left running.
         _ = try? busy.readResponse()
-        server.shutdown()
+        #expect(server.shutdown(), "the second shutdown stopped the daemon")
     }
 
     /// A shutdown closes the connections that wait for a request at once, so that a proxy
