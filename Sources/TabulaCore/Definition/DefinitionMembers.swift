@@ -39,6 +39,19 @@ enum RowMember: String, DefinitionMember, DefinitionKey {
     /// wire, and the members a row's definition means itself (a field named `visibleWhen`
     /// would be read twice, as the field and as the row's visibility).
     static let reservedFieldNames: Set<String> = Row.reservedKeys.union(allCases.map(\.rawValue))
+
+    /// The types a custom kind's field may have when it is named like a field of the built-in
+    /// kinds, rows' or headers' and footers': on the wire a row carries its fields by name,
+    /// whatever its kind, so a client that reads them by name (the OpenAPI document's `Row`,
+    /// a client generated from it) finds each name with one type. An empty set: the name's
+    /// value is not a scalar a kind can declare (a word of a list, an array, a number
+    /// within bounds).
+    static let builtInFieldTypes: [String: Set<ScalarType>] = [
+        "title": [.string], "subtitle": [.string], "image": [.string], "leftTitle": [.string], "rightTitle": [.string], "text": [.string],
+        "placeholder": [.string], "selected": [.string], "isOn": [.bool], "isChecked": [.bool], "secure": [.bool], "multiline": [.bool],
+        "value": [.number, .string], "min": [.number, .string], "max": [.number, .string],
+        "step": [], "maxLength": [], "style": [], "contentType": [], "mode": [], "options": [],
+    ]
 }
 
 /// The members of a state key's explicit declaration, `{"type": ..., "default": ..., "item": ...}`.

@@ -191,6 +191,18 @@ extension DefinitionReader {
                 log.add(.structure, at: "\(fieldsPath).\(reserved)", "\"\(reserved)\" is a member every row has; name the field differently")
                 continue
             }
+            let clashes = schema.fields.sorted { $0.key.utf8Precedes($1.key) }.compactMap { field, type in
+                RowMember.builtInFieldTypes[field].flatMap { $0.contains(type) ? nil : (field, $0) }
+            }
+            for (field, types) in clashes {
+                let allowed = types.map(\.rawValue).sorted().map { "\"\($0)\"" }.joined(separator: " or ")
+                log.add(
+                    .structure, at: "\(fieldsPath).\(field)",
+                    types.isEmpty
+                        ? "\"\(field)\" is a field of built-in kinds that a custom kind cannot declare; name the field differently"
+                        : "\"\(field)\" is a field of built-in kinds, of type \(allowed) there and so in every kind; declare it so or name it differently")
+            }
+            if !clashes.isEmpty { continue }
             let fallback = fallbackJSON.flatMap { kindFallback($0, path: "\(kindPath).fallback") }
             kinds[name] = KindDeclaration(name: name, fields: schema.fields, fallback: fallback)
         }

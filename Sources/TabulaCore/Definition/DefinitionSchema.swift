@@ -149,8 +149,9 @@ public enum DefinitionSchema {
         definitions["kindFields"] = [
             "$ref": "#/$defs/fieldTypes",
             "description":
-                "The kind's fields and their types; rows (and headers and footers) of the kind carry each of them. A field cannot be named like a member every row has.",
+                "The kind's fields and their types; rows (and headers and footers) of the kind carry each of them. A field cannot be named like a member every row has, and a field named like one of the built-in kinds has its type there.",
             "propertyNames": ["not": enumeration(RowMember.reservedFieldNames.sorted(by: { $0.utf8Precedes($1) }), nil)],
+            "properties": .object(builtInFieldTypes),
         ]
         definitions["kindDeclaration"] = [
             "description":
@@ -732,6 +733,16 @@ public enum DefinitionSchema {
 
     private static func reference(_ definition: String, _ description: String) -> JSONValue {
         ["$ref": .string("#/$defs/\(definition)"), "description": .string(description)]
+    }
+
+    /// A custom kind's fields named like the built-in kinds' fields, each with the types it
+    /// may take (``RowMember/builtInFieldTypes``), or `false` when it may not be declared.
+    private static var builtInFieldTypes: JSONObject {
+        var properties = JSONObject()
+        for (field, types) in RowMember.builtInFieldTypes.sorted(by: { $0.key.utf8Precedes($1.key) }) {
+            properties[field] = types.isEmpty ? .bool(false) : enumeration(types.map(\.rawValue).sorted(), nil)
+        }
+        return properties
     }
 
     private static func enumeration(_ values: [String], _ description: String?) -> JSONValue {
