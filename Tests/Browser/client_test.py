@@ -50,6 +50,7 @@ import urllib.request
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from preview_test import API, Failure, browser_errors, field_text, first_difference, make_driver, step, wait_for
 from preview_test import BACKEND_KEY, Server as PreviewServer
@@ -100,7 +101,11 @@ function watch(screen, view) {
   state.views[screen] = view;
   state.updates[screen] = 0;
   view.addEventListener("update", () => { state.updates[screen] += 1; });
-  view.addEventListener("send", ({ detail }) => state.sent.push({ screen, kind: detail.kind, row: detail.row, eventId: detail.body.eventId }));
+  // The names of a selection's values, never the values: a secure one must not be kept.
+  view.addEventListener("send", ({ detail }) => state.sent.push({
+    screen, kind: detail.kind, row: detail.row, eventId: detail.body.eventId, to: detail.body.to || null,
+    values: detail.body.values ? Object.keys(detail.body.values).sort() : null,
+  }));
   view.addEventListener("error", ({ detail }) => state.errors.push({ screen, kind: detail.kind || null, row: detail.row || null, status: detail.error.status || null, message: String(detail.error.message) }));
   view.addEventListener("effect", ({ detail }) => state.effects.push({ screen, effect: detail.effect }));
   view.addEventListener("gone", ({ detail }) => { state.gone[screen] = detail.reason; });
@@ -647,6 +652,87 @@ class ClientTest:
         if not label.find_element(By.CSS_SELECTOR, "input[type=radio]").is_selected():
             raise Failure("the 5 GHz segment's radio button is not checked after its answer")
 
+    def sent_since(self, count, kind, row, what):
+        """The first event of `kind` on `row` the current window sent after its first `count`."""
+        def found(driver):
+            return next((e for e in driver.execute_script("return window.tabulaTest.sent")[count:] if e["kind"] == kind and e["row"] == row), None)
+        return wait_for(self.driver, found, 10, what)
+
+    def check_secure_value_forgotten(self):
+        step("a password typed, its row hidden and shown again: the field is empty, and a button's selection does not carry what was typed")
+        driver = self.driver = self.windows[0]
+        root = "#mount-join-network"
+        password = driver.find_element(By.CSS_SELECTOR, f'{root} [data-row-id="password"] input.row-control')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", password)
+        sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+        password.send_keys("hunter22")
+        driver.execute_script("arguments[0].blur()", password)
+        self.sent_since(sent_before, "edit", "password", "the password's edit to be sent")
+
+        def pick_security(value):
+            security = driver.find_element(By.CSS_SELECTOR, f'{root} [data-row-id="security"] select.row-control')
+            Select(security).select_by_value(value)
+            driver.execute_script("arguments[0].blur()", security)
+
+        pick_security("none")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, f'{root} [data-row-id="password"]'), 5, "the password row to leave")
+        pick_security("wpa2")
+        field = wait_for(driver, lambda d: next(iter(d.find_elements(By.CSS_SELECTOR, f'{root} [data-row-id="password"] input.row-control')), None),
+                         5, "the password row to come back")
+        if field.get_attribute("value") != "":
+            raise Failure(f"the password row came back showing {field.get_attribute('value')!r}, not an empty field")
+        self.check_all("after the password row left and came back")
+        sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+        driver.execute_script("arguments[0].click()", driver.find_element(By.CSS_SELECTOR, f'{root} [data-row-id="join"]'))
+        selection = self.sent_since(sent_before, "selection", "join", "the Join button's selection to be sent")
+        if "password" in (selection["values"] or []):
+            raise Failure(f"the Join button's selection carries the password typed before its row left: values {selection['values']}")
+        self.check_all("after Join")
+
+    def check_drop_placed_after_its_neighbour(self):
+        step("a row dropped while an earlier event waits for its answer is sent as placed after the row it was dropped after")
+        driver = self.driver = self.windows[0]
+        root = '#mount-inbox section[data-section-id="favourites"]'
+
+        def shown():
+            return driver.execute_script(
+                "return Array.from(document.querySelectorAll(arguments[0] + ' .row[data-row-id]')).map((row) => row.dataset.rowId)", root)
+
+        before = shown()
+        if len(before) < 4:
+            raise Failure(f"the inbox shows {len(before)} favourites, too few for the test: {before}")
+        # The deletion's answer is held back: the drop is made while it waits.
+        driver.execute_script("""
+            const real = window.fetch;
+            window.tabulaTest.realFetch = real;
+            window.fetch = async (url, options) => {
+              const response = await real(url, options);
+              if (String(url).includes("/deletion")) await new Promise((resolve) => setTimeout(resolve, 1500));
+              return response;
+            };""")
+        try:
+            sent_before = len(driver.execute_script("return window.tabulaTest.sent"))
+            first, second, third, last = before[0], before[1], before[2], before[3]
+            delete = driver.find_element(By.CSS_SELECTOR, f'{root} [data-row-id="{first}"] button.row-delete')
+            driver.execute_script("arguments[0].click()", delete)
+            self.sent_since(sent_before, "deletion", first, "the deletion to be sent")
+            grip = driver.find_element(By.CSS_SELECTOR, f'{root} [data-row-id="{last}"] .row-grip')
+            driver.execute_script("arguments[0].focus()", grip)
+            grip.send_keys(Keys.ARROW_UP)
+            move = self.sent_since(sent_before, "move", last, "the move to be sent once the deletion is answered")
+            expected = [second, last, third] + before[4:]
+            wait_for(driver, lambda d: self.favourites() == expected, 10, f"GET to show the favourites {expected}")
+            if move["to"] != {"section": 0, "row": 1}:
+                raise Failure(f"the drop after {second} was sent as {move['to']}, not row 1 of the copy the deletion left")
+        finally:
+            driver.execute_script("window.fetch = window.tabulaTest.realFetch")
+        self.check_all("after the drop made while the deletion waited")
+
+    def favourites(self):
+        screen = self.api.screen("inbox", self.session)
+        section = next(s for s in screen["sections"] if s["id"] == "favourites")
+        return [row["id"] for row in section["rows"]]
+
     def check_retry(self):
         step("the network cut while a switch event is sent: it is sent again with the same eventId, and applied once")
         driver = self.driver = self.windows[0]
@@ -773,6 +859,8 @@ def main():
         test.check_focus_kept_through_reordering()
         test.check_composition_waits()
         test.check_segmented_control()
+        test.check_secure_value_forgotten()
+        test.check_drop_placed_after_its_neighbour()
         test.random_events(args.events)
         test.check_retry()
         test.check_proxy_page()

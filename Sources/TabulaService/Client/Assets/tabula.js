@@ -90,6 +90,8 @@ function retryable(error) {
   // retry with the same eventId. 502 action-failed is the backend's refusal, and 503
   // actions-not-configured a setting: neither passes by waiting.
   if (!(error instanceof Problem)) return false;
+  // A 429 with Retry-After (too-many-sessions, when the view creates its session) passes too.
+  if (error.status === 429) return Number.isFinite(error.retryAfter) && error.retryAfter > 0;
   return (error.status === 503 && error.slug !== "actions-not-configured") || error.status === 504;
 }
 
@@ -692,6 +694,8 @@ export class TabulaView extends EventTarget {
     super();
     if (!(element instanceof Element)) throw new TypeError("mount needs an element to draw into");
     if (!options.screen) throw new TypeError("mount needs the id of a screen (options.screen)");
+    // A view still live in the element stops: two would both draw into it, and both send.
+    element.tabulaView?.close("replaced");
     this.element = element;
     // A view closed in this element before left it read-only (see close()); the element is
     // this view's now.
@@ -811,7 +815,9 @@ export class TabulaView extends EventTarget {
 
   // ------------------------------------------------------------ plumbing
 
+  /** Tells the app; a closed view says nothing more but that it closed. */
   dispatch(type, detail) {
+    if (this.closed && type !== "close" && type !== "stream") return;
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
@@ -951,6 +957,8 @@ export class TabulaView extends EventTarget {
    * `409 future-revision`, a store restored from a backup).
    */
   acceptScreen(screen, source, replacingNewer = false) {
+    // An answer that arrives after close() is not drawn: the element may be another view's.
+    if (this.closed) return;
     const copy = this.copy;
     if (!replacingNewer && copy && copy.definition === screen.definition && screen.revision < copy.revision) return; // Older than the copy.
     this.copy = screen;
@@ -963,6 +971,7 @@ export class TabulaView extends EventTarget {
 
   /** Applies an answer's or a stream event's change set, which goes from the copy to `definition`/`toRevision`. */
   applyResult(result, source, event) {
+    if (this.closed) return;
     const next = applyChangeSet(this.copy, result.changes);
     next.revision = result.toRevision;
     next.definition = result.definition;
@@ -1046,9 +1055,16 @@ export class TabulaView extends EventTarget {
           this.acceptScreen(screen, "refetch");
           this.openStream();
         } catch (error) {
-          this.stream = null;
-          this.dispatch("stream", { state: "closed" });
-          this.failed(error);
+          // A session or item that is gone ends the view. Anything else (a store that is
+          // restarting, a screen removed for now) is tried again, waiting longer each time.
+          if (error instanceof Problem && (error.status === 401 || error.slug === "unknown-item")) {
+            this.stream = null;
+            this.dispatch("stream", { state: "closed" });
+            this.failed(error);
+            return;
+          }
+          this.dispatch("error", { error });
+          stream.onerror();
         }
       }));
     };
@@ -1086,37 +1102,64 @@ export class TabulaView extends EventTarget {
    * button's selection, which carries them (see secureValuesFor).
    */
   send(kind, rowID, extra = {}, { secureValues = false } = {}) {
-    const release = this.holdUserChange(kind, rowID, extra);
+    const { release, move } = this.holdUserChange(kind, rowID, extra);
     return this.enqueue(() => {
-      // Worked out in the event's turn, once the edits sent before it are answered: a row
-      // they hid or disabled takes no value.
-      return this.sendNow(kind, rowID, secureValues ? withValues(extra, this.secureValuesFor(rowID)) : extra, release);
+      // Worked out in the event's turn, once the events sent before it are answered: a row
+      // they hid or disabled takes no value, and a dropped row goes where the user put it
+      // among the rows the copy has now.
+      let body = secureValues ? withValues(extra, this.secureValuesFor(rowID)) : extra;
+      if (move) body = { ...body, to: this.placeAsDropped(move, extra.to) };
+      return this.sendNow(kind, rowID, body, release);
     });
   }
 
-  /** Keeps what the user did showing until its event is answered; returns what lets it go. */
+  /**
+   * Keeps what the user did showing until its event is answered: `release` lets it go. A
+   * dropped row is remembered as `move`: the row it was dropped after, in its section.
+   */
   holdUserChange(kind, rowID, extra) {
     if (kind === "switch") {
       const held = this.userSwitches.get(rowID) || { isOn: extra.isOn, count: 0 };
       held.isOn = extra.isOn;
       held.count += 1;
       this.userSwitches.set(rowID, held);
-      return () => {
-        held.count -= 1;
-        if (held.count === 0 && this.userSwitches.get(rowID) === held) this.userSwitches.delete(rowID);
+      return {
+        release: () => {
+          held.count -= 1;
+          if (held.count === 0 && this.userSwitches.get(rowID) === held) this.userSwitches.delete(rowID);
+        },
       };
     }
     if (kind === "move") {
-      let previous = this.rowNodes.get(rowID)?.previousElementSibling;
+      const node = this.rowNodes.get(rowID);
+      let previous = node?.previousElementSibling;
       while (previous && !previous.classList.contains("row")) previous = previous.previousElementSibling;
-      const move = { row: rowID, after: previous ? previous.dataset.rowId : null };
+      const move = { row: rowID, after: previous ? previous.dataset.rowId : null, section: node?.closest("section.section")?.dataset.sectionId };
       this.userMoves.push(move);
-      return () => {
-        const index = this.userMoves.indexOf(move);
-        if (index >= 0) this.userMoves.splice(index, 1);
+      return {
+        move,
+        release: () => {
+          const index = this.userMoves.indexOf(move);
+          if (index >= 0) this.userMoves.splice(index, 1);
+        },
       };
     }
-    return () => {};
+    return { release: () => {} };
+  }
+
+  /**
+   * Where a dropped row goes in the copy as it is in the event's turn: after the row it was
+   * dropped after (first when none), in its section. An answer or a stream event that came
+   * between the drop and its turn may have changed the rows before it, so that the index
+   * the drop had names another place. `to`, as dropped, when that row or section is gone.
+   */
+  placeAsDropped(move, to) {
+    const sectionIndex = this.copy?.sections.findIndex((section) => section.id === move.section) ?? -1;
+    if (sectionIndex < 0) return to;
+    const others = this.copy.sections[sectionIndex].rows.filter((row) => row.id !== move.row);
+    if (move.after === null) return { section: sectionIndex, row: 0 };
+    const after = others.findIndex((row) => row.id === move.after);
+    return after < 0 ? to : { section: sectionIndex, row: after + 1 };
   }
 
   /**
@@ -1416,6 +1459,11 @@ export class TabulaView extends EventTarget {
     let drag = null;
     // Swipe left on a row with swipe actions or Delete to reveal them, as on iOS.
     let swipe = null;
+    // A drag or swipe follows the pointer out of the element: released outside it, it still
+    // ends here, instead of dragging on at the next pointer move.
+    const capture = (event) => {
+      try { root.setPointerCapture(event.pointerId); } catch (_) { /* the pointer is gone already */ }
+    };
     on("pointerdown", (event) => {
       const grip = event.target.closest(".row-grip");
       if (grip) {
@@ -1423,6 +1471,7 @@ export class TabulaView extends EventTarget {
         const row = rowOf(grip);
         drag = { row, from: siblingsOf(row).indexOf(row) };
         row.classList.add("dragging");
+        capture(event);
         return;
       }
       const swipeable = event.target.closest(".row[data-swipeable='true']");
@@ -1452,6 +1501,8 @@ export class TabulaView extends EventTarget {
       if (!swipe.active && Math.abs(dx) > 8 && Math.abs(dx) > Math.abs(dy)) {
         swipe.active = true;
         swipe.row.classList.add("swiping");
+        // Only once it is a swipe: a captured tap would be a click on the root, not the row.
+        capture(event);
       }
       if (swipe.active) {
         const tray = parseFloat(swipe.row.style.getPropertyValue("--tray")) || 80;
@@ -1618,6 +1669,8 @@ export class TabulaView extends EventTarget {
         return;
       }
     }
+    // A secure field filled again is empty: what was typed is forgotten with it.
+    if (old.secure || row.secure) this.secureValues.delete(row.id);
     fillRow(node, row);
   }
 
@@ -1628,6 +1681,7 @@ export class TabulaView extends EventTarget {
    * holds the final state as soon as this returns.
    */
   draw(screen, { animated = true } = {}) {
+    if (this.closed) return;
     screen = this.showingUserChanges(screen);
     const root = this.element;
     const motion = animated && this.motion && root.isConnected;
@@ -1672,6 +1726,7 @@ export class TabulaView extends EventTarget {
     for (const [id, node] of this.rowNodes) {
       if (keptRows.has(id)) continue;
       this.rowNodes.delete(id);
+      this.secureValues.delete(id);
       // A row whose section left too leaves with it, in its section's ghost.
       if (!keptSections.has(node.closest(".section")?.dataset.sectionId)) continue;
       if (layer) this.ghost(node, before.get(`r:${id}`), layer, layerRect);
@@ -1719,6 +1774,9 @@ export class TabulaView extends EventTarget {
         if (!rowNode) {
           rowNode = el("div", "row");
           fillRow(rowNode, row);
+          // A new field is empty: what was typed into the row before is no longer shown,
+          // and is not sent either.
+          this.secureValues.delete(row.id);
           this.rowNodes.set(row.id, rowNode);
           if (!inserted.includes(node)) inserted.push(rowNode);
         } else if (rowNode._json !== JSON.stringify(row)) {
