@@ -1039,17 +1039,22 @@ export class TabulaView extends EventTarget {
     };
     stream.onerror = () => {
       if (this.stream !== stream) return;
-      if (stream.readyState !== EventSource.CLOSED) {
-        this.dispatch("stream", { state: "reconnecting" });
-        return;
-      }
-      // Refused, not dropped (an unknown session, too many streams, a restarted server):
-      // read the screen again, whose answer says why, and follow it again if it can be read.
       this.dispatch("stream", { state: "reconnecting" });
+      // Dropped, EventSource would connect again by itself at the stream's fixed `retry:`:
+      // after a restart, every page at the same moment. It is closed, and opened again (from
+      // the copy) after a wait that grows with each failure in a row, drawn at random.
+      // Refused (an unknown session, too many streams, a restarted server), the screen is
+      // read again first, whose answer says why, and followed again if it can be read.
+      const refused = stream.readyState === EventSource.CLOSED;
+      stream.close();
       const longest = Math.min(STREAM_REOPEN_CAP_MS, STREAM_REOPEN_MS * 2 ** Math.min(this.streamRefusals, 10));
       this.streamRefusals += 1;
       this.later(longest * (0.5 + Math.random() / 2), () => this.enqueue(async () => {
         if (this.stream !== stream) return;
+        if (!refused) {
+          this.openStream();
+          return;
+        }
         try {
           const screen = await this.requestUntilAnswered("GET", this.screenPath(), { session: this.session });
           this.acceptScreen(screen, "refetch");
@@ -1207,8 +1212,11 @@ export class TabulaView extends EventTarget {
     return values;
   }
 
-  /** The body of send(), run in its turn of the queue. */
-  async sendNow(kind, rowID, extra, release = () => {}) {
+  /**
+   * The body of send(), run in its turn of the queue. `afterRefetch`: an edit sent again
+   * from the screen a 409 made the view fetch.
+   */
+  async sendNow(kind, rowID, extra, release = () => {}, afterRefetch = false) {
     const copy = this.copy;
     if (!copy) return release();
     const sent = { definition: copy.definition, revision: copy.revision };
@@ -1232,6 +1240,9 @@ export class TabulaView extends EventTarget {
         // service can answer from; take the screen as it is now.
         this.dispatch("error", { error, ...event });
         await this.refetch(error.slug);
+        // The control still shows what the user chose: the edit goes again, once, from the
+        // screen as it is now, rather than leave a value on screen that nothing carries.
+        if (kind === "edit" && !afterRefetch && this.copy && !this.closed) return this.sendNow(kind, rowID, extra, () => {}, true);
         if (kind !== "edit") this.redrawRow(rowID); // The event is not applied: a flipped switch goes back.
         return;
       }
